@@ -1,0 +1,277 @@
+//! A small Chrome DevTools Protocol multiplexer over chromiumoxide's websocket [`Connection`].
+//!
+//! We use chromiumoxide for the transport and the protocol types, but not its `Handler`: the
+//! replayer needs to address any flattened session (out-of-process iframes, popups), to see every
+//! event of a session in order, and to treat "the page navigated under this command" as an
+//! outcome rather than a timeout. One task owns the socket; callers talk to it through channels.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use chromiumoxide::Connection;
+use chromiumoxide::types::{CallId, EventMessage, Message, Method, MethodId};
+use futures::StreamExt;
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+/// An event received from the browser, with its raw JSON parameters.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CdpEvent {
+    /// Protocol method, for example `Page.frameNavigated`.
+    pub method: String,
+    /// The flattened session the event belongs to; `None` for browser-level events.
+    #[serde(rename = "sessionId", default)]
+    pub session_id: Option<String>,
+    /// Event parameters.
+    #[serde(default)]
+    pub params: Value,
+}
+
+impl Method for CdpEvent {
+    fn identifier(&self) -> MethodId {
+        self.method.clone().into()
+    }
+}
+
+impl EventMessage for CdpEvent {
+    fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+}
+
+/// Why a protocol call failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CdpError {
+    /// The browser answered the call with a protocol error.
+    #[error("{method} failed: {message} (code {code})")]
+    Protocol {
+        /// The method that failed.
+        method: String,
+        /// Chromium's error code.
+        code: i64,
+        /// Chromium's error message.
+        message: String,
+    },
+    /// The websocket to the browser is closed (the browser exited or the endpoint went away).
+    #[error("the connection to the browser is closed")]
+    Closed,
+    /// The answer could not be decoded.
+    #[error("could not decode the answer to {method}: {message}")]
+    Decode {
+        /// The method whose answer was malformed.
+        method: String,
+        /// Decoder message.
+        message: String,
+    },
+}
+
+impl CdpError {
+    /// True when the call failed because the document (or the whole target) it ran in went away,
+    /// which is how Chromium reports that an action navigated the page.
+    pub fn is_navigation(&self) -> bool {
+        match self {
+            CdpError::Protocol { message, .. } => {
+                message.contains("navigated or closed")
+                    || message.contains("Execution context was destroyed")
+                    || message.contains("Cannot find context with specified id")
+                    || message.contains("Cannot find default execution context")
+                    || message.contains("No frame for given id")
+                    || message.contains("Frame with the given id was not found")
+                    || message.contains("Session with given id not found")
+                    || message.contains("No target with given id")
+            }
+            _ => false,
+        }
+    }
+}
+
+struct Outgoing {
+    method: String,
+    session_id: Option<String>,
+    params: Value,
+    reply: oneshot::Sender<Result<Value, CdpError>>,
+}
+
+type Subscribers = Arc<Mutex<HashMap<Option<String>, Vec<mpsc::UnboundedSender<CdpEvent>>>>>;
+
+/// A shared handle on one websocket connection to a browser.
+#[derive(Clone)]
+pub struct CdpConnection {
+    outgoing: mpsc::UnboundedSender<Outgoing>,
+    subscribers: Subscribers,
+}
+
+impl std::fmt::Debug for CdpConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CdpConnection").finish_non_exhaustive()
+    }
+}
+
+impl CdpConnection {
+    /// Connects to a browser-level websocket endpoint (`ws://host:port/devtools/browser/<id>`).
+    pub async fn connect(ws_url: &str) -> Result<Self, chromiumoxide::error::CdpError> {
+        let conn = Connection::<CdpEvent>::connect(ws_url).await?;
+        let (outgoing, incoming) = mpsc::unbounded_channel();
+        let subscribers: Subscribers = Arc::default();
+        tokio::spawn(run_socket(conn, incoming, subscribers.clone()));
+        Ok(Self {
+            outgoing,
+            subscribers,
+        })
+    }
+
+    /// A handle that sends to `session_id` (`None` = the browser session).
+    pub fn session(&self, session_id: Option<String>) -> CdpSession {
+        CdpSession {
+            conn: self.clone(),
+            session_id,
+        }
+    }
+
+    /// Events of one session, in the order the browser sent them, from now on.
+    pub fn subscribe(&self, session_id: Option<String>) -> mpsc::UnboundedReceiver<CdpEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        if let Ok(mut subs) = self.subscribers.lock() {
+            subs.entry(session_id).or_default().push(tx);
+        }
+        rx
+    }
+
+    /// True once the socket task has ended.
+    pub fn is_closed(&self) -> bool {
+        self.outgoing.is_closed()
+    }
+
+    async fn call(
+        &self,
+        session_id: Option<String>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, CdpError> {
+        let (reply, answer) = oneshot::channel();
+        self.outgoing
+            .send(Outgoing {
+                method: method.to_string(),
+                session_id,
+                params,
+                reply,
+            })
+            .map_err(|_| CdpError::Closed)?;
+        answer.await.map_err(|_| CdpError::Closed)?
+    }
+}
+
+/// A handle that sends calls to one flattened CDP session.
+#[derive(Clone, Debug)]
+pub struct CdpSession {
+    conn: CdpConnection,
+    session_id: Option<String>,
+}
+
+impl CdpSession {
+    /// Sends `method` with JSON `params` and waits for the answer.
+    pub async fn call(&self, method: &str, params: Value) -> Result<Value, CdpError> {
+        self.conn
+            .call(self.session_id.clone(), method, params)
+            .await
+    }
+
+    /// Sends a typed chromiumoxide command and decodes its typed answer.
+    pub async fn send<C: chromiumoxide::types::Command>(
+        &self,
+        command: C,
+    ) -> Result<C::Response, CdpError> {
+        let method = command.identifier().to_string();
+        let params = serde_json::to_value(&command).map_err(|e| CdpError::Decode {
+            method: method.clone(),
+            message: e.to_string(),
+        })?;
+        let value = self.call(&method, params).await?;
+        C::response_from_value(value).map_err(|e| CdpError::Decode {
+            method,
+            message: e.to_string(),
+        })
+    }
+
+    /// The session id (`None` for the browser session).
+    pub fn id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The connection this session lives on.
+    pub fn connection(&self) -> &CdpConnection {
+        &self.conn
+    }
+
+    /// Events of this session from now on.
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<CdpEvent> {
+        self.conn.subscribe(self.session_id.clone())
+    }
+}
+
+async fn run_socket(
+    mut conn: Connection<CdpEvent>,
+    mut incoming: mpsc::UnboundedReceiver<Outgoing>,
+    subscribers: Subscribers,
+) {
+    let mut pending: HashMap<CallId, (String, oneshot::Sender<Result<Value, CdpError>>)> =
+        HashMap::new();
+    loop {
+        tokio::select! {
+            call = incoming.recv() => {
+                let Some(call) = call else { break };
+                match conn.submit_command(call.method.clone().into(), call.session_id.map(Into::into), call.params) {
+                    Ok(id) => { pending.insert(id, (call.method, call.reply)); }
+                    Err(e) => {
+                        let _ = call.reply.send(Err(CdpError::Decode { method: call.method, message: e.to_string() }));
+                    }
+                }
+            }
+            message = conn.next() => {
+                match message {
+                    Some(Ok(Message::Response(response))) => {
+                        if let Some((method, reply)) = pending.remove(&response.id) {
+                            let answer = match response.error {
+                                Some(error) => Err(CdpError::Protocol { method, code: error.code, message: error.message }),
+                                None => Ok(response.result.unwrap_or(Value::Null)),
+                            };
+                            let _ = reply.send(answer);
+                        }
+                    }
+                    Some(Ok(Message::Event(event))) => route_event(&subscribers, event),
+                    Some(Err(error)) => {
+                        // A message we could not parse is logged and skipped; a socket error ends
+                        // the connection.
+                        if matches!(error, chromiumoxide::error::CdpError::InvalidMessage(..)) {
+                            tracing::debug!(%error, "skipping an unreadable CDP message");
+                        } else {
+                            tracing::debug!(%error, "CDP socket failed");
+                            break;
+                        }
+                    }
+                    None => break,
+                }
+            }
+        }
+    }
+    for (_, (_, reply)) in pending.drain() {
+        let _ = reply.send(Err(CdpError::Closed));
+    }
+    if let Ok(mut subs) = subscribers.lock() {
+        subs.clear();
+    }
+}
+
+fn route_event(subscribers: &Subscribers, event: CdpEvent) {
+    let Ok(mut subs) = subscribers.lock() else {
+        return;
+    };
+    let key = event.session_id.clone();
+    if let Some(list) = subs.get_mut(&key) {
+        list.retain(|tx| tx.send(event.clone()).is_ok());
+        if list.is_empty() {
+            subs.remove(&key);
+        }
+    }
+}

@@ -1,0 +1,370 @@
+// Element resolution and actionability, evaluated in an isolated world of the target frame.
+// One call waits (on animation frames, never on fixed sleeps) until the highest-ranked candidate
+// that matches exactly one element is actionable, then optionally acts on it in the same task.
+// Called as `(RESOLVE)(spec)`; resolves to {ok: true, winner, point, result} or
+// {ok: false, states: [reason per candidate]}.
+async (spec) => {
+  const norm = (s) => (s == null ? '' : String(s)).replace(/\s+/g, ' ').trim();
+  const deadline = performance.now() + spec.timeoutMs;
+  const nextFrame = () => new Promise((resolve) => {
+    // A frame callback, with a timer fallback so a page that is not painting still progresses.
+    let done = false;
+    const finish = () => { if (!done) { done = true; resolve(); } };
+    requestAnimationFrame(finish);
+    setTimeout(finish, 50);
+  });
+
+  const describe = (el) => {
+    if (!el || !el.tagName) return String(el);
+    let s = '<' + el.tagName.toLowerCase();
+    if (el.id) s += '#' + el.id;
+    if (typeof el.className === 'string' && el.className.trim()) s += '.' + el.className.trim().split(/\s+/).join('.');
+    return s + '>';
+  };
+
+  const escapeAttr = (v) => String(v).replace(/["\\]/g, '\\$&');
+
+  const textOf = (el) => {
+    if (el instanceof HTMLInputElement && ['submit', 'button', 'reset'].includes(el.type)) return norm(el.value);
+    const t = el.innerText;
+    return norm(t !== undefined ? t : el.textContent);
+  };
+
+  const implicitRole = (el) => {
+    const tag = el.tagName.toLowerCase();
+    switch (tag) {
+      case 'a': case 'area': return el.hasAttribute('href') ? 'link' : null;
+      case 'button': return 'button';
+      case 'input': {
+        const type = (el.getAttribute('type') || 'text').toLowerCase();
+        if (['button', 'submit', 'reset', 'image'].includes(type)) return 'button';
+        if (type === 'checkbox') return 'checkbox';
+        if (type === 'radio') return 'radio';
+        if (type === 'range') return 'slider';
+        if (type === 'number') return 'spinbutton';
+        if (type === 'hidden') return null;
+        if (type === 'search') return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+        return el.hasAttribute('list') ? 'combobox' : 'textbox';
+      }
+      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'textarea': return 'textbox';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'img': return el.getAttribute('alt') === '' ? 'presentation' : 'img';
+      case 'ul': case 'ol': return 'list';
+      case 'li': return 'listitem';
+      case 'nav': return 'navigation';
+      case 'main': return 'main';
+      case 'header': return 'banner';
+      case 'footer': return 'contentinfo';
+      case 'aside': return 'complementary';
+      case 'article': return 'article';
+      case 'form': return 'form';
+      case 'table': return 'table';
+      case 'tr': return 'row';
+      case 'td': return 'cell';
+      case 'th': return 'columnheader';
+      case 'option': return 'option';
+      case 'dialog': return 'dialog';
+      case 'progress': return 'progressbar';
+      case 'p': return 'paragraph';
+      case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : null;
+      default: return el.isContentEditable && el.parentElement && !el.parentElement.isContentEditable ? 'textbox' : null;
+    }
+  };
+  const roleOf = (el) => {
+    const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+    return explicit || implicitRole(el);
+  };
+  const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'option', 'listitem', 'cell', 'columnheader',
+    'checkbox', 'radio', 'tab', 'menuitem', 'treeitem', 'row', 'switch', 'tooltip']);
+  const byIdNear = (el, id) => {
+    const root = el.getRootNode();
+    return (root.getElementById && root.getElementById(id)) || document.getElementById(id);
+  };
+  const labelsText = (el) => {
+    const parts = [];
+    if (el.labels) for (const l of el.labels) parts.push(textOf(l));
+    return norm(parts.join(' '));
+  };
+  const accessibleName = (el) => {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      const t = norm(lb.split(/\s+/).map((id) => { const r = byIdNear(el, id); return r ? textOf(r) : ''; }).join(' '));
+      if (t) return t;
+    }
+    const al = norm(el.getAttribute('aria-label'));
+    if (al) return al;
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') {
+      const type = (el.getAttribute('type') || '').toLowerCase();
+      if (tag === 'input' && ['submit', 'button', 'reset'].includes(type)) return norm(el.value) || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
+      if (tag === 'input' && type === 'image') return norm(el.getAttribute('alt'));
+      const l = labelsText(el);
+      if (l) return l;
+      const ph = norm(el.getAttribute('placeholder'));
+      if (ph) return ph;
+      return norm(el.getAttribute('title'));
+    }
+    if (tag === 'img') return norm(el.getAttribute('alt')) || norm(el.getAttribute('title'));
+    const role = roleOf(el);
+    if (role && NAME_FROM_CONTENT.has(role)) {
+      const t = textOf(el);
+      if (t) return t;
+    }
+    return norm(el.getAttribute('title'));
+  };
+  const labelMatches = (el, want) => {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb && norm(lb.split(/\s+/).map((id) => { const r = byIdNear(el, id); return r ? textOf(r) : ''; }).join(' ')) === want) return true;
+    if (norm(el.getAttribute('aria-label')) === want) return true;
+    if (el.labels) for (const l of el.labels) if (textOf(l) === want) return true;
+    return false;
+  };
+
+  const allElements = (root) => Array.from(root.querySelectorAll('*'));
+  const innermost = (els) => {
+    const set = new Set(els);
+    return els.filter((e) => !els.some((o) => o !== e && set.has(o) && e.contains(o)));
+  };
+
+  // Returns {els} or {error, permanent}.
+  const query = (c) => {
+    let root = document;
+    for (const hostSel of c.shadow || []) {
+      let host;
+      try { host = root.querySelector(hostSel); } catch (e) { return { error: 'invalid shadow host selector `' + hostSel + '`', permanent: true }; }
+      if (!host) return { error: 'shadow host `' + hostSel + '` not found' };
+      if (!host.shadowRoot) return { error: 'shadow host `' + hostSel + '` has no open shadow root' };
+      root = host.shadowRoot;
+    }
+    const v = c.value;
+    try {
+      switch (c.kind) {
+        case 'css': return { els: Array.from(root.querySelectorAll(v)) };
+        case 'id': return { els: Array.from(root.querySelectorAll('[id="' + escapeAttr(v) + '"]')) };
+        case 'test_id': {
+          const a = escapeAttr(v);
+          return { els: Array.from(root.querySelectorAll(['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy'].map((n) => '[' + n + '="' + a + '"]').join(','))) };
+        }
+        case 'placeholder': return { els: Array.from(root.querySelectorAll('[placeholder="' + escapeAttr(v) + '"]')) };
+        case 'xpath': {
+          const out = [];
+          const snap = document.evaluate(v, root, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+          for (let i = 0; i < snap.snapshotLength; i++) { const n = snap.snapshotItem(i); if (n.nodeType === 1) out.push(n); }
+          return { els: out };
+        }
+        case 'role': {
+          const want = norm(v);
+          const name = c.name == null ? null : norm(c.name);
+          return { els: allElements(root).filter((e) => roleOf(e) === want && (name === null || accessibleName(e) === name)) };
+        }
+        case 'label': {
+          const want = norm(v);
+          return { els: allElements(root).filter((e) => (e.labels || e.hasAttribute('aria-label') || e.hasAttribute('aria-labelledby')) && labelMatches(e, want)) };
+        }
+        case 'text': {
+          const want = norm(v);
+          const hits = allElements(root).filter((e) => {
+            const tag = e.tagName;
+            if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'TEMPLATE' || tag === 'HEAD') return false;
+            if (!norm(e.textContent).includes(want) && !(e instanceof HTMLInputElement)) return false;
+            return textOf(e) === want;
+          });
+          return { els: innermost(hits) };
+        }
+        default: return { error: 'unknown selector kind `' + c.kind + '`', permanent: true };
+      }
+    } catch (e) {
+      return { error: 'invalid selector: ' + (e && e.message ? e.message : e), permanent: true };
+    }
+  };
+
+  const isVisible = (el) => {
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) return false;
+    return typeof el.checkVisibility === 'function' ? el.checkVisibility({ visibilityProperty: true }) : true;
+  };
+  const isDisabled = (el) => {
+    try { if (el.matches(':disabled')) return true; } catch (e) { /* not a form control */ }
+    return !!el.closest('[aria-disabled="true"]');
+  };
+  const TEXT_INPUTS = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number']);
+  const DIRECT_INPUTS = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
+  const editability = (el) => {
+    if (el instanceof HTMLInputElement) {
+      const type = (el.getAttribute('type') || '').toLowerCase();
+      if (!TEXT_INPUTS.has(type) && !DIRECT_INPUTS.has(type)) return 'input of type `' + type + '` cannot be filled';
+      if (el.readOnly) return 'element is read-only';
+      return null;
+    }
+    if (el instanceof HTMLTextAreaElement) return el.readOnly ? 'element is read-only' : null;
+    if (el instanceof HTMLSelectElement) return null;
+    if (el.isContentEditable) return el.getAttribute('aria-readonly') === 'true' ? 'element is read-only' : null;
+    return 'element is not an input, textarea, select or contenteditable';
+  };
+  const composedContains = (outer, inner) => {
+    for (let n = inner; n; n = n.parentNode || n.host) if (n === outer) return true;
+    return false;
+  };
+  const deepElementFromPoint = (x, y) => {
+    let e = document.elementFromPoint(x, y);
+    while (e && e.shadowRoot) {
+      const inner = e.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === e) break;
+      e = inner;
+    }
+    return e;
+  };
+  const inViewport = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+  const actionPoint = (r) => spec.offset
+    ? { x: r.left + spec.offset.x, y: r.top + spec.offset.y }
+    : { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+
+  const propsMatch = (el) => {
+    for (const [k, v] of Object.entries(spec.properties || {})) {
+      if (JSON.stringify(el[k]) !== JSON.stringify(v)) return false;
+    }
+    return true;
+  };
+  const countOk = (n) => {
+    const want = spec.count;
+    if (!want) return n >= 1;
+    if (want.op === '>=') return n >= want.value;
+    if (want.op === '<=') return n <= want.value;
+    return n === want.value;
+  };
+
+  // What to read or check on the chosen element; null means "not yet" with a reason.
+  const readValue = (el) => {
+    const from = spec.read.from;
+    if (from === 'text') return { value: textOf(el) };
+    if (from === 'value') return 'value' in el ? { value: String(el.value) } : { reason: describe(el) + ' has no value' };
+    if (from === 'attribute') {
+      const a = el.getAttribute(spec.read.attribute);
+      return a === null ? { reason: describe(el) + ' has no attribute `' + spec.read.attribute + '`' } : { value: a };
+    }
+    return { reason: 'unknown source `' + from + '`' };
+  };
+
+  const act = (el) => {
+    const a = spec.act;
+    if (!a) return null;
+    if (a.kind === 'focus') { el.focus(); return { done: true }; }
+    if (a.kind === 'scroll') {
+      el.scrollTo(a.x, a.y);
+      return { done: true };
+    }
+    if (a.kind === 'fill') {
+      if (el instanceof HTMLSelectElement) {
+        const want = a.value;
+        const opt = Array.from(el.options).find((o) => o.value === want) || Array.from(el.options).find((o) => norm(o.label || o.text) === norm(want));
+        if (!opt) return { error: 'no option `' + want + '` (options: ' + Array.from(el.options).map((o) => o.value).join(', ') + ')' };
+        el.focus();
+        el.value = opt.value;
+        el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+        return { done: true };
+      }
+      if (el instanceof HTMLInputElement && DIRECT_INPUTS.has((el.getAttribute('type') || '').toLowerCase())) {
+        el.focus();
+        el.value = a.value;
+        if (el.value !== a.value) return { error: 'the input rejected the value `' + a.value + '`' };
+        el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+        return { done: true };
+      }
+      el.focus();
+      if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+        el.select();
+      } else {
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        const sel = getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+      }
+      if (a.value === '') { document.execCommand('delete'); return { done: true }; }
+      return { type: true };
+    }
+    return { error: 'unknown action `' + a.kind + '`' };
+  };
+
+  const states = spec.candidates.map(() => 'not checked');
+  let previous = null;
+  for (;;) {
+    let chosen = null;
+    for (let i = 0; i < spec.candidates.length; i++) {
+      const r = query(spec.candidates[i]);
+      if (r.error) { states[i] = r.error; continue; }
+      let els = r.els;
+      if (spec.mode === 'wait') {
+        if (spec.properties) els = els.filter(propsMatch);
+        if (spec.visible === true) els = els.filter(isVisible);
+        if (spec.visible === false) {
+          const visibleCount = els.filter(isVisible).length;
+          const ok = spec.count ? countOk(els.length - visibleCount) : visibleCount === 0;
+          if (ok) return { ok: true, winner: i, count: els.length };
+          states[i] = visibleCount + ' matching element(s) still visible';
+          continue;
+        }
+        if (countOk(els.length)) return { ok: true, winner: i, count: els.length };
+        states[i] = 'matched ' + els.length + ' element(s)' + (spec.count ? ', waiting for ' + spec.count.op + ' ' + spec.count.value : '');
+        continue;
+      }
+      if (els.length === 0) { states[i] = 'matched no element'; continue; }
+      if (els.length > 1) { states[i] = 'matched ' + els.length + ' elements (needs exactly one)'; continue; }
+      chosen = { index: i, el: els[0] };
+      for (let j = i + 1; j < spec.candidates.length; j++) states[j] = 'not needed (candidate ' + (i + 1) + ' matched)';
+      break;
+    }
+    if (chosen) {
+      const { index, el } = chosen;
+      const req = spec.require;
+      let reason = null;
+      if (req.visible && !isVisible(el)) reason = describe(el) + ' is not visible';
+      if (!reason && req.enabled && isDisabled(el)) reason = describe(el) + ' is disabled';
+      if (!reason && req.editable) reason = editability(el);
+      if (!reason && spec.read) {
+        const got = readValue(el);
+        if (got.reason) reason = got.reason;
+        else if (spec.expect) {
+          const v = got.value;
+          const e = spec.expect;
+          if (e.equals != null && v !== norm(e.equals) && v !== e.equals) reason = 'is `' + v + '`, expected `' + e.equals + '`';
+          else if (e.contains != null && !v.includes(e.contains)) reason = 'is `' + v + '`, expected it to contain `' + e.contains + '`';
+          else return { ok: true, winner: index, result: v };
+        } else return { ok: true, winner: index, result: got.value };
+      }
+      if (!reason && req.scroll) {
+        const r0 = el.getBoundingClientRect();
+        if (!inViewport(r0)) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      }
+      if (!reason && req.stable) {
+        const r = el.getBoundingClientRect();
+        const key = [r.left, r.top, r.width, r.height].join(',');
+        if (!previous || previous.el !== el || previous.key !== key) {
+          previous = { el, key };
+          reason = describe(el) + ' is not stable yet';
+        }
+      }
+      if (!reason && req.hitTest) {
+        const r = el.getBoundingClientRect();
+        const p = actionPoint(r);
+        if (p.x < 0 || p.y < 0 || p.x > innerWidth || p.y > innerHeight) reason = describe(el) + ' is outside the viewport';
+        else {
+          const hit = deepElementFromPoint(p.x, p.y);
+          if (!hit || !composedContains(el, hit)) reason = describe(el) + ' is covered by ' + describe(hit);
+        }
+      }
+      if (!reason) {
+        const r = el.getBoundingClientRect();
+        const done = act(el);
+        if (done && done.error) return { ok: false, fatal: done.error, winner: index, states };
+        return { ok: true, winner: index, point: actionPoint(r), result: done };
+      }
+      states[index] = reason;
+    }
+    if (performance.now() >= deadline) return { ok: false, states };
+    await nextFrame();
+  }
+}

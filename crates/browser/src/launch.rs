@@ -1,0 +1,450 @@
+//! Finding, launching and connecting to Chromium; one isolated browser context per replay.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::cdp::{CdpConnection, CdpSession};
+use crate::error::BrowserError;
+use crate::page::{Page, PopupTracker};
+
+/// The environment variable naming the Chromium executable to use.
+pub const CHROME_ENV: &str = "BROWSERFLOW_CHROME";
+
+/// Executables tried, in order, when neither an explicit path nor `BROWSERFLOW_CHROME` is given.
+const CANDIDATE_PATHS: &[&str] = &[
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/lib/chromium/chromium",
+    "/snap/bin/chromium",
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+];
+
+/// Names looked up on `PATH` after the fixed paths.
+const CANDIDATE_NAMES: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "chrome",
+];
+
+/// Flags every launched browser gets: quiet, deterministic, no background traffic, and no
+/// throttling of pages that are not in front (replays run side by side in one browser).
+const BASE_FLAGS: &[&str] = &[
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-dev-shm-usage",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+    "--disable-hang-monitor",
+    "--disable-popup-blocking",
+    "--disable-prompt-on-repost",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+    "--metrics-recording-only",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--hide-scrollbars",
+    "--mute-audio",
+    "--remote-debugging-port=0",
+];
+
+/// How to obtain a browser.
+#[derive(Debug, Clone)]
+pub struct BrowserConfig {
+    /// Chromium executable; when `None`, `BROWSERFLOW_CHROME`, then the usual install paths.
+    pub chrome_path: Option<PathBuf>,
+    /// Connect to this running browser (`ws://…/devtools/browser/…`) instead of launching one.
+    pub ws_endpoint: Option<String>,
+    /// Launch without a window (default true).
+    pub headless: bool,
+    /// Extra command-line flags for a launched browser.
+    pub extra_args: Vec<String>,
+    /// How long a launched browser may take to announce its DevTools endpoint.
+    pub launch_timeout: Duration,
+}
+
+impl Default for BrowserConfig {
+    fn default() -> Self {
+        Self {
+            chrome_path: None,
+            ws_endpoint: None,
+            headless: true,
+            extra_args: Vec::new(),
+            launch_timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+/// Finds the Chromium executable: `explicit`, else `BROWSERFLOW_CHROME`, else the usual paths and
+/// names on `PATH`.
+pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
+    if let Some(path) = explicit {
+        return if is_executable(path) {
+            Ok(path.to_path_buf())
+        } else {
+            Err(BrowserError::ChromiumNotFound {
+                tried: vec![path.to_path_buf()],
+            })
+        };
+    }
+    if let Some(value) = std::env::var_os(CHROME_ENV).filter(|v| !v.is_empty()) {
+        let path = PathBuf::from(value);
+        return if is_executable(&path) {
+            Ok(path)
+        } else {
+            Err(BrowserError::ChromiumNotFound { tried: vec![path] })
+        };
+    }
+    let mut tried = Vec::new();
+    for candidate in CANDIDATE_PATHS {
+        let path = PathBuf::from(candidate);
+        if is_executable(&path) {
+            return Ok(path);
+        }
+        tried.push(path);
+    }
+    let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    for name in CANDIDATE_NAMES {
+        for dir in &path_dirs {
+            let path = dir.join(name);
+            if is_executable(&path) {
+                return Ok(path);
+            }
+        }
+        tried.push(PathBuf::from(name));
+    }
+    Err(BrowserError::ChromiumNotFound { tried })
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// Chromium refuses to start its sandbox as root; `/proc/self` is owned by our effective user.
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid() == 0)
+        .unwrap_or(false)
+}
+
+/// A launched browser process and the profile directory it owns.
+struct ChromeProcess {
+    child: Child,
+    // Dropped after the child: the directory is removed once the browser is gone.
+    user_data_dir: Option<tempfile::TempDir>,
+}
+
+/// A Chromium browser: launched by us (and killed with its profile removed on drop) or connected
+/// to over CDP. One `Browser` serves many concurrent [`BrowserContext`]s.
+pub struct Browser {
+    conn: CdpConnection,
+    ws_endpoint: String,
+    process: Option<ChromeProcess>,
+    popups: Arc<PopupTracker>,
+}
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browser")
+            .field("ws_endpoint", &self.ws_endpoint)
+            .field("launched", &self.process.is_some())
+            .finish()
+    }
+}
+
+impl Browser {
+    /// Launches Chromium, or connects when `config.ws_endpoint` is set.
+    pub async fn launch(config: &BrowserConfig) -> Result<Self, BrowserError> {
+        if let Some(endpoint) = &config.ws_endpoint {
+            return Self::connect(endpoint).await;
+        }
+        let path = find_chromium(config.chrome_path.as_deref())?;
+        let user_data_dir = tempfile::Builder::new()
+            .prefix("browserflow-profile-")
+            .tempdir()
+            .map_err(BrowserError::UserDataDir)?;
+        let mut command = Command::new(&path);
+        command.args(BASE_FLAGS);
+        command.arg(format!("--user-data-dir={}", user_data_dir.path().display()));
+        if config.headless {
+            command.arg("--headless");
+        }
+        if running_as_root() {
+            command.arg("--no-sandbox");
+        }
+        command.args(&config.extra_args);
+        command.arg("about:blank");
+        command
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn().map_err(|source| BrowserError::Spawn {
+            path: path.clone(),
+            source,
+        })?;
+        let ws_endpoint = match read_ws_endpoint(&mut child, &path, config.launch_timeout).await {
+            Ok(endpoint) => endpoint,
+            Err(error) => {
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+                return Err(error);
+            }
+        };
+        let mut browser = Self::connect(&ws_endpoint).await?;
+        browser.process = Some(ChromeProcess {
+            child,
+            user_data_dir: Some(user_data_dir),
+        });
+        Ok(browser)
+    }
+
+    /// Connects to a running browser's CDP websocket endpoint (`ws://…/devtools/browser/…`).
+    pub async fn connect(ws_endpoint: &str) -> Result<Self, BrowserError> {
+        let conn = CdpConnection::connect(ws_endpoint)
+            .await
+            .map_err(|e| BrowserError::Connect {
+                endpoint: ws_endpoint.to_string(),
+                message: e.to_string(),
+            })?;
+        let popups = PopupTracker::start(&conn);
+        conn.session(None)
+            .call("Target.setDiscoverTargets", json!({ "discover": true }))
+            .await
+            .map_err(BrowserError::cdp("enabling target discovery"))?;
+        Ok(Self {
+            conn,
+            ws_endpoint: ws_endpoint.to_string(),
+            process: None,
+            popups,
+        })
+    }
+
+    /// The browser's DevTools websocket endpoint (share it to connect more clients).
+    pub fn ws_endpoint(&self) -> &str {
+        &self.ws_endpoint
+    }
+
+    /// The browser's product string, for example `Chrome/156.0.8078.108`.
+    pub async fn version(&self) -> Result<String, BrowserError> {
+        let version = self
+            .conn
+            .session(None)
+            .call("Browser.getVersion", json!({}))
+            .await
+            .map_err(BrowserError::cdp("reading the browser version"))?;
+        Ok(version["product"].as_str().unwrap_or_default().to_string())
+    }
+
+    /// A fresh, isolated browser context (its own cookies, storage and cache) with one blank page.
+    pub async fn new_context(&self) -> Result<BrowserContext, BrowserError> {
+        let browser_session = self.conn.session(None);
+        let created = browser_session
+            .call(
+                "Target.createBrowserContext",
+                json!({ "disposeOnDetach": true }),
+            )
+            .await
+            .map_err(BrowserError::cdp("creating a browser context"))?;
+        let context_id = created["browserContextId"]
+            .as_str()
+            .ok_or_else(|| BrowserError::Page("createBrowserContext returned no id".into()))?
+            .to_string();
+        let context = BrowserContext {
+            browser_session,
+            context_id,
+            page: None,
+            popups: self.popups.clone(),
+        };
+        let target = context
+            .browser_session
+            .call(
+                "Target.createTarget",
+                json!({ "url": "about:blank", "browserContextId": context.context_id }),
+            )
+            .await
+            .map_err(BrowserError::cdp("opening a page"))?;
+        let target_id = target["targetId"]
+            .as_str()
+            .ok_or_else(|| BrowserError::Page("createTarget returned no target id".into()))?
+            .to_string();
+        let page = Page::attach(&self.conn, &target_id, self.popups.clone()).await?;
+        Ok(BrowserContext {
+            page: Some(page),
+            ..context
+        })
+    }
+
+    /// Closes the browser: a launched one exits and its profile directory is removed; a connected
+    /// one is only disconnected from.
+    pub async fn close(mut self) -> Result<(), BrowserError> {
+        if let Some(mut process) = self.process.take() {
+            let _ = self
+                .conn
+                .session(None)
+                .call("Browser.close", json!({}))
+                .await;
+            if tokio::time::timeout(Duration::from_secs(5), process.child.wait())
+                .await
+                .is_err()
+            {
+                let _ = process.child.start_kill();
+                let _ = process.child.wait().await;
+            }
+            if let Some(dir) = process.user_data_dir.take() {
+                let _ = dir.close();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if let Some(process) = self.process.as_mut() {
+            // SIGKILL now; the profile directory is removed when `process` drops right after.
+            let _ = process.child.start_kill();
+        }
+    }
+}
+
+async fn read_ws_endpoint(
+    child: &mut Child,
+    path: &Path,
+    timeout: Duration,
+) -> Result<String, BrowserError> {
+    let Some(stderr) = child.stderr.take() else {
+        return Err(BrowserError::LaunchExited {
+            path: path.to_path_buf(),
+            stderr: String::new(),
+        });
+    };
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = String::new();
+    let found = tokio::time::timeout(timeout, async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(pos) = line.find("ws://") {
+                return Some(line[pos..].trim().to_string());
+            }
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        None
+    })
+    .await;
+    match found {
+        Ok(Some(endpoint)) => {
+            // Keep draining stderr so Chromium never blocks on a full pipe.
+            tokio::spawn(async move {
+                while let Ok(Some(line)) = lines.next_line().await {
+                    tracing::trace!(target: "chromium", "{line}");
+                }
+            });
+            Ok(endpoint)
+        }
+        Ok(None) => Err(BrowserError::LaunchExited {
+            path: path.to_path_buf(),
+            stderr: seen,
+        }),
+        Err(_) => Err(BrowserError::LaunchTimeout {
+            path: path.to_path_buf(),
+            waited_ms: timeout.as_millis() as u64,
+            stderr: seen,
+        }),
+    }
+}
+
+/// An isolated browser context (CDP `Target.createBrowserContext`) and its first page. Disposed
+/// by [`BrowserContext::close`] or, failing that, when dropped.
+pub struct BrowserContext {
+    browser_session: CdpSession,
+    context_id: String,
+    page: Option<Page>,
+    popups: Arc<PopupTracker>,
+}
+
+impl std::fmt::Debug for BrowserContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserContext")
+            .field("context_id", &self.context_id)
+            .finish()
+    }
+}
+
+impl BrowserContext {
+    /// The context's first page (where a replay starts).
+    pub fn page(&self) -> &Page {
+        // Always set by `Browser::new_context`; the Option only exists to build the struct in
+        // two steps.
+        self.page
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("a BrowserContext always has its page"))
+    }
+
+    /// The CDP browser context id.
+    pub fn id(&self) -> &str {
+        &self.context_id
+    }
+
+    /// Attaches to another page of this context (a popup), by target id.
+    pub async fn attach_page(&self, target_id: &str) -> Result<Page, BrowserError> {
+        Page::attach(
+            self.browser_session.connection(),
+            target_id,
+            self.popups.clone(),
+        )
+        .await
+    }
+
+    /// Disposes the context: its pages close and its cookies and storage are gone.
+    pub async fn close(mut self) -> Result<(), BrowserError> {
+        let id = std::mem::take(&mut self.context_id);
+        self.browser_session
+            .call(
+                "Target.disposeBrowserContext",
+                json!({ "browserContextId": id }),
+            )
+            .await
+            .map_err(BrowserError::cdp("disposing a browser context"))?;
+        Ok(())
+    }
+}
+
+impl Drop for BrowserContext {
+    fn drop(&mut self) {
+        if self.context_id.is_empty() {
+            return;
+        }
+        let session = self.browser_session.clone();
+        let id = std::mem::take(&mut self.context_id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = session
+                    .call(
+                        "Target.disposeBrowserContext",
+                        json!({ "browserContextId": id }),
+                    )
+                    .await;
+            });
+        }
+    }
+}

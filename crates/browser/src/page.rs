@@ -1,0 +1,935 @@
+//! One page (CDP target) of a browser context: its sessions (including out-of-process iframes),
+//! the navigation state of every frame, dialogs, popups, evaluation and real input events.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+
+use crate::cdp::{CdpConnection, CdpError, CdpEvent, CdpSession};
+use crate::error::BrowserError;
+
+/// Name of the isolated JavaScript world the replayer evaluates in, so page scripts cannot
+/// interfere with (or observe) the injected helpers.
+const WORLD_NAME: &str = "__browserflow_utility";
+
+/// Popups (pages opened by other pages), as announced by browser-level target discovery.
+#[derive(Debug)]
+pub(crate) struct PopupTracker {
+    opened: Mutex<HashMap<String, Vec<String>>>,
+    changed: watch::Sender<u64>,
+}
+
+impl PopupTracker {
+    pub(crate) fn start(conn: &CdpConnection) -> Arc<Self> {
+        let tracker = Arc::new(Self {
+            opened: Mutex::default(),
+            changed: watch::channel(0).0,
+        });
+        let mut events = conn.subscribe(None);
+        let weak = Arc::downgrade(&tracker);
+        tokio::spawn(async move {
+            while let Some(event) = events.recv().await {
+                let Some(tracker) = weak.upgrade() else { break };
+                if event.method != "Target.targetCreated" {
+                    continue;
+                }
+                let info = &event.params["targetInfo"];
+                if info["type"] != "page" {
+                    continue;
+                }
+                if let (Some(opener), Some(target)) =
+                    (info["openerId"].as_str(), info["targetId"].as_str())
+                {
+                    if let Ok(mut opened) = tracker.opened.lock() {
+                        opened
+                            .entry(opener.to_string())
+                            .or_default()
+                            .push(target.to_string());
+                    }
+                    tracker.changed.send_modify(|v| *v += 1);
+                }
+            }
+        });
+        tracker
+    }
+
+    fn opened_by(&self, opener: &str) -> Vec<String> {
+        self.opened
+            .lock()
+            .map(|o| o.get(opener).cloned().unwrap_or_default())
+            .unwrap_or_default()
+    }
+}
+
+/// What the page does with the next JavaScript dialog (alert, confirm, prompt, beforeunload).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DialogResponse {
+    /// Accept (OK) or dismiss (Cancel).
+    pub accept: bool,
+    /// Text typed into a prompt before accepting.
+    pub prompt_text: Option<String>,
+}
+
+/// A dialog that appeared and how it was answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DialogRecord {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    pub kind: String,
+    /// The dialog's message.
+    pub message: String,
+    /// Whether it was accepted.
+    pub accepted: bool,
+    /// The URL of the frame that opened it.
+    pub url: String,
+}
+
+/// Navigation bookkeeping of one frame, fed by `Page.*` events.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FrameState {
+    pub parent: Option<String>,
+    pub url: String,
+    pub name: String,
+    pub loader_id: String,
+    /// Lifecycle events (`DOMContentLoaded`, `load`, …) seen for `loader_id`.
+    pub lifecycle: Vec<String>,
+    pub loading: bool,
+    pub requested: u64,
+    pub started: u64,
+    pub stopped: u64,
+    pub committed: u64,
+    pub same_document: u64,
+    /// The flattened session that owns this frame (`None` = the page's own session).
+    pub session: Option<String>,
+}
+
+/// A point-in-time copy of one frame's navigation counters.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NavMark {
+    requested: u64,
+    started: u64,
+    stopped: u64,
+    committed: u64,
+    same_document: u64,
+}
+
+#[derive(Debug, Default)]
+struct PageState {
+    frames: HashMap<String, FrameState>,
+    armed_dialogs: VecDeque<DialogResponse>,
+    dialogs: Vec<DialogRecord>,
+    closed: bool,
+    crashed: bool,
+}
+
+#[derive(Debug)]
+struct Shared {
+    conn: CdpConnection,
+    target_id: String,
+    state: Mutex<PageState>,
+    changed: watch::Sender<u64>,
+}
+
+impl Shared {
+    fn state(&self) -> MutexGuard<'_, PageState> {
+        // A poisoned lock only means a watcher task panicked mid-update; the counters are still
+        // usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|v| *v = v.wrapping_add(1));
+    }
+}
+
+/// An execution context to evaluate in: a session and (optionally) a context id within it.
+#[derive(Debug, Clone)]
+pub(crate) struct ExecContext {
+    pub session: CdpSession,
+    pub context_id: Option<i64>,
+}
+
+/// Why an evaluation produced no value.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum EvalError {
+    /// The document went away under the evaluation (the page navigated).
+    #[error("the page navigated during the evaluation")]
+    Navigated,
+    /// The script threw.
+    #[error("the script threw: {0}")]
+    Exception(String),
+    /// The protocol call failed for another reason.
+    #[error(transparent)]
+    Cdp(CdpError),
+}
+
+impl From<CdpError> for EvalError {
+    fn from(error: CdpError) -> Self {
+        if error.is_navigation() {
+            EvalError::Navigated
+        } else {
+            EvalError::Cdp(error)
+        }
+    }
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MouseButton {
+    /// The primary button.
+    #[default]
+    Left,
+    /// The wheel button.
+    Middle,
+    /// The secondary button (context menu).
+    Right,
+}
+
+impl MouseButton {
+    fn cdp_name(self) -> &'static str {
+        match self {
+            MouseButton::Left => "left",
+            MouseButton::Middle => "middle",
+            MouseButton::Right => "right",
+        }
+    }
+
+    fn buttons_mask(self) -> u8 {
+        match self {
+            MouseButton::Left => 1,
+            MouseButton::Right => 2,
+            MouseButton::Middle => 4,
+        }
+    }
+}
+
+/// One page of a browser context. Cheap to clone; all clones drive the same target.
+#[derive(Clone, Debug)]
+pub struct Page {
+    session: CdpSession,
+    shared: Arc<Shared>,
+    popups: Arc<PopupTracker>,
+}
+
+impl Page {
+    pub(crate) async fn attach(
+        conn: &CdpConnection,
+        target_id: &str,
+        popups: Arc<PopupTracker>,
+    ) -> Result<Self, BrowserError> {
+        let attached = conn
+            .session(None)
+            .call(
+                "Target.attachToTarget",
+                json!({ "targetId": target_id, "flatten": true }),
+            )
+            .await
+            .map_err(BrowserError::cdp(format!("attaching to page {target_id}")))?;
+        let session_id = attached["sessionId"]
+            .as_str()
+            .ok_or_else(|| BrowserError::Page("attachToTarget returned no session".into()))?
+            .to_string();
+        let session = conn.session(Some(session_id));
+        let shared = Arc::new(Shared {
+            conn: conn.clone(),
+            target_id: target_id.to_string(),
+            state: Mutex::default(),
+            changed: watch::channel(0).0,
+        });
+        spawn_watcher(session.clone(), session.subscribe(), shared.clone(), None);
+        let page = Self {
+            session,
+            shared,
+            popups,
+        };
+        page.enable_domains(&page.session).await?;
+        let tree = page
+            .session
+            .call("Page.getFrameTree", json!({}))
+            .await
+            .map_err(BrowserError::cdp("reading the frame tree"))?;
+        page.seed_frames(&tree["frameTree"], None, None);
+        Ok(page)
+    }
+
+    async fn enable_domains(&self, session: &CdpSession) -> Result<(), BrowserError> {
+        let (page, lifecycle, attach, focus) = futures::join!(
+            session.call("Page.enable", json!({})),
+            session.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
+            session.call(
+                "Target.setAutoAttach",
+                json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true })
+            ),
+            session.call("Emulation.setFocusEmulationEnabled", json!({ "enabled": true })),
+        );
+        page.map_err(BrowserError::cdp("enabling Page events"))?;
+        lifecycle.map_err(BrowserError::cdp("enabling lifecycle events"))?;
+        attach.map_err(BrowserError::cdp("enabling iframe auto-attach"))?;
+        focus.map_err(BrowserError::cdp("enabling focus emulation"))?;
+        Ok(())
+    }
+
+    fn seed_frames(&self, tree: &Value, parent: Option<&str>, session: Option<&str>) {
+        let frame = &tree["frame"];
+        if let Some(id) = frame["id"].as_str() {
+            let mut state = self.shared.state();
+            let entry = state.frames.entry(id.to_string()).or_default();
+            entry.parent = parent.map(str::to_string);
+            entry.url = frame["url"].as_str().unwrap_or_default().to_string();
+            entry.name = frame["name"].as_str().unwrap_or_default().to_string();
+            entry.loader_id = frame["loaderId"].as_str().unwrap_or_default().to_string();
+            if session.is_some() {
+                entry.session = session.map(str::to_string);
+            }
+            drop(state);
+            if let Some(children) = tree["childFrames"].as_array() {
+                for child in children {
+                    self.seed_frames(child, Some(id), session);
+                }
+            }
+        }
+        self.shared.bump();
+    }
+
+    /// The CDP target id of this page (also the id of its main frame).
+    pub fn target_id(&self) -> &str {
+        &self.shared.target_id
+    }
+
+    /// The main frame's current URL.
+    pub fn url(&self) -> String {
+        self.frame_state(self.target_id())
+            .map(|f| f.url)
+            .unwrap_or_default()
+    }
+
+    /// The document title, read from the page.
+    pub async fn title(&self) -> Result<String, BrowserError> {
+        let ctx = self.main_world();
+        let value = self
+            .evaluate(&ctx, "document.title", false)
+            .await
+            .map_err(|e| BrowserError::Page(format!("reading the title: {e}")))?;
+        Ok(value.as_str().unwrap_or_default().to_string())
+    }
+
+    /// Dialogs seen so far on this page, in order.
+    pub fn dialogs(&self) -> Vec<DialogRecord> {
+        self.shared.state().dialogs.clone()
+    }
+
+    /// Queues how to answer the next dialog (dialogs without a queued answer are dismissed,
+    /// except `beforeunload`, which is accepted so navigations proceed).
+    pub fn arm_dialog(&self, response: DialogResponse) {
+        self.shared.state().armed_dialogs.push_back(response);
+    }
+
+    /// True once the page is closed or crashed.
+    pub fn is_closed(&self) -> bool {
+        let state = self.shared.state();
+        state.closed || state.crashed
+    }
+
+    pub(crate) fn frame_state(&self, frame_id: &str) -> Option<FrameState> {
+        self.shared.state().frames.get(frame_id).cloned()
+    }
+
+    pub(crate) fn frames(&self) -> Vec<(String, FrameState)> {
+        self.shared
+            .state()
+            .frames
+            .iter()
+            .map(|(id, f)| (id.clone(), f.clone()))
+            .collect()
+    }
+
+    pub(crate) fn dialog_count(&self) -> usize {
+        self.shared.state().dialogs.len()
+    }
+
+    pub(crate) fn changes(&self) -> watch::Receiver<u64> {
+        self.shared.changed.subscribe()
+    }
+
+    /// Target ids of pages this page has opened (popups), oldest first.
+    pub(crate) fn popups_opened(&self) -> Vec<String> {
+        self.popups.opened_by(self.target_id())
+    }
+
+    pub(crate) fn popup_changes(&self) -> watch::Receiver<u64> {
+        self.popups.changed.subscribe()
+    }
+
+    fn session_for_frame(&self, frame_id: &str) -> CdpSession {
+        let state = self.shared.state();
+        // A frame without its own session belongs to the nearest ancestor that has one.
+        let mut current = Some(frame_id.to_string());
+        while let Some(id) = current {
+            let Some(frame) = state.frames.get(&id) else {
+                break;
+            };
+            if let Some(session) = &frame.session {
+                return self.shared.conn.session(Some(session.clone()));
+            }
+            current = frame.parent.clone();
+        }
+        self.session.clone()
+    }
+
+    /// The page's main world in its main frame (where page scripts live).
+    pub(crate) fn main_world(&self) -> ExecContext {
+        ExecContext {
+            session: self.session.clone(),
+            context_id: None,
+        }
+    }
+
+    /// A fresh isolated world in `frame_id`'s current document.
+    pub(crate) async fn isolated_world(&self, frame_id: &str) -> Result<ExecContext, EvalError> {
+        let session = self.session_for_frame(frame_id);
+        let created = session
+            .call(
+                "Page.createIsolatedWorld",
+                json!({ "frameId": frame_id, "worldName": WORLD_NAME }),
+            )
+            .await?;
+        let context_id = created["executionContextId"]
+            .as_i64()
+            .ok_or(EvalError::Navigated)?;
+        Ok(ExecContext {
+            session,
+            context_id: Some(context_id),
+        })
+    }
+
+    /// Evaluates `expression` and returns its JSON value (awaiting it when it is a promise).
+    pub(crate) async fn evaluate(
+        &self,
+        ctx: &ExecContext,
+        expression: &str,
+        await_promise: bool,
+    ) -> Result<Value, EvalError> {
+        let mut params = json!({
+            "expression": expression,
+            "returnByValue": true,
+            "awaitPromise": await_promise,
+        });
+        if let Some(id) = ctx.context_id {
+            params["contextId"] = json!(id);
+        }
+        let answer = ctx.session.call("Runtime.evaluate", params).await?;
+        if let Some(details) = answer.get("exceptionDetails") {
+            let text = details["exception"]["description"]
+                .as_str()
+                .or_else(|| details["text"].as_str())
+                .unwrap_or("unknown exception")
+                .to_string();
+            if text.contains("Execution context was destroyed")
+                || text.contains("Inspected target navigated")
+            {
+                return Err(EvalError::Navigated);
+            }
+            return Err(EvalError::Exception(text));
+        }
+        Ok(answer["result"]["value"].clone())
+    }
+
+    /// Where `frame_id`'s viewport starts, in main-frame viewport coordinates (0,0 for the main
+    /// frame). Scrolls each owning `<iframe>` into view on the way up.
+    pub(crate) async fn frame_origin(&self, frame_id: &str) -> Result<(f64, f64), EvalError> {
+        let mut origin = (0.0, 0.0);
+        let mut current = frame_id.to_string();
+        loop {
+            let Some(frame) = self.frame_state(&current) else {
+                break;
+            };
+            let Some(parent) = frame.parent.clone() else {
+                break;
+            };
+            let parent_session = self.session_for_frame(&parent);
+            let owner = parent_session
+                .call("DOM.getFrameOwner", json!({ "frameId": current }))
+                .await?;
+            let backend_node_id = owner["backendNodeId"].as_i64().unwrap_or_default();
+            let world = self.isolated_world(&parent).await?;
+            let resolved = parent_session
+                .call(
+                    "DOM.resolveNode",
+                    json!({ "backendNodeId": backend_node_id, "executionContextId": world.context_id }),
+                )
+                .await?;
+            let object_id = resolved["object"]["objectId"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let answer = parent_session
+                .call(
+                    "Runtime.callFunctionOn",
+                    json!({
+                        "objectId": object_id,
+                        "functionDeclaration": FRAME_CONTENT_ORIGIN_JS,
+                        "returnByValue": true,
+                    }),
+                )
+                .await?;
+            let xy = &answer["result"]["value"];
+            origin.0 += xy[0].as_f64().unwrap_or_default();
+            origin.1 += xy[1].as_f64().unwrap_or_default();
+            current = parent;
+        }
+        Ok(origin)
+    }
+
+    /// Navigates the main frame and waits for the new document's `load` event.
+    pub(crate) async fn navigate(&self, url: &str, timeout: Duration) -> Result<(), String> {
+        let mark = self.nav_mark(self.target_id());
+        let answer = self
+            .session
+            .call("Page.navigate", json!({ "url": url }))
+            .await
+            .map_err(|e| format!("navigation to {url} failed: {e}"))?;
+        if let Some(error) = answer["errorText"].as_str().filter(|e| !e.is_empty()) {
+            return Err(format!("navigation to {url} failed: {error}"));
+        }
+        let loader = answer["loaderId"].as_str().map(str::to_string);
+        let main = self.target_id().to_string();
+        let done = self
+            .wait_for(timeout, |page| {
+                let Some(frame) = page.frames.get(&main) else {
+                    return false;
+                };
+                match &loader {
+                    Some(loader) => {
+                        frame.loader_id == *loader
+                            && frame.lifecycle.iter().any(|l| l == "load")
+                            && !frame.loading
+                    }
+                    // Same-document navigation: nothing more to load.
+                    None => frame.same_document > mark.same_document || !frame.loading,
+                }
+            })
+            .await;
+        if done {
+            Ok(())
+        } else {
+            Err(format!(
+                "navigation to {url} did not finish loading within {} ms",
+                timeout.as_millis()
+            ))
+        }
+    }
+
+    pub(crate) fn nav_mark(&self, frame_id: &str) -> NavMark {
+        self.frame_state(frame_id)
+            .map(|f| NavMark {
+                requested: f.requested,
+                started: f.started,
+                stopped: f.stopped,
+                committed: f.committed,
+                same_document: f.same_document,
+            })
+            .unwrap_or_default()
+    }
+
+    /// True when `frame_id` has started (or requested) a navigation since `mark`.
+    pub(crate) fn navigation_began(&self, frame_id: &str, mark: &NavMark) -> bool {
+        self.frame_state(frame_id).is_some_and(|f| {
+            f.requested > mark.requested
+                || f.started > mark.started
+                || f.committed > mark.committed
+                || f.same_document > mark.same_document
+        })
+    }
+
+    /// Waits until a navigation of `frame_id` that began after `mark` has settled: the new
+    /// document loaded, the navigation stayed within the document, or it was abandoned
+    /// (a download, a 204). Returns false on timeout.
+    pub(crate) async fn wait_navigation_settled(
+        &self,
+        frame_id: &str,
+        mark: &NavMark,
+        timeout: Duration,
+    ) -> bool {
+        let frame_id = frame_id.to_string();
+        let mark = mark.clone();
+        self.wait_for(timeout, move |page| {
+            let Some(f) = page.frames.get(&frame_id) else {
+                // The frame is gone (an iframe removed by the navigation of its parent).
+                return true;
+            };
+            if f.loading {
+                return false;
+            }
+            let committed_and_loaded =
+                f.committed > mark.committed && f.lifecycle.iter().any(|l| l == "load");
+            let same_document_only = f.same_document > mark.same_document
+                && f.started == mark.started
+                && f.requested == mark.requested;
+            let abandoned = f.stopped > mark.stopped && f.committed == mark.committed;
+            committed_and_loaded || same_document_only || abandoned
+        })
+        .await
+    }
+
+    async fn wait_for(
+        &self,
+        timeout: Duration,
+        mut done: impl FnMut(&PageState) -> bool,
+    ) -> bool {
+        let mut changes = self.changes();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            {
+                let state = self.shared.state();
+                if done(&state) {
+                    return true;
+                }
+                if state.closed || state.crashed {
+                    return false;
+                }
+            }
+            match tokio::time::timeout_at(deadline, changes.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return false,
+            }
+        }
+    }
+
+    /// Moves the mouse to a point in main-frame viewport coordinates.
+    pub(crate) async fn mouse_move(&self, x: f64, y: f64) -> Result<(), CdpError> {
+        self.session
+            .call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": "mouseMoved", "x": x, "y": y, "button": "none", "buttons": 0 }),
+            )
+            .await
+            .map(|_| ())
+    }
+
+    /// A real click (or double click for `count` 2) at a point in main-frame viewport
+    /// coordinates.
+    pub(crate) async fn mouse_click(
+        &self,
+        x: f64,
+        y: f64,
+        button: MouseButton,
+        count: u8,
+    ) -> Result<(), CdpError> {
+        self.mouse_move(x, y).await?;
+        for click in 1..=count.max(1) {
+            let common = json!({
+                "x": x, "y": y, "button": button.cdp_name(), "clickCount": click,
+            });
+            let mut pressed = common.clone();
+            pressed["type"] = json!("mousePressed");
+            pressed["buttons"] = json!(button.buttons_mask());
+            let mut released = common;
+            released["type"] = json!("mouseReleased");
+            released["buttons"] = json!(0);
+            self.session
+                .call("Input.dispatchMouseEvent", pressed)
+                .await?;
+            self.session
+                .call("Input.dispatchMouseEvent", released)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Inserts text into the focused element as an IME commit would (one `input` event).
+    pub(crate) async fn insert_text(&self, text: &str) -> Result<(), CdpError> {
+        self.session
+            .call("Input.insertText", json!({ "text": text }))
+            .await
+            .map(|_| ())
+    }
+
+    /// Dispatches one raw key event (`keyDown`, `keyUp`, `rawKeyDown`, `char`).
+    pub(crate) async fn key_event(&self, params: Value) -> Result<(), CdpError> {
+        self.session
+            .call("Input.dispatchKeyEvent", params)
+            .await
+            .map(|_| ())
+    }
+
+    /// Overrides the viewport size.
+    pub(crate) async fn set_viewport(
+        &self,
+        width: u32,
+        height: u32,
+        device_scale_factor: f64,
+        mobile: bool,
+    ) -> Result<(), CdpError> {
+        self.session
+            .call(
+                "Emulation.setDeviceMetricsOverride",
+                json!({ "width": width, "height": height,
+                        "deviceScaleFactor": device_scale_factor, "mobile": mobile }),
+            )
+            .await
+            .map(|_| ())
+    }
+
+    /// Brings the page to front (the replayer does so when it switches pages).
+    pub(crate) async fn bring_to_front(&self) -> Result<(), CdpError> {
+        self.session
+            .call("Page.bringToFront", json!({}))
+            .await
+            .map(|_| ())
+    }
+
+    /// A PNG screenshot of the viewport.
+    pub async fn screenshot_png(&self) -> Result<Vec<u8>, BrowserError> {
+        let answer = self
+            .session
+            .call(
+                "Page.captureScreenshot",
+                json!({ "format": "png", "fromSurface": true }),
+            )
+            .await
+            .map_err(BrowserError::cdp("taking a screenshot"))?;
+        let data = answer["data"].as_str().unwrap_or_default();
+        base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|e| BrowserError::Page(format!("screenshot data is not base64: {e}")))
+    }
+
+    /// Closes this page.
+    pub async fn close(&self) -> Result<(), BrowserError> {
+        self.shared
+            .conn
+            .session(None)
+            .call(
+                "Target.closeTarget",
+                json!({ "targetId": self.target_id() }),
+            )
+            .await
+            .map_err(BrowserError::cdp("closing a page"))?;
+        Ok(())
+    }
+}
+
+/// Content-box origin of an `<iframe>` element in its own frame's viewport, scrolling it into
+/// view first when it is not fully visible.
+const FRAME_CONTENT_ORIGIN_JS: &str = r#"function() {
+  let r = this.getBoundingClientRect();
+  if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+    this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    r = this.getBoundingClientRect();
+  }
+  const cs = getComputedStyle(this);
+  return [r.left + this.clientLeft + parseFloat(cs.paddingLeft),
+          r.top + this.clientTop + parseFloat(cs.paddingTop)];
+}"#;
+
+fn spawn_watcher(
+    session: CdpSession,
+    mut events: mpsc::UnboundedReceiver<CdpEvent>,
+    shared: Arc<Shared>,
+    child_frame: Option<String>,
+) {
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            on_event(&session, &shared, child_frame.as_deref(), event).await;
+            shared.bump();
+        }
+        if child_frame.is_none() {
+            shared.state().closed = true;
+            shared.bump();
+        }
+    });
+}
+
+async fn on_event(
+    session: &CdpSession,
+    shared: &Arc<Shared>,
+    child_frame: Option<&str>,
+    event: CdpEvent,
+) {
+    let p = &event.params;
+    let frame_id = p["frameId"].as_str().unwrap_or_default().to_string();
+    match event.method.as_str() {
+        "Page.frameAttached" => {
+            let mut state = shared.state();
+            let frame = state.frames.entry(frame_id).or_default();
+            frame.parent = p["parentFrameId"].as_str().map(str::to_string);
+        }
+        "Page.frameDetached" => {
+            // A "swap" detach means the frame moved to its own process; it lives on in the
+            // child session.
+            if p["reason"] != "swap" {
+                shared.state().frames.remove(&frame_id);
+            }
+        }
+        "Page.frameNavigated" => {
+            let frame = &p["frame"];
+            let id = frame["id"].as_str().unwrap_or_default().to_string();
+            let mut state = shared.state();
+            let entry = state.frames.entry(id.clone()).or_default();
+            if let Some(parent) = frame["parentId"].as_str() {
+                entry.parent = Some(parent.to_string());
+            }
+            entry.url = frame["url"].as_str().unwrap_or_default().to_string();
+            entry.name = frame["name"].as_str().unwrap_or_default().to_string();
+            let loader = frame["loaderId"].as_str().unwrap_or_default().to_string();
+            if entry.loader_id != loader {
+                entry.lifecycle.clear();
+                entry.loader_id = loader;
+            }
+            entry.committed += 1;
+            if child_frame == Some(id.as_str()) {
+                entry.session = session.id().map(str::to_string);
+            }
+        }
+        "Page.navigatedWithinDocument" => {
+            let mut state = shared.state();
+            let entry = state.frames.entry(frame_id).or_default();
+            entry.url = p["url"].as_str().unwrap_or_default().to_string();
+            entry.same_document += 1;
+        }
+        "Page.lifecycleEvent" => {
+            let loader = p["loaderId"].as_str().unwrap_or_default();
+            let name = p["name"].as_str().unwrap_or_default().to_string();
+            let mut state = shared.state();
+            let entry = state.frames.entry(frame_id).or_default();
+            if name == "init" || entry.loader_id != loader {
+                entry.lifecycle.clear();
+                entry.loader_id = loader.to_string();
+            }
+            entry.lifecycle.push(name);
+        }
+        "Page.frameStartedLoading" => {
+            let mut state = shared.state();
+            let entry = state.frames.entry(frame_id).or_default();
+            entry.loading = true;
+            entry.started += 1;
+        }
+        "Page.frameStoppedLoading" => {
+            let mut state = shared.state();
+            let entry = state.frames.entry(frame_id).or_default();
+            entry.loading = false;
+            entry.stopped += 1;
+        }
+        "Page.frameRequestedNavigation" => {
+            if p["disposition"] == "currentTab" {
+                shared.state().frames.entry(frame_id).or_default().requested += 1;
+            }
+        }
+        "Page.javascriptDialogOpening" => {
+            let kind = p["type"].as_str().unwrap_or("alert").to_string();
+            let response = {
+                let mut state = shared.state();
+                state
+                    .armed_dialogs
+                    .pop_front()
+                    .unwrap_or_else(|| DialogResponse {
+                        accept: kind == "beforeunload",
+                        prompt_text: None,
+                    })
+            };
+            shared.state().dialogs.push(DialogRecord {
+                kind,
+                message: p["message"].as_str().unwrap_or_default().to_string(),
+                accepted: response.accept,
+                url: p["url"].as_str().unwrap_or_default().to_string(),
+            });
+            let mut params = json!({ "accept": response.accept });
+            if let Some(text) = &response.prompt_text {
+                params["promptText"] = json!(text);
+            }
+            // Answer from a separate task: the dialog blocks the renderer, and the call that
+            // opened it is still waiting on this connection.
+            let session = session.clone();
+            tokio::spawn(async move {
+                let _ = session.call("Page.handleJavaScriptDialog", params).await;
+            });
+        }
+        "Target.attachedToTarget" => {
+            let child_session = p["sessionId"].as_str().unwrap_or_default().to_string();
+            let info = &p["targetInfo"];
+            let child = shared.conn.session(Some(child_session.clone()));
+            if info["type"] == "iframe" {
+                let target = info["targetId"].as_str().unwrap_or_default().to_string();
+                {
+                    let mut state = shared.state();
+                    let entry = state.frames.entry(target.clone()).or_default();
+                    entry.session = Some(child_session.clone());
+                }
+                spawn_watcher(
+                    child.clone(),
+                    child.subscribe(),
+                    shared.clone(),
+                    Some(target),
+                );
+                let shared = shared.clone();
+                tokio::spawn(async move {
+                    let _ = futures::join!(
+                        child.call("Page.enable", json!({})),
+                        child.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
+                        child.call(
+                            "Target.setAutoAttach",
+                            json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true })
+                        ),
+                    );
+                    if let Ok(tree) = child.call("Page.getFrameTree", json!({})).await {
+                        seed_child_tree(&shared, &tree["frameTree"], child.id());
+                    }
+                    let _ = child
+                        .call("Runtime.runIfWaitingForDebugger", json!({}))
+                        .await;
+                });
+            } else {
+                // Workers and the like: let them run, we do not drive them.
+                tokio::spawn(async move {
+                    let _ = child
+                        .call("Runtime.runIfWaitingForDebugger", json!({}))
+                        .await;
+                });
+            }
+        }
+        "Target.detachedFromTarget" => {
+            if let Some(child_session) = p["sessionId"].as_str() {
+                let mut state = shared.state();
+                for frame in state.frames.values_mut() {
+                    if frame.session.as_deref() == Some(child_session) {
+                        frame.session = None;
+                    }
+                }
+            }
+        }
+        "Inspector.targetCrashed" => shared.state().crashed = true,
+        "Inspector.detached" => shared.state().closed = true,
+        _ => {}
+    }
+}
+
+fn seed_child_tree(shared: &Shared, tree: &Value, session: Option<&str>) {
+    let frame = &tree["frame"];
+    let Some(id) = frame["id"].as_str() else {
+        return;
+    };
+    {
+        let mut state = shared.state();
+        let entry = state.frames.entry(id.to_string()).or_default();
+        if entry.url.is_empty() {
+            entry.url = frame["url"].as_str().unwrap_or_default().to_string();
+        }
+        if entry.name.is_empty() {
+            entry.name = frame["name"].as_str().unwrap_or_default().to_string();
+        }
+        if let Some(parent) = frame["parentId"].as_str() {
+            entry.parent = Some(parent.to_string());
+        }
+        entry.session = session.map(str::to_string);
+    }
+    if let Some(children) = tree["childFrames"].as_array() {
+        for child in children {
+            seed_child_tree(shared, child, session);
+        }
+    }
+}

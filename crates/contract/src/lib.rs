@@ -1,0 +1,57 @@
+//! Tool contracts for browserflow: the typed, content-addressed interface of a tool.
+//!
+//! A tool is a [`ToolContract`] (name, version, kind, inputs, output, capabilities) plus a
+//! `run` function that lives in other crates. This crate owns the contract model of the
+//! specification, exact and strict:
+//!
+//! - [`ToolContract`], [`InputDecl`], [`Require`], [`Kind`], [`Capability`], validated on
+//!   construction and on parse, with every [`Problem`] located by JSON pointer;
+//! - the JSON-Schema subset [`Schema`], typed rather than a raw `Value`, which serialises back
+//!   to JSON Schema 2020-12, validates values ([`CompiledSchema`]), and is derived from Rust
+//!   types ([`Schema::of`]);
+//! - the contract digest ([`ToolContract::contract_digest`]), RFC 8785 canonical JSON and
+//!   SHA-256, whose exact rule is documented in [`digest`](crate::canonical_json);
+//! - schema assignability ([`check_assignable`]), which the flow compiler uses on every wire.
+//!
+//! It does no I/O and nothing here is async.
+//!
+//! ```
+//! use browserflow_contract::{ToolContract, Capability};
+//!
+//! let contract = ToolContract::from_json_str(r#"{
+//!     "name": "search-price", "version": "1.2.0", "kind": "browser",
+//!     "description": "Search the shop and read the first result's price.",
+//!     "inputs": [{"name": "query", "schema": {"type": "string"}, "secret": false}],
+//!     "output": {"type": "object",
+//!                "properties": {"name": {"type": "string"}, "price": {"type": "number"},
+//!                               "currency": {"type": "string"}},
+//!                "required": ["currency", "name", "price"], "additionalProperties": false},
+//!     "capabilities": ["browser"]
+//! }"#).expect("a valid contract");
+//! assert!(contract.has(Capability::Browser));
+//! assert!(contract.contract_digest().as_str().starts_with("sha256:"));
+//!
+//! // Every problem is reported, each with its location and rule.
+//! let problems = ToolContract::from_json_str(r#"{"name": "Bad Name", "kind": "transform"}"#)
+//!     .unwrap_err();
+//! assert!(problems.iter().any(|p| p.pointer == "/name"));
+//! assert!(problems.iter().count() >= 5);
+//! ```
+
+mod assign;
+mod contract;
+mod digest;
+mod fields;
+mod from_rust;
+mod names;
+mod problem;
+mod schema;
+mod validate;
+
+pub use assign::{Mismatch, PathSegment, check_assignable};
+pub use contract::{Capability, ContractParts, InputDecl, Kind, ToolContract};
+pub use digest::{CanonicalError, canonical_json};
+pub use names::{Digest, MAX_NAME_LEN, Require, ToolName, ToolRef};
+pub use problem::{Problem, Problems, Rule, push_pointer};
+pub use schema::{Additional, DIALECT, Format, JsonType, Schema};
+pub use validate::{CompiledSchema, ValueError};

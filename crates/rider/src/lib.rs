@@ -1,0 +1,1 @@
+//! The Rider: the browserflow runtime.

@@ -1,0 +1,64 @@
+//! Cancellation: a [`CancelHandle`] that stops a run, and the [`CancelSignal`] every tool sees.
+
+use tokio::sync::watch;
+
+/// Requests cancellation of a run. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct CancelHandle {
+    sender: std::sync::Arc<watch::Sender<bool>>,
+}
+
+/// Observes cancellation. Cheap to clone; present on every tool's context.
+#[derive(Debug, Clone)]
+pub struct CancelSignal {
+    receiver: watch::Receiver<bool>,
+}
+
+impl CancelHandle {
+    /// A fresh handle, not cancelled.
+    pub fn new() -> CancelHandle {
+        let (sender, _) = watch::channel(false);
+        CancelHandle {
+            sender: std::sync::Arc::new(sender),
+        }
+    }
+
+    /// Cancels: every signal made from this handle fires.
+    pub fn cancel(&self) {
+        self.sender.send_replace(true);
+    }
+
+    /// Whether [`CancelHandle::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        *self.sender.borrow()
+    }
+
+    /// A signal that fires when this handle is cancelled.
+    pub fn signal(&self) -> CancelSignal {
+        CancelSignal {
+            receiver: self.sender.subscribe(),
+        }
+    }
+}
+
+impl Default for CancelHandle {
+    fn default() -> Self {
+        CancelHandle::new()
+    }
+}
+
+impl CancelSignal {
+    /// Whether the run has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        *self.receiver.borrow()
+    }
+
+    /// Completes when the run is cancelled (at once if it already is).
+    pub async fn cancelled(&self) {
+        let mut receiver = self.receiver.clone();
+        // An error means the handle is gone: nobody can cancel any more, so wait forever.
+        if receiver.wait_for(|cancelled| *cancelled).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}

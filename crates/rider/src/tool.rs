@@ -1,0 +1,132 @@
+//! `Tool`: a contract plus an async `run(input, ctx)`, and the errors a tool returns.
+
+use std::sync::Arc;
+
+use browserflow_contract::ToolContract;
+use serde_json::Value;
+
+use crate::caps::fs::FsError;
+use crate::caps::net::NetError;
+use crate::caps::secrets::SecretsError;
+use crate::caps::spawn::SpawnError;
+use crate::ctx::ToolCtx;
+
+/// A tool: its contract, and `run`, which is pure with respect to `(input, ctx)`: every
+/// effect goes through a capability on `ctx`.
+///
+/// The Rider validates `input` against the contract's inputs before `run` and the returned
+/// value against the contract's output after it. Most tools are written with
+/// [`define_tool`](crate::define_tool) rather than by implementing this trait.
+#[async_trait::async_trait]
+pub trait Tool: Send + Sync {
+    /// The tool's interface.
+    fn contract(&self) -> &ToolContract;
+
+    /// Runs the tool once.
+    async fn run(&self, input: Value, ctx: ToolCtx) -> Result<Value, ToolError>;
+}
+
+/// A shared tool instance.
+pub type DynTool = Arc<dyn Tool>;
+
+/// How a failure should be treated by the retry policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorClass {
+    /// Trying again may succeed (a dropped connection, a 503, a timeout).
+    Transient,
+    /// Trying again will fail the same way (a 404, a bad input, a refused capability).
+    Terminal,
+    /// The run was cancelled.
+    Cancelled,
+}
+
+/// A tool's failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    /// Whether a retry may help.
+    pub class: ErrorClass,
+    /// What went wrong, for people. Redacted by the Rider before it is written anywhere.
+    pub message: String,
+}
+
+impl ToolError {
+    /// A failure that a retry may fix.
+    pub fn transient(message: impl Into<String>) -> ToolError {
+        ToolError {
+            class: ErrorClass::Transient,
+            message: message.into(),
+        }
+    }
+
+    /// A failure that a retry will not fix.
+    pub fn terminal(message: impl Into<String>) -> ToolError {
+        ToolError {
+            class: ErrorClass::Terminal,
+            message: message.into(),
+        }
+    }
+
+    /// The failure of a run that was cancelled.
+    pub fn cancelled() -> ToolError {
+        ToolError {
+            class: ErrorClass::Cancelled,
+            message: "cancelled".to_owned(),
+        }
+    }
+
+    /// The usual class of an HTTP status: 408, 429 and 5xx are transient, the rest terminal.
+    pub fn from_http_status(status: u16, what: impl Into<String>) -> ToolError {
+        let message = format!("{}: HTTP {status}", what.into());
+        if status == 408 || status == 429 || (500..600).contains(&status) {
+            ToolError::transient(message)
+        } else {
+            ToolError::terminal(message)
+        }
+    }
+
+    /// A capability the tool needs but its contract does not declare.
+    pub fn missing_capability(name: &str) -> ToolError {
+        ToolError::terminal(format!(
+            "this tool has no `{name}` capability: declare \"{name}\" in its contract's capabilities"
+        ))
+    }
+}
+
+impl From<NetError> for ToolError {
+    fn from(e: NetError) -> Self {
+        if e.is_transient() {
+            ToolError::transient(e.to_string())
+        } else {
+            ToolError::terminal(e.to_string())
+        }
+    }
+}
+
+impl From<reqwest::Error> for ToolError {
+    fn from(e: reqwest::Error) -> Self {
+        NetError::from(e).into()
+    }
+}
+
+impl From<FsError> for ToolError {
+    fn from(e: FsError) -> Self {
+        ToolError::terminal(e.to_string())
+    }
+}
+
+impl From<SpawnError> for ToolError {
+    fn from(e: SpawnError) -> Self {
+        match e {
+            SpawnError::Cancelled(_) => ToolError::cancelled(),
+            other => ToolError::terminal(other.to_string()),
+        }
+    }
+}
+
+impl From<SecretsError> for ToolError {
+    fn from(e: SecretsError) -> Self {
+        ToolError::terminal(e.to_string())
+    }
+}
