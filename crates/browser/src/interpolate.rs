@@ -18,6 +18,9 @@ pub enum InterpolateError {
     /// `{{` without a matching `}}`.
     #[error("unclosed `{{{{` in {0:?}")]
     Unclosed(String),
+    /// The expanded step is no longer a valid step.
+    #[error("the step is invalid after expanding inputs: {0}")]
+    Invalid(String),
 }
 
 /// Expands `{{name}}` references in `text`.
@@ -44,9 +47,9 @@ pub fn expand(text: &str, inputs: &Map<String, Value>) -> Result<String, Interpo
 
 /// Expands every string of `step`.
 pub fn expand_step(step: &Step, inputs: &Map<String, Value>) -> Result<Step, InterpolateError> {
-    let mut value = serde_json::to_value(step).map_err(|e| InterpolateError::Unclosed(e.to_string()))?;
+    let mut value = serde_json::to_value(step).map_err(|e| InterpolateError::Invalid(e.to_string()))?;
     expand_value(&mut value, inputs)?;
-    serde_json::from_value(value).map_err(|e| InterpolateError::Unclosed(e.to_string()))
+    serde_json::from_value(value).map_err(|e| InterpolateError::Invalid(e.to_string()))
 }
 
 fn expand_value(value: &mut Value, inputs: &Map<String, Value>) -> Result<(), InterpolateError> {

@@ -269,7 +269,7 @@ impl Browser {
             .as_str()
             .ok_or_else(|| BrowserError::Page("createBrowserContext returned no id".into()))?
             .to_string();
-        let context = BrowserContext {
+        let mut context = BrowserContext {
             browser_session,
             context_id,
             page: None,
@@ -288,10 +288,8 @@ impl Browser {
             .ok_or_else(|| BrowserError::Page("createTarget returned no target id".into()))?
             .to_string();
         let page = Page::attach(&self.conn, &target_id, self.popups.clone()).await?;
-        Ok(BrowserContext {
-            page: Some(page),
-            ..context
-        })
+        context.page = Some(page);
+        Ok(context)
     }
 
     /// Closes the browser: a launched one exits and its profile directory is removed; a connected

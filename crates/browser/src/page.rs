@@ -296,6 +296,11 @@ impl Page {
         self.shared.bump();
     }
 
+    /// The page's own CDP session, for raw protocol calls and event subscriptions.
+    pub fn session(&self) -> &CdpSession {
+        &self.session
+    }
+
     /// The CDP target id of this page (also the id of its main frame).
     pub fn target_id(&self) -> &str {
         &self.shared.target_id
@@ -486,15 +491,17 @@ impl Page {
     }
 
     /// Navigates the main frame and waits for the new document's `load` event.
-    pub(crate) async fn navigate(&self, url: &str, timeout: Duration) -> Result<(), String> {
+    pub async fn navigate(&self, url: &str, timeout: Duration) -> Result<(), BrowserError> {
         let mark = self.nav_mark(self.target_id());
         let answer = self
             .session
             .call("Page.navigate", json!({ "url": url }))
             .await
-            .map_err(|e| format!("navigation to {url} failed: {e}"))?;
+            .map_err(|e| BrowserError::Page(format!("navigation to {url} failed: {e}")))?;
         if let Some(error) = answer["errorText"].as_str().filter(|e| !e.is_empty()) {
-            return Err(format!("navigation to {url} failed: {error}"));
+            return Err(BrowserError::Page(format!(
+                "navigation to {url} failed: {error}"
+            )));
         }
         let loader = answer["loaderId"].as_str().map(str::to_string);
         let main = self.target_id().to_string();
@@ -517,10 +524,10 @@ impl Page {
         if done {
             Ok(())
         } else {
-            Err(format!(
+            Err(BrowserError::Page(format!(
                 "navigation to {url} did not finish loading within {} ms",
                 timeout.as_millis()
-            ))
+            )))
         }
     }
 

@@ -174,7 +174,10 @@ fn check(source: &Schema, target: &Schema, path: &mut Vec<PathSegment>) -> Resul
                 ));
             }
             // Number covers integer, so these six parts cover every value.
-            for t in JsonType::ALL.into_iter().filter(|t| *t != JsonType::Integer) {
+            for t in JsonType::ALL
+                .into_iter()
+                .filter(|t| *t != JsonType::Integer)
+            {
                 check(&restricted_to(source, t), target, path)?;
             }
             Ok(())
@@ -204,7 +207,11 @@ fn check_single_type(
             match check(source, branch, path) {
                 Ok(()) => return Ok(()),
                 Err(mismatch) => {
-                    if branch.types.as_ref().is_none_or(|types| type_admits(types, t)) {
+                    if branch
+                        .types
+                        .as_ref()
+                        .is_none_or(|types| type_admits(types, t))
+                    {
                         candidates.push(mismatch);
                     }
                 }
@@ -467,7 +474,7 @@ fn implies(source: Bound, target: Bound, side: Side) -> bool {
     match order {
         Ordering::Greater => true,
         // Equal values: only `x >= v` fails to imply `x > v`.
-        Ordering::Equal => !(source.inclusive && !target.inclusive),
+        Ordering::Equal => !source.inclusive || target.inclusive,
         Ordering::Less => false,
     }
 }
@@ -488,7 +495,10 @@ fn check_numbers(
         };
         let source_bounds: Vec<Bound> = bounds(source, side).into_iter().map(normalise).collect();
         for wanted in bounds(target, side).into_iter().map(normalise) {
-            if !source_bounds.iter().any(|have| implies(*have, wanted, side)) {
+            if !source_bounds
+                .iter()
+                .any(|have| implies(*have, wanted, side))
+            {
                 return Err(constraint_mismatch(source, t, target, path));
             }
         }
@@ -758,9 +768,17 @@ fn constraint_mismatch(
         format!(
             "{} is not assignable to {}",
             describe_part(source, t),
-            describe_part(target, t)
+            describe_part(target, as_target_sees(target, t))
         ),
     )
+}
+
+/// The type name the target gives values of type `t`: `number` for an integer in a number slot.
+fn as_target_sees(target: &Schema, t: JsonType) -> JsonType {
+    match &target.types {
+        Some(types) if t == JsonType::Integer && !types.contains(&t) => JsonType::Number,
+        _ => t,
+    }
 }
 
 /// `t` and the keywords of `schema` that constrain values of type `t`, for messages:

@@ -294,7 +294,11 @@ impl ToolContract {
 
     /// Parses a contract nested in a larger document at `pointer`; `None` and problems in
     /// `out` when it is not valid.
-    pub fn parse_nested(value: &Value, pointer: &str, out: &mut Vec<Problem>) -> Option<ToolContract> {
+    pub fn parse_nested(
+        value: &Value,
+        pointer: &str,
+        out: &mut Vec<Problem>,
+    ) -> Option<ToolContract> {
         let before = out.len();
         let mut fields = Fields::open(value, pointer, CONTRACT_FIELDS, out);
         let name = fields
@@ -406,7 +410,11 @@ impl ToolContract {
     /// The object schema of the whole input: every slot a property, slots with a `default`
     /// optional, no other key.
     pub fn input_schema(&self) -> Schema {
-        let mut schema = Schema::object(self.inputs.iter().map(|i| (i.name.as_str(), i.schema.clone())));
+        let mut schema = Schema::object(
+            self.inputs
+                .iter()
+                .map(|i| (i.name.as_str(), i.schema.clone())),
+        );
         schema
             .required
             .retain(|name| self.input(name).is_some_and(|i| i.schema.default.is_none()));
@@ -419,7 +427,10 @@ impl ToolContract {
         map.insert("name".into(), Value::String(self.name.to_string()));
         map.insert("version".into(), Value::String(self.version.to_string()));
         map.insert("kind".into(), Value::String(self.kind.as_str().into()));
-        map.insert("description".into(), Value::String(self.description.clone()));
+        map.insert(
+            "description".into(),
+            Value::String(self.description.clone()),
+        );
         map.insert(
             "inputs".into(),
             Value::Array(self.inputs.iter().map(input_json).collect()),

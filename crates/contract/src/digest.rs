@@ -7,8 +7,10 @@
 //!    sorted by `name`), `output` (the output schema) and `capabilities` (array of strings,
 //!    sorted). `version` and `description` are not part of it.
 //! 2. Schemas appear in their normalised JSON Schema 2020-12 form (see [`crate::Schema`]):
-//!    `type` lists and `required` sorted, the schema `true` written `{}`. Annotations
-//!    (`title`, `description`, `default`, `examples`) inside schemas are part of the interface.
+//!    `type` lists and `required` sorted, the schema `true` written `{}`, and without the
+//!    descriptive annotations `title`, `description` and `examples` at any depth (like the
+//!    contract's own description, they document the interface without changing it). `default`
+//!    stays: it decides what a caller may omit.
 //! 3. Serialise the interface with the JSON Canonicalization Scheme, RFC 8785 (sorted keys,
 //!    no white space, ECMAScript number formatting, minimal string escaping), as UTF-8.
 //! 4. The digest is `sha256:` followed by the lowercase hex SHA-256 of those bytes.
@@ -37,12 +39,20 @@ impl ToolContract {
         capabilities.sort_unstable();
         let mut map = Map::new();
         map.insert("name".into(), Value::String(self.name().to_owned()));
-        map.insert("kind".into(), Value::String(self.kind().as_str().to_owned()));
         map.insert(
-            "inputs".into(),
-            Value::Array(inputs.into_iter().map(input_json).collect()),
+            "kind".into(),
+            Value::String(self.kind().as_str().to_owned()),
         );
-        map.insert("output".into(), self.output().to_json());
+        let inputs = inputs.into_iter().map(|input| {
+            let mut bare = input.clone();
+            bare.schema = input.schema.without_annotations();
+            input_json(&bare)
+        });
+        map.insert("inputs".into(), Value::Array(inputs.collect()));
+        map.insert(
+            "output".into(),
+            self.output().without_annotations().to_json(),
+        );
         map.insert(
             "capabilities".into(),
             Value::Array(

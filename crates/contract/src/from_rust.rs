@@ -81,9 +81,19 @@ impl Schema {
 /// Converts a schemars document into the subset.
 fn from_schemars(document: &Value) -> Result<Schema, Problems> {
     let mut problems = Vec::new();
-    let mut expanding = vec!["#".to_owned()];
+    let mut expanding = vec![Expansion {
+        reference: "#".to_owned(),
+        pointer: None,
+    }];
     let converted = convert(document, "", document, &mut expanding, &mut problems);
-    Problems::check(problems)?;
+    // A recursive type is found once per path into the cycle; one report per place is enough.
+    let mut unique: Vec<Problem> = Vec::new();
+    for problem in problems {
+        if !unique.contains(&problem) {
+            unique.push(problem);
+        }
+    }
+    Problems::check(unique)?;
     Schema::from_json(&converted).map_err(|problems| {
         Problems(
             problems
@@ -93,8 +103,10 @@ fn from_schemars(document: &Value) -> Result<Schema, Problems> {
                     // Outside the subset because of the Rust type: say so, keep the detail.
                     if problem.rule == Rule::UnsupportedKeyword {
                         problem.rule = Rule::UnsupportedRustType;
-                        problem.message =
-                            format!("{} (in the schema derived from the Rust type)", problem.message);
+                        problem.message = format!(
+                            "{} (in the schema derived from the Rust type)",
+                            problem.message
+                        );
                     }
                     problem
                 })
@@ -103,13 +115,19 @@ fn from_schemars(document: &Value) -> Result<Schema, Problems> {
     })
 }
 
+/// A `$ref` being inlined: what it refers to, and where it sits (`None` for the root).
+struct Expansion {
+    reference: String,
+    pointer: Option<String>,
+}
+
 /// One schema, converted. `pointer` locates it in the converted document; `expanding` lists
 /// the `$ref`s being inlined around it, to catch recursion.
 fn convert(
     value: &Value,
     pointer: &str,
     root: &Value,
-    expanding: &mut Vec<String>,
+    expanding: &mut Vec<Expansion>,
     out: &mut Vec<Problem>,
 ) -> Value {
     let Value::Object(map) = value else {
@@ -194,7 +212,7 @@ fn inline_ref(
     reference: &Value,
     pointer: &str,
     root: &Value,
-    expanding: &mut Vec<String>,
+    expanding: &mut Vec<Expansion>,
     out: &mut Vec<Problem>,
 ) -> Value {
     let at = push_pointer(pointer, "$ref");
@@ -206,9 +224,11 @@ fn inline_ref(
         ));
         return Value::Bool(true);
     };
-    if expanding.iter().any(|r| r == reference) {
+    if let Some(cycle) = expanding.iter().find(|e| e.reference == reference) {
+        // Report where the cycle is entered, not where it is noticed one turn later.
+        let entry = cycle.pointer.clone().unwrap_or(at);
         out.push(Problem::new(
-            at,
+            entry,
             Rule::UnsupportedRustType,
             format!(
                 "recursive type: `$ref` {reference} refers back to a type that contains it; \
@@ -225,7 +245,10 @@ fn inline_ref(
         ));
         return Value::Bool(true);
     };
-    expanding.push(reference.to_owned());
+    expanding.push(Expansion {
+        reference: reference.to_owned(),
+        pointer: Some(at),
+    });
     let inlined = convert(target, pointer, root, expanding, out);
     expanding.pop();
 

@@ -107,7 +107,9 @@ impl ToolRef {
         let name = match name_error(name) {
             None => Some(ToolName(name.to_owned())),
             Some(why) => {
-                out.push(bad(format!("`{text}`: the name `{name}` is not valid: {why}")));
+                out.push(bad(format!(
+                    "`{text}`: the name `{name}` is not valid: {why}"
+                )));
                 None
             }
         };
@@ -177,7 +179,9 @@ impl Digest {
     pub(crate) fn check(text: &str, pointer: &str, out: &mut Vec<Problem>) -> Option<Digest> {
         let hex_part = text.strip_prefix("sha256:");
         let ok = hex_part.is_some_and(|h| {
-            h.len() == 64 && h.chars().all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+            h.len() == 64
+                && h.chars()
+                    .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
         });
         if ok {
             Some(Digest(text.to_owned()))

@@ -427,6 +427,33 @@ impl Schema {
         Value::Object(map)
     }
 
+    /// The schema without its descriptive annotations (`title`, `description`, `examples`),
+    /// at every depth: what the contract digest covers. `default` stays: it changes what a
+    /// caller may omit.
+    pub fn without_annotations(&self) -> Schema {
+        let strip = |s: &Schema| s.without_annotations();
+        Schema {
+            title: None,
+            description: None,
+            examples: None,
+            properties: self
+                .properties
+                .iter()
+                .map(|(k, v)| (k.clone(), strip(v)))
+                .collect(),
+            additional_properties: match &self.additional_properties {
+                Some(Additional::Schema(s)) => Some(Additional::Schema(Box::new(strip(s)))),
+                other => other.clone(),
+            },
+            items: self.items.as_deref().map(|s| Box::new(strip(s))),
+            any_of: self
+                .any_of
+                .as_ref()
+                .map(|branches| branches.iter().map(strip).collect()),
+            ..self.clone()
+        }
+    }
+
     /// A standalone JSON Schema 2020-12 document: [`Schema::to_json`] plus `$schema`.
     pub fn to_document(&self) -> Value {
         let mut value = self.to_json();
@@ -489,10 +516,7 @@ impl Schema {
                 Ok(compiled) => {
                     let mut check = |value: &Value, at: String, what: &str| {
                         if let Err(errors) = compiled.validate(value) {
-                            let first = errors
-                                .first()
-                                .map(ToString::to_string)
-                                .unwrap_or_default();
+                            let first = errors.first().map(ToString::to_string).unwrap_or_default();
                             out.push(Problem::new(
                                 at,
                                 Rule::InvalidDefault,
@@ -564,7 +588,10 @@ fn parse_at(value: &Value, pointer: &str, out: &mut Vec<Problem>) -> Option<Sche
             out.push(Problem::new(
                 pointer,
                 Rule::WrongType,
-                format!("a schema must be an object, found {}", json_type_name(other)),
+                format!(
+                    "a schema must be an object, found {}",
+                    json_type_name(other)
+                ),
             ));
             return None;
         }
@@ -737,7 +764,8 @@ fn parse_keyword(schema: &mut Schema, key: &str, value: &Value, at: &str, out: &
 }
 
 fn parse_types(value: &Value, at: &str, out: &mut Vec<Problem>) -> Option<Vec<JsonType>> {
-    let one = |name: &Value, at: &str, out: &mut Vec<Problem>| match name {
+    let one = |name: &Value, at: &str, out: &mut Vec<Problem>| {
+        match name {
         Value::String(s) => JsonType::parse(s).or_else(|| {
             out.push(Problem::new(
                 at,
@@ -752,6 +780,7 @@ fn parse_types(value: &Value, at: &str, out: &mut Vec<Problem>) -> Option<Vec<Js
             out.push(wrong_type(at, "a type name", other));
             None
         }
+    }
     };
     match value {
         Value::Array(list) => {
@@ -790,7 +819,12 @@ fn parse_types(value: &Value, at: &str, out: &mut Vec<Problem>) -> Option<Vec<Js
 fn check_consistency(schema: &Schema, pointer: &str, out: &mut Vec<Problem>) {
     let mut bad = |message: String| out.push(Problem::new(pointer, Rule::InvalidSchema, message));
     let pairs = [
-        ("minLength", schema.min_length, "maxLength", schema.max_length),
+        (
+            "minLength",
+            schema.min_length,
+            "maxLength",
+            schema.max_length,
+        ),
         ("minItems", schema.min_items, "maxItems", schema.max_items),
     ];
     for (lo_name, lo, hi_name, hi) in pairs {

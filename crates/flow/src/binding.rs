@@ -1,17 +1,4 @@
 //! Bindings: what fills a step's input slot (or the flow's output).
-//!
-//! On disk a binding is an object with exactly one member:
-//!
-//! | form | meaning |
-//! |---|---|
-//! | `{"value": <any JSON>}` | a literal |
-//! | `{"from": "input.query"}` | a flow input, or a path inside it |
-//! | `{"from": "steps.search.output.price"}` | a step's output, or a path inside it |
-//! | `{"from": "secret.WEBHOOK_URL"}` | a secret, carried as a reference |
-//! | `{"template": "{steps.search.output.name} costs {steps.search.output.price}"}` | text joined from the others; `{{` and `}}` are literal braces |
-//!
-//! The explicit forms keep a literal string from ever being mistaken for a reference — and
-//! a secret from ever being mistaken for text.
 
 use std::fmt;
 
@@ -31,6 +18,19 @@ pub enum TemplatePart {
 }
 
 /// What fills a slot.
+///
+/// On disk a binding is an object with exactly one member:
+///
+/// | form | meaning |
+/// |---|---|
+/// | `{"value": <any JSON>}` | a literal |
+/// | `{"from": "input.query"}` | a flow input, or a path inside it |
+/// | `{"from": "steps.search.output.price"}` | a step's output, or a path inside it |
+/// | `{"from": "secret.WEBHOOK_URL"}` | a secret, carried as a reference |
+/// | `{"template": "{steps.search.output.name} costs {steps.search.output.price}"}` | text joined from the others; `{{` and `}}` are literal braces |
+///
+/// The explicit forms keep a literal string from ever being mistaken for a reference — and
+/// a secret from ever being mistaken for text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Binding {
     /// A literal JSON value.
@@ -46,10 +46,7 @@ impl Binding {
     pub fn from_json(value: &Value) -> Result<Binding, String> {
         const FORMS: &str = "a binding is an object with exactly one of `value` (a literal), `from` (a reference such as \"input.query\", \"steps.search.output.price\", \"secret.NAME\") or `template` (text with {reference} placeholders)";
         let Value::Object(map) = value else {
-            return Err(format!(
-                "{FORMS}; found {}",
-                crate::json_type_name(value)
-            ));
+            return Err(format!("{FORMS}; found {}", crate::json_type_name(value)));
         };
         let mut members = map.iter();
         let (Some((key, inner)), None) = (members.next(), members.next()) else {
@@ -116,14 +113,10 @@ impl Binding {
                         },
                     }
                 }
-                if template.secret_names().is_empty() {
-                    let text = template
-                        .resolve(|_| Err::<String, ()>(()))
-                        .unwrap_or_default();
-                    Ok(Bound::Value(Value::String(text)))
-                } else {
-                    Ok(Bound::Secret(template))
-                }
+                Ok(match template.into_plain() {
+                    Ok(text) => Bound::Value(Value::String(text)),
+                    Err(template) => Bound::Secret(template),
+                })
             }
         }
     }

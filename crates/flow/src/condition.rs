@@ -1,19 +1,4 @@
 //! `when` conditions: boolean expressions over flow inputs and step outputs.
-//!
-//! Grammar (C-like precedence, `!` binds tightest, comparisons do not chain):
-//!
-//! ```text
-//! or      := and ("||" and)*
-//! and     := compare ("&&" compare)*
-//! compare := unary (("==" | "!=" | "<" | "<=" | ">" | ">=") unary)?
-//! unary   := "!" unary | primary
-//! primary := "(" or ")" | reference | number | "string" | true | false | null
-//! ```
-//!
-//! A reference is `input.NAME…` or `steps.ID.output…` (secrets are refused by the compiler:
-//! a branch on a secret would leak it). At run time a skipped step reads as `null`; `null`
-//! is false where a boolean is needed, equal only to `null`, and every ordering comparison
-//! with `null` is false.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -80,7 +65,22 @@ pub enum Expr {
     Compare(CompareOp, Box<Expr>, Box<Expr>),
 }
 
-/// A parsed `when` condition.
+/// A parsed `when` condition: a boolean expression over flow inputs and step outputs.
+///
+/// Grammar (C-like precedence, `!` binds tightest, comparisons do not chain):
+///
+/// ```text
+/// or      := and ("||" and)*
+/// and     := compare ("&&" compare)*
+/// compare := unary (("==" | "!=" | "<" | "<=" | ">" | ">=") unary)?
+/// unary   := "!" unary | primary
+/// primary := "(" or ")" | reference | number | "string" | true | false | null
+/// ```
+///
+/// A reference is `input.NAME…` or `steps.ID.output…` (secrets are refused by the compiler:
+/// a branch on a secret would leak it). At run time a skipped step reads as `null`; `null`
+/// is false where a boolean is needed, equal only to `null`, and every ordering comparison
+/// with `null` is false.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Condition {
     expr: Expr,
@@ -198,8 +198,12 @@ fn compare(op: CompareOp, left: &Value, right: &Value) -> Option<bool> {
         _ => None,
     };
     match op {
-        CompareOp::Eq => Some(ordering == Some(Ordering::Equal) || (ordering.is_none() && left == right)),
-        CompareOp::Ne => Some(!(ordering == Some(Ordering::Equal) || (ordering.is_none() && left == right))),
+        CompareOp::Eq => {
+            Some(ordering == Some(Ordering::Equal) || (ordering.is_none() && left == right))
+        }
+        CompareOp::Ne => {
+            Some(!(ordering == Some(Ordering::Equal) || (ordering.is_none() && left == right)))
+        }
         _ if left.is_null() || right.is_null() => Some(false),
         CompareOp::Lt => ordering.map(|o| o == Ordering::Less),
         CompareOp::Le => ordering.map(|o| o != Ordering::Greater),
@@ -225,7 +229,9 @@ impl Token {
     }
 }
 
-const OPERATORS: [&str; 12] = ["==", "!=", "<=", ">=", "&&", "||", "<", ">", "!", "(", ")", "="];
+const OPERATORS: [&str; 12] = [
+    "==", "!=", "<=", ">=", "&&", "||", "<", ">", "!", "(", ")", "=",
+];
 
 fn tokenize(text: &str) -> Result<Vec<(usize, Token)>, (usize, String)> {
     let mut tokens = Vec::new();
@@ -242,7 +248,9 @@ fn tokenize(text: &str) -> Result<Vec<(usize, Token)>, (usize, String)> {
                 .map_err(|e| (at, format!("bad string literal: {e}")))?;
             tokens.push((at, Token::Literal(literal)));
             at = end;
-        } else if c.is_ascii_digit() || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit())) {
+        } else if c.is_ascii_digit()
+            || (c == '-' && rest[1..].starts_with(|d: char| d.is_ascii_digit()))
+        {
             let len = rest
                 .find(|ch: char| !(ch.is_ascii_alphanumeric() || matches!(ch, '.' | '-' | '+')))
                 .unwrap_or(rest.len());
@@ -342,7 +350,10 @@ impl Parser<'_> {
         if let Some((at, Token::Op(o))) = self.tokens.get(self.at)
             && matches!(*o, "==" | "!=" | "<" | "<=" | ">" | ">=")
         {
-            return Err((*at, "comparisons do not chain; use `&&` and parentheses".to_owned()));
+            return Err((
+                *at,
+                "comparisons do not chain; use `&&` and parentheses".to_owned(),
+            ));
         }
         Ok(Expr::Compare(op, Box::new(left), Box::new(right)))
     }
@@ -358,7 +369,10 @@ impl Parser<'_> {
     fn primary(&mut self) -> ParseResult {
         let offset = self.offset();
         let Some((_, token)) = self.tokens.get(self.at) else {
-            return Err((offset, "the condition ends where a value was expected".to_owned()));
+            return Err((
+                offset,
+                "the condition ends where a value was expected".to_owned(),
+            ));
         };
         self.at += 1;
         match token {

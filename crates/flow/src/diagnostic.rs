@@ -160,7 +160,11 @@ impl fmt::Display for Diagnostic {
         if let Some(file) = &self.file {
             write!(f, "{file}: ")?;
         }
-        f.write_str(if self.pointer.is_empty() { "(root)" } else { &self.pointer })?;
+        f.write_str(if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        })?;
         match (&self.step, &self.slot) {
             (Some(step), Some(slot)) => write!(f, " (step `{step}`, slot `{slot}`)")?,
             (Some(step), None) => write!(f, " (step `{step}`)")?,
@@ -179,7 +183,11 @@ pub struct Diagnostics(pub Vec<Diagnostic>);
 impl Diagnostics {
     /// `Ok(())` for an empty list.
     pub fn check(list: Vec<Diagnostic>) -> Result<(), Diagnostics> {
-        if list.is_empty() { Ok(()) } else { Err(Diagnostics(list)) }
+        if list.is_empty() {
+            Ok(())
+        } else {
+            Err(Diagnostics(list))
+        }
     }
 
     /// The diagnostics.

@@ -10,7 +10,10 @@ pub(crate) fn wrong_type(at: &str, expected: &str, found: &Value) -> Diagnostic 
     Diagnostic::new(
         Code::Invalid(Rule::WrongType),
         at,
-        format!("expected {expected}, found {}", crate::json_type_name(found)),
+        format!(
+            "expected {expected}, found {}",
+            crate::json_type_name(found)
+        ),
     )
 }
 
@@ -38,7 +41,12 @@ impl<'a> Fields<'a> {
                 None
             }
         };
-        Fields { map, pointer: pointer.to_owned(), what, seen: Vec::new() }
+        Fields {
+            map,
+            pointer: pointer.to_owned(),
+            what,
+            seen: Vec::new(),
+        }
     }
 
     /// A field that may be absent.
@@ -49,7 +57,11 @@ impl<'a> Fields<'a> {
     }
 
     /// A required field.
-    pub(crate) fn take(&mut self, key: &'static str, out: &mut Vec<Diagnostic>) -> Option<(&'a Value, String)> {
+    pub(crate) fn take(
+        &mut self,
+        key: &'static str,
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<(&'a Value, String)> {
         let found = self.optional(key);
         if found.is_none() && self.map.is_some() {
             out.push(Diagnostic::new(
@@ -62,19 +74,31 @@ impl<'a> Fields<'a> {
     }
 
     /// A required string field.
-    pub(crate) fn string(&mut self, key: &'static str, out: &mut Vec<Diagnostic>) -> Option<(String, String)> {
+    pub(crate) fn string(
+        &mut self,
+        key: &'static str,
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<(String, String)> {
         let (value, at) = self.take(key, out)?;
         as_string(value, &at, out).map(|s| (s, at))
     }
 
     /// An optional string field.
-    pub(crate) fn optional_string(&mut self, key: &'static str, out: &mut Vec<Diagnostic>) -> Option<(String, String)> {
+    pub(crate) fn optional_string(
+        &mut self,
+        key: &'static str,
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<(String, String)> {
         let (value, at) = self.optional(key)?;
         as_string(value, &at, out).map(|s| (s, at))
     }
 
     /// An optional array field.
-    pub(crate) fn optional_array(&mut self, key: &'static str, out: &mut Vec<Diagnostic>) -> Option<(&'a Vec<Value>, String)> {
+    pub(crate) fn optional_array(
+        &mut self,
+        key: &'static str,
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<(&'a Vec<Value>, String)> {
         match self.optional(key)? {
             (Value::Array(items), at) => Some((items, at)),
             (other, at) => {
@@ -85,7 +109,11 @@ impl<'a> Fields<'a> {
     }
 
     /// A required array field.
-    pub(crate) fn array(&mut self, key: &'static str, out: &mut Vec<Diagnostic>) -> Option<(&'a Vec<Value>, String)> {
+    pub(crate) fn array(
+        &mut self,
+        key: &'static str,
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<(&'a Vec<Value>, String)> {
         match self.take(key, out)? {
             (Value::Array(items), at) => Some((items, at)),
             (other, at) => {
@@ -96,7 +124,11 @@ impl<'a> Fields<'a> {
     }
 
     /// An optional object field.
-    pub(crate) fn optional_object(&mut self, key: &'static str, out: &mut Vec<Diagnostic>) -> Option<(&'a Map<String, Value>, String)> {
+    pub(crate) fn optional_object(
+        &mut self,
+        key: &'static str,
+        out: &mut Vec<Diagnostic>,
+    ) -> Option<(&'a Map<String, Value>, String)> {
         match self.optional(key)? {
             (Value::Object(map), at) => Some((map, at)),
             (other, at) => {
@@ -114,7 +146,11 @@ impl<'a> Fields<'a> {
                 out.push(Diagnostic::new(
                     Code::Invalid(Rule::UnknownField),
                     push_pointer(&self.pointer, key),
-                    format!("unknown field `{key}` in {} (known fields: {})", self.what, self.seen.join(", ")),
+                    format!(
+                        "unknown field `{key}` in {} (known fields: {})",
+                        self.what,
+                        self.seen.join(", ")
+                    ),
                 ));
             }
         }

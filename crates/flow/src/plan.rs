@@ -1,33 +1,10 @@
-//! The compiled [`Plan`]: what the rider executes.
-//!
-//! # Contract for the runtime
-//!
-//! A `Plan` is self-sufficient: the rider needs nothing else from this crate and re-implements
-//! none of its rules.
-//!
-//! 1. `plan.start_scope(inputs)` checks the flow inputs (unknown, missing, schema, secrecy),
-//!    applies defaults and returns the [`Scope`]. Secret inputs are [`Bound::Secret`].
-//! 2. For each step of `plan.steps`, **in order** (a topological order: every step comes after
-//!    the steps in its `depends_on`):
-//!    - `step.should_run(&scope)?` — `false`: call `scope.skip(&step.id)` and go on;
-//!    - `step.evaluate_inputs(&scope)?` gives every slot's value (bindings, then contract
-//!      defaults for unbound slots). A [`Bound::Secret`] is a [`SecretTemplate`] naming
-//!      secrets; resolve it only inside the tool (which then holds `secrets`:
-//!      `step.effective_capabilities` says so) and redact before writing anything;
-//!    - run the tool `step.reference` (its registry contract is `step.contract`; build its
-//!      context from `step.effective_capabilities`, which may add `secrets` to the contract's
-//!      own list — see `std/http` in the crate docs; `step.secret_slots` names the slots that
-//!      carry a secret for this run). A composite step carries its inner plan in
-//!      `step.composite`: run it recursively, starting its scope from the evaluated inputs;
-//!    - `scope.finish(&step.id, output)`.
-//! 3. `plan.evaluate_output(&scope)` gives the flow's output (never secret-bearing).
-//!
-//! A skipped step's output reads as `null`. The compiler has made sure every wire is typed,
-//! so evaluation errors ([`EvalError`]) mean the scope does not match the plan.
+//! The compiled [`Plan`]: what the rider executes, and how (documented on [`Plan`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use browserflow_contract::{Capability, CompiledSchema, Digest, InputDecl, Require, Schema, ToolContract, ToolRef};
+use browserflow_contract::{
+    Capability, CompiledSchema, Digest, InputDecl, Require, Schema, ToolContract, ToolRef,
+};
 use serde_json::Value;
 
 use crate::binding::Binding;
@@ -37,6 +14,31 @@ use crate::scope::{EvalError, Scope};
 use crate::secret::Bound;
 
 /// A compiled flow: steps in a valid order with resolved contracts and typed bindings.
+///
+/// # Running a plan (the contract for the rider)
+///
+/// A `Plan` is self-sufficient: the rider needs nothing else from this crate and re-implements
+/// none of its rules.
+///
+/// 1. `plan.start_scope(inputs)` checks the flow inputs (unknown, missing, schema, secrecy),
+///    applies defaults and returns the [`Scope`]. Secret inputs are [`Bound::Secret`].
+/// 2. For each step of `plan.steps`, **in order** (a topological order: every step comes after
+///    the steps in its `depends_on`):
+///    - `step.should_run(&scope)?` — `false`: call `scope.skip(&step.id)` and go on;
+///    - `step.evaluate_inputs(&scope)?` gives every slot's value (bindings, then contract
+///      defaults for unbound slots). A [`Bound::Secret`] is a [`SecretTemplate`](crate::SecretTemplate) naming
+///      secrets; resolve it only inside the tool (which then holds `secrets`:
+///      `step.effective_capabilities` says so) and redact before writing anything;
+///    - run the tool `step.reference` (its registry contract is `step.contract`; build its
+///      context from `step.effective_capabilities`, which may add `secrets` to the contract's
+///      own list — see `std/http` in the crate docs; `step.secret_slots` names the slots that
+///      carry a secret for this run). A composite step carries its inner plan in
+///      `step.composite`: run it recursively, starting its scope from the evaluated inputs;
+///    - `scope.finish(&step.id, output)`.
+/// 3. `plan.evaluate_output(&scope)` gives the flow's output (never secret-bearing).
+///
+/// A skipped step's output reads as `null`. The compiler has made sure every wire is typed,
+/// so evaluation errors ([`EvalError`]) mean the scope does not match the plan.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[non_exhaustive]
 pub struct Plan {
@@ -105,7 +107,8 @@ impl PlannedStep {
             values.insert(slot.clone(), binding.evaluate(scope)?);
         }
         for decl in self.contract.inputs() {
-            if let (false, Some(default)) = (values.contains_key(&decl.name), &decl.schema.default) {
+            if let (false, Some(default)) = (values.contains_key(&decl.name), &decl.schema.default)
+            {
                 values.insert(decl.name.clone(), Bound::Value(default.clone()));
             }
         }
@@ -138,7 +141,10 @@ impl Plan {
     /// (or defaulted), none unknown, plain inputs valid against their schema, secret inputs
     /// (and only those) given as [`Bound::Secret`].
     pub fn start_scope(&self, inputs: BTreeMap<String, Bound>) -> Result<Scope, EvalError> {
-        if let Some(name) = inputs.keys().find(|n| !self.inputs.iter().any(|d| &d.name == *n)) {
+        if let Some(name) = inputs
+            .keys()
+            .find(|n| !self.inputs.iter().any(|d| &d.name == *n))
+        {
             return Err(EvalError::UnknownInput { name: name.clone() });
         }
         let mut scope = Scope::new();
@@ -147,7 +153,11 @@ impl Plan {
             let value = match (given, &decl.schema.default) {
                 (Some(v), _) => v,
                 (None, Some(default)) if !decl.secret => Bound::Value(default.clone()),
-                (None, _) => return Err(EvalError::MissingInput { name: decl.name.clone() }),
+                (None, _) => {
+                    return Err(EvalError::MissingInput {
+                        name: decl.name.clone(),
+                    });
+                }
             };
             match (&value, decl.secret) {
                 (Bound::Secret(_), true) => {}

@@ -58,7 +58,8 @@ fn is_segment(text: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-const FORMS: &str = "`input.NAME`, `steps.ID.output` (optionally followed by `.field`…) or `secret.NAME`";
+const FORMS: &str =
+    "`input.NAME`, `steps.ID.output` (optionally followed by `.field`…) or `secret.NAME`";
 
 impl Reference {
     /// Parses a reference; the error says what is wrong, for a person.
@@ -154,10 +155,12 @@ impl Reference {
                     Some(v) => v,
                     None => return Ok(Value::Null),
                 },
-                Value::Array(items) => match segment.parse::<usize>().ok().and_then(|i| items.get(i)) {
-                    Some(v) => v,
-                    None => return Ok(Value::Null),
-                },
+                Value::Array(items) => {
+                    match segment.parse::<usize>().ok().and_then(|i| items.get(i)) {
+                        Some(v) => v,
+                        None => return Ok(Value::Null),
+                    }
+                }
                 other => {
                     return Err(EvalError::BadPath {
                         reference: self.to_string(),

@@ -51,6 +51,18 @@ impl SecretTemplate {
         }
     }
 
+    /// The text, when no part is a secret; the template itself otherwise.
+    pub(crate) fn into_plain(self) -> Result<String, SecretTemplate> {
+        let mut text = String::new();
+        for part in &self.parts {
+            match part {
+                SecretPart::Text(t) => text.push_str(t),
+                SecretPart::Secret(_) => return Err(self),
+            }
+        }
+        Ok(text)
+    }
+
     /// The parts, in order.
     pub fn parts(&self) -> &[SecretPart] {
         &self.parts
@@ -71,7 +83,10 @@ impl SecretTemplate {
 
     /// The real string, asking `lookup` for each secret's value. Call this only inside a
     /// tool holding the `secrets` capability, and keep the result in a redacting type.
-    pub fn resolve<E>(&self, mut lookup: impl FnMut(&str) -> Result<String, E>) -> Result<String, E> {
+    pub fn resolve<E>(
+        &self,
+        mut lookup: impl FnMut(&str) -> Result<String, E>,
+    ) -> Result<String, E> {
         let mut text = String::new();
         for part in &self.parts {
             match part {

@@ -16,12 +16,14 @@
 //!
 //! `name`, `version`, `steps` and `output` are required; `description` (default `""`),
 //! `inputs` and `requires` (default `[]`) may be left out; a step's `with` and `when` are
-//! optional. Any other field is refused. Bindings are described in [`crate::binding`],
-//! conditions in [`crate::condition`].
+//! optional. Any other field is refused. Bindings are described at [`Binding`](crate::Binding),
+//! conditions at [`Condition`](crate::Condition).
 
 use std::collections::BTreeMap;
 
-use browserflow_contract::{Digest, InputDecl, Require, Rule, Schema, ToolName, ToolRef, canonical_json, push_pointer};
+use browserflow_contract::{
+    Digest, InputDecl, Require, Rule, Schema, ToolName, ToolRef, canonical_json, push_pointer,
+};
 use serde_json::{Map, Value};
 
 use crate::binding::Binding;
@@ -86,7 +88,13 @@ impl FlowSpec {
         let mut out = Vec::new();
         let spec = parse(value, &mut out);
         Diagnostics::check(out)?;
-        spec.ok_or_else(|| Diagnostics(vec![Diagnostic::new(Code::Invalid(Rule::WrongType), "", "not a flow")]))
+        spec.ok_or_else(|| {
+            Diagnostics(vec![Diagnostic::new(
+                Code::Invalid(Rule::WrongType),
+                "",
+                "not a flow",
+            )])
+        })
     }
 
     /// The normalised document: schemas normalised, pins sorted by ref, conditions and
@@ -97,10 +105,22 @@ impl FlowSpec {
         let mut map = Map::new();
         map.insert("name".into(), Value::String(self.name.clone()));
         map.insert("version".into(), Value::String(self.version.to_string()));
-        map.insert("description".into(), Value::String(self.description.clone()));
-        map.insert("inputs".into(), Value::Array(self.inputs.iter().map(input_json).collect()));
-        map.insert("requires".into(), Value::Array(requires.into_iter().map(Require::to_json).collect()));
-        map.insert("steps".into(), Value::Array(self.steps.iter().map(StepSpec::to_json).collect()));
+        map.insert(
+            "description".into(),
+            Value::String(self.description.clone()),
+        );
+        map.insert(
+            "inputs".into(),
+            Value::Array(self.inputs.iter().map(input_json).collect()),
+        );
+        map.insert(
+            "requires".into(),
+            Value::Array(requires.into_iter().map(Require::to_json).collect()),
+        );
+        map.insert(
+            "steps".into(),
+            Value::Array(self.steps.iter().map(StepSpec::to_json).collect()),
+        );
         map.insert("output".into(), self.output.to_json());
         Value::Object(map)
     }
@@ -131,7 +151,11 @@ impl StepSpec {
         let mut map = Map::new();
         map.insert("id".into(), Value::String(self.id.clone()));
         map.insert("uses".into(), Value::String(self.uses.to_string()));
-        let with = self.with.iter().map(|(k, b)| (k.clone(), b.to_json())).collect();
+        let with = self
+            .with
+            .iter()
+            .map(|(k, b)| (k.clone(), b.to_json()))
+            .collect();
         map.insert("with".into(), Value::Object(with));
         if let Some(when) = &self.when {
             map.insert("when".into(), Value::String(when.to_string()));
@@ -150,25 +174,33 @@ fn input_json(input: &InputDecl) -> Value {
 
 fn parse(value: &Value, out: &mut Vec<Diagnostic>) -> Option<FlowSpec> {
     let mut fields = Fields::open(value, "", "a flow", out);
-    let name = fields.string("name", out).and_then(|(text, at)| match ToolName::parse(&text) {
-        Ok(_) => Some(text),
-        Err(problems) => {
-            out.extend(problems.0.into_iter().map(|p| rebased(&at, p)));
-            None
-        }
-    });
-    let version = fields.string("version", out).and_then(|(text, at)| match semver::Version::parse(&text) {
-        Ok(v) => Some(v),
-        Err(e) => {
-            out.push(Diagnostic::new(
-                Code::Invalid(Rule::InvalidVersion),
-                at,
-                format!("`{text}` is not a semver version (like 1.0.0): {e}"),
-            ));
-            None
-        }
-    });
-    let description = fields.optional_string("description", out).map(|(s, _)| s).unwrap_or_default();
+    let name = fields
+        .string("name", out)
+        .and_then(|(text, at)| match ToolName::parse(&text) {
+            Ok(_) => Some(text),
+            Err(problems) => {
+                out.extend(problems.0.into_iter().map(|p| rebased(&at, p)));
+                None
+            }
+        });
+    let version =
+        fields
+            .string("version", out)
+            .and_then(|(text, at)| match semver::Version::parse(&text) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    out.push(Diagnostic::new(
+                        Code::Invalid(Rule::InvalidVersion),
+                        at,
+                        format!("`{text}` is not a semver version (like 1.0.0): {e}"),
+                    ));
+                    None
+                }
+            });
+    let description = fields
+        .optional_string("description", out)
+        .map(|(s, _)| s)
+        .unwrap_or_default();
     let inputs = fields
         .optional_array("inputs", out)
         .map(|(items, at)| {
@@ -186,7 +218,9 @@ fn parse(value: &Value, out: &mut Vec<Diagnostic>) -> Option<FlowSpec> {
             let list = items
                 .iter()
                 .enumerate()
-                .filter_map(|(i, v)| Require::parse_nested(v, &push_pointer(&at, &i.to_string()), &mut problems))
+                .filter_map(|(i, v)| {
+                    Require::parse_nested(v, &push_pointer(&at, &i.to_string()), &mut problems)
+                })
                 .collect();
             out.extend(problems.into_iter().map(Diagnostic::from));
             list
@@ -199,7 +233,9 @@ fn parse(value: &Value, out: &mut Vec<Diagnostic>) -> Option<FlowSpec> {
             .filter_map(|(i, v)| parse_step(v, &push_pointer(&at, &i.to_string()), out))
             .collect()
     });
-    let output = fields.take("output", out).and_then(|(v, at)| parse_binding(v, &at, out));
+    let output = fields
+        .take("output", out)
+        .and_then(|(v, at)| parse_binding(v, &at, out));
     fields.reject_unknown(out);
     Some(FlowSpec {
         name: name?,
@@ -221,13 +257,15 @@ fn parse_binding(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<B
 fn parse_input(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<InputDecl> {
     let mut fields = Fields::open(value, at, "an input declaration", out);
     let name = fields.string("name", out).map(|(s, _)| s);
-    let schema = fields.take("schema", out).and_then(|(v, schema_at)| match Schema::from_json(v) {
-        Ok(schema) => Some(schema),
-        Err(problems) => {
-            out.extend(problems.0.into_iter().map(|p| rebased(&schema_at, p)));
-            None
-        }
-    });
+    let schema = fields
+        .take("schema", out)
+        .and_then(|(v, schema_at)| match Schema::from_json(v) {
+            Ok(schema) => Some(schema),
+            Err(problems) => {
+                out.extend(problems.0.into_iter().map(|p| rebased(&schema_at, p)));
+                None
+            }
+        });
     let secret = match fields.take("secret", out) {
         Some((Value::Bool(b), _)) => Some(*b),
         Some((other, secret_at)) => {
@@ -237,7 +275,11 @@ fn parse_input(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Inp
         None => None,
     };
     fields.reject_unknown(out);
-    Some(InputDecl { name: name?, schema: schema?, secret: secret? })
+    Some(InputDecl {
+        name: name?,
+        schema: schema?,
+        secret: secret?,
+    })
 }
 
 fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<StepSpec> {
@@ -247,13 +289,20 @@ fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Step
         Some(id) => d.step(id.clone()),
         None => d,
     };
-    let uses = fields.string("uses", out).and_then(|(text, uses_at)| match ToolRef::parse(&text) {
-        Ok(r) => Some(r),
-        Err(problems) => {
-            out.extend(problems.0.into_iter().map(|p| step_of(rebased(&uses_at, p))));
-            None
-        }
-    });
+    let uses = fields
+        .string("uses", out)
+        .and_then(|(text, uses_at)| match ToolRef::parse(&text) {
+            Ok(r) => Some(r),
+            Err(problems) => {
+                out.extend(
+                    problems
+                        .0
+                        .into_iter()
+                        .map(|p| step_of(rebased(&uses_at, p))),
+                );
+                None
+            }
+        });
     let mut with = BTreeMap::new();
     let mut with_ok = true;
     if let Some((map, with_at)) = fields.optional_object("with", out) {
@@ -265,7 +314,10 @@ fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Step
                 }
                 Err(message) => {
                     with_ok = false;
-                    out.push(step_of(Diagnostic::new(Code::BadBinding, slot_at, message)).slot(slot.clone()));
+                    out.push(
+                        step_of(Diagnostic::new(Code::BadBinding, slot_at, message))
+                            .slot(slot.clone()),
+                    );
                 }
             }
         }
@@ -275,7 +327,11 @@ fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Step
         Some((text, when_at)) => match Condition::parse(&text) {
             Ok(c) => Some(Some(c)),
             Err(e) => {
-                out.push(step_of(Diagnostic::new(Code::BadCondition, when_at, e.to_string())));
+                out.push(step_of(Diagnostic::new(
+                    Code::BadCondition,
+                    when_at,
+                    e.to_string(),
+                )));
                 None
             }
         },
@@ -284,18 +340,32 @@ fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Step
     if !with_ok {
         return None;
     }
-    Some(StepSpec { id: id?, uses: uses?, with, when: when? })
+    Some(StepSpec {
+        id: id?,
+        uses: uses?,
+        with,
+        when: when?,
+    })
 }
 
-pub(crate) fn serialize_binding<S: serde::Serializer>(b: &Binding, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_binding<S: serde::Serializer>(
+    b: &Binding,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     serde::Serialize::serialize(&b.to_json(), s)
 }
 
-pub(crate) fn serialize_bindings<S: serde::Serializer>(map: &BTreeMap<String, Binding>, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_bindings<S: serde::Serializer>(
+    map: &BTreeMap<String, Binding>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     let json: Map<String, Value> = map.iter().map(|(k, b)| (k.clone(), b.to_json())).collect();
     serde::Serialize::serialize(&json, s)
 }
 
-pub(crate) fn serialize_condition<S: serde::Serializer>(c: &Option<Condition>, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_condition<S: serde::Serializer>(
+    c: &Option<Condition>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     serde::Serialize::serialize(&c.as_ref().map(ToString::to_string), s)
 }

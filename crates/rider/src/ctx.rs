@@ -153,7 +153,11 @@ impl ToolCtx {
     /// A context for `step_id` of `run_id` with no capability, the clock at `clock`, an empty
     /// env and a signal that never fires unless [`ToolCtxBuilder::signal`] sets one.
     pub fn builder(run_id: &str, step_id: &str) -> ToolCtxBuilder {
-        let redactor = crate::redact::Redactor::new();
+        ToolCtx::builder_with(run_id, step_id, crate::redact::Redactor::new())
+    }
+
+    /// [`ToolCtx::builder`] whose logger redacts through `redactor`.
+    pub fn builder_with(run_id: &str, step_id: &str, redactor: crate::redact::Redactor) -> ToolCtxBuilder {
         ToolCtxBuilder {
             ctx: ToolCtx {
                 net: None,

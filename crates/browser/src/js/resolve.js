@@ -236,6 +236,11 @@ async (spec) => {
 
   // What to read or check on the chosen element; null means "not yet" with a reason.
   const readValue = (el) => {
+    const got = readRaw(el);
+    if (spec.read.nonEmpty && got.value === '') return { reason: describe(el) + ' is empty' };
+    return got;
+  };
+  const readRaw = (el) => {
     const from = spec.read.from;
     if (from === 'text') return { value: textOf(el) };
     if (from === 'value') return 'value' in el ? { value: String(el.value) } : { reason: describe(el) + ' has no value' };

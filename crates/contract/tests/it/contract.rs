@@ -23,7 +23,9 @@ fn problems(value: &Value) -> Problems {
 }
 
 fn has(problems: &Problems, pointer: &str, rule: Rule) -> bool {
-    problems.iter().any(|p| p.pointer == pointer && p.rule == rule)
+    problems
+        .iter()
+        .any(|p| p.pointer == pointer && p.rule == rule)
 }
 
 #[test]
@@ -84,7 +86,11 @@ fn names_versions_and_slots_are_validated() {
         assert_eq!(ToolName::parse(name).is_ok(), ok, "name {name:?}");
         let mut value = base("transform", json!([]));
         value["name"] = json!(name);
-        assert_eq!(ToolContract::from_json(&value).is_ok(), ok, "contract name {name:?}");
+        assert_eq!(
+            ToolContract::from_json(&value).is_ok(),
+            ok,
+            "contract name {name:?}"
+        );
     }
     let mut value = base("transform", json!([]));
     value["version"] = json!("1.2");
@@ -106,8 +112,17 @@ fn refs_parse_exactly() {
     let r = ToolRef::parse("search-price@1.2.0").unwrap();
     assert_eq!(r.name.as_str(), "search-price");
     assert_eq!(r.version.to_string(), "1.2.0");
-    assert_eq!(ToolRef::parse("std/http.post@1.0.0").unwrap().to_string(), "std/http.post@1.0.0");
-    for bad in ["search-price", "search-price@", "@1.0.0", "search-price@^1.0", "Bad@1.0.0"] {
+    assert_eq!(
+        ToolRef::parse("std/http.post@1.0.0").unwrap().to_string(),
+        "std/http.post@1.0.0"
+    );
+    for bad in [
+        "search-price",
+        "search-price@",
+        "@1.0.0",
+        "search-price@^1.0",
+        "Bad@1.0.0",
+    ] {
         let err = ToolRef::parse(bad).unwrap_err();
         assert!(err.has(Rule::InvalidRef), "{bad}: {err}");
     }
@@ -117,10 +132,18 @@ fn refs_parse_exactly() {
 fn kind_rules_name_the_rule() {
     let cases: &[(&str, Value, Option<Rule>)] = &[
         ("transform", json!([]), None),
-        ("transform", json!(["net"]), Some(Rule::TransformHasCapabilities)),
+        (
+            "transform",
+            json!(["net"]),
+            Some(Rule::TransformHasCapabilities),
+        ),
         ("http", json!(["net"]), None),
         ("http", json!([]), Some(Rule::HttpNeedsNet)),
-        ("http", json!(["net", "secrets"]), Some(Rule::HttpSecretsMismatch)),
+        (
+            "http",
+            json!(["net", "secrets"]),
+            Some(Rule::HttpSecretsMismatch),
+        ),
         ("browser", json!(["browser"]), None),
         ("browser", json!(["net"]), Some(Rule::BrowserNeedsBrowser)),
         ("shell", json!(["spawn", "fs"]), None),
@@ -151,7 +174,10 @@ fn http_secrets_exactly_when_a_secret_input_exists() {
     value["inputs"][0]["secret"] = json!(true);
     let p = problems(&value);
     assert!(has(&p, "/capabilities", Rule::HttpSecretsMismatch), "{p}");
-    assert!(p.to_string().contains("text"), "the message names the secret input: {p}");
+    assert!(
+        p.to_string().contains("text"),
+        "the message names the secret input: {p}"
+    );
     value["capabilities"] = json!(["net", "secrets"]);
     assert!(ToolContract::from_json(&value).is_ok());
 }
@@ -187,14 +213,20 @@ fn construction_checks_the_same_rules_as_parsing() {
     };
     let p = ToolContract::new(bad).unwrap_err();
     assert!(has(&p, "/name", Rule::InvalidName), "{p}");
-    assert!(has(&p, "/capabilities", Rule::TransformHasCapabilities), "{p}");
+    assert!(
+        has(&p, "/capabilities", Rule::TransformHasCapabilities),
+        "{p}"
+    );
 }
 
 #[test]
 fn a_tool_file_contract_is_read_under_contract() {
     let file = json!({"contract": base("transform", json!(["net"])), "steps": []});
     let p = ToolContract::from_document(&file).unwrap_err();
-    assert!(has(&p, "/contract/capabilities", Rule::TransformHasCapabilities), "{p}");
+    assert!(
+        has(&p, "/contract/capabilities", Rule::TransformHasCapabilities),
+        "{p}"
+    );
     let file = json!({"contract": base("transform", json!([])), "steps": []});
     assert!(ToolContract::from_document(&file).is_ok());
 }

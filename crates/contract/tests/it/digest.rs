@@ -61,7 +61,10 @@ fn golden_search_price() {
         "search_price_interface",
         canonical_json(&contract.interface_json()).unwrap()
     );
-    insta::assert_snapshot!("search_price_digest", contract.contract_digest().to_string());
+    insta::assert_snapshot!(
+        "search_price_digest",
+        contract.contract_digest().to_string()
+    );
 }
 
 #[test]
@@ -87,6 +90,19 @@ fn spelling_variants_of_the_same_interface_digest_the_same() {
 }
 
 #[test]
+fn descriptive_annotations_are_not_part_of_the_digest() {
+    let mut other = search_price();
+    other["inputs"][0]["schema"]["description"] = json!("What to search for.");
+    other["output"]["title"] = json!("Price");
+    other["output"]["properties"]["price"]["examples"] = json!([89.99]);
+    assert_eq!(digest(&search_price()), digest(&other));
+    // A default changes what a caller may omit: it is part of the interface.
+    let mut defaulted = search_price();
+    defaulted["inputs"][0]["schema"]["default"] = json!("keyboard");
+    assert_ne!(digest(&search_price()), digest(&defaulted));
+}
+
+#[test]
 fn reordering_inputs_does_not_change_the_digest() {
     let mut a = search_price();
     a["inputs"] = json!([
@@ -102,7 +118,8 @@ fn reordering_inputs_does_not_change_the_digest() {
 #[test]
 fn every_interface_change_changes_the_digest() {
     let base = search_price();
-    let mutations: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    type Mutation = Box<dyn Fn(&mut Value)>;
+    let mutations: Vec<(&str, Mutation)> = vec![
         ("name", Box::new(|v| v["name"] = json!("search-prices"))),
         (
             "kind",
@@ -148,11 +165,19 @@ fn every_interface_change_changes_the_digest() {
     for (what, mutate) in mutations {
         let mut changed = base.clone();
         mutate(&mut changed);
-        assert_ne!(digest(&changed), base_digest, "changing the {what} kept the digest");
+        assert_ne!(
+            digest(&changed),
+            base_digest,
+            "changing the {what} kept the digest"
+        );
     }
     let mut no_caps = slugify();
     no_caps["kind"] = json!("code");
-    assert_ne!(digest(&no_caps), digest(&slugify()), "kind transform → code");
+    assert_ne!(
+        digest(&no_caps),
+        digest(&slugify()),
+        "kind transform → code"
+    );
 }
 
 /// Writes `value` as JSON text with the keys of every object in an order driven by `seed`

@@ -1,7 +1,9 @@
 //! Integration tests of browserflow-contract.
 
+mod assign;
 mod canonical;
 mod contract;
 mod digest;
+mod from_rust;
 mod parse_fuzz;
 mod schema;

@@ -79,14 +79,20 @@ fn nonsense_is_refused() {
         (json!({"type": []}), "/type"),
         (json!({"type": ["string", "string"]}), "/type/1"),
         (json!({"enum": []}), "/enum"),
-        (json!({"type": "string", "minLength": 5, "maxLength": 2}), ""),
+        (
+            json!({"type": "string", "minLength": 5, "maxLength": 2}),
+            "",
+        ),
         (json!({"type": "number", "minimum": 5, "maximum": 2}), ""),
         (json!({"type": "string", "pattern": "("}), "/pattern"),
         (json!({"type": "string", "format": "ipv4"}), "/format"),
         (json!({"type": "string", "minLength": -1}), "/minLength"),
         (json!({"type": "string", "items": {}}), ""),
         (json!({"type": "integer", "default": "x"}), "/default"),
-        (json!({"type": "object", "required": ["a", "a"]}), "/required/1"),
+        (
+            json!({"type": "object", "required": ["a", "a"]}),
+            "/required/1",
+        ),
         (
             json!({"type": "object", "required": ["a"], "additionalProperties": false}),
             "",
@@ -137,7 +143,10 @@ fn validation_reports_json_pointers_and_checks_formats() {
         .unwrap_err();
     let pointers: Vec<&str> = errors.iter().map(|e| e.pointer.as_str()).collect();
     for expected in ["/price", "/when", "/mail", "/tags/1"] {
-        assert!(pointers.contains(&expected), "{expected} missing from {pointers:?}");
+        assert!(
+            pointers.contains(&expected),
+            "{expected} missing from {pointers:?}"
+        );
     }
 }
 

@@ -1,1 +1,15 @@
-//! Integration tests.
+//! Integration tests of the flow crate.
+
+// Helpers outside `#[test]` functions unwrap too: a panic is how a test fails.
+#![allow(clippy::unwrap_used)]
+
+mod composite;
+mod conditions;
+mod parse;
+mod pins;
+mod recordings;
+mod registry;
+mod runtime;
+mod secrets;
+mod support;
+mod wires;

@@ -111,7 +111,7 @@ impl FileSecrets {
             };
             let name = name.trim();
             check_name(name).map_err(|_| fail(format!("line {}: bad secret name", i + 1)))?;
-            values.insert(name.to_owned(), SecretString::from(value.to_owned()));
+            values.insert(name.to_owned(), SecretString::from(value.trim_start().to_owned()));
         }
         Ok(FileSecrets { values })
     }
@@ -217,6 +217,11 @@ impl SecretsCap {
             redactor,
             allowed: allowed.map(Arc::new),
         }
+    }
+
+    /// Registers a derived secret value (a resolved template) with the redactor.
+    pub(crate) fn register(&self, value: &SecretString) {
+        self.redactor.register(value);
     }
 
     /// Resolves a secret by name (`NAME` or `secret.NAME`).

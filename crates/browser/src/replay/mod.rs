@@ -1,0 +1,203 @@
+//! Deterministic replay of recorded steps in one browser context.
+//!
+//! Every element step resolves its selector (all candidates watched for the whole budget, the
+//! highest-ranked match wins), waits for actionability, then acts with real CDP input events.
+//! An action that navigates is an outcome, not an error: the replayer waits for the new
+//! document and carries on.
+
+mod execute;
+mod glob;
+mod resolve;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::interpolate::InterpolateError;
+use crate::launch::BrowserContext;
+use crate::page::DialogRecord;
+use crate::steps::{SelectorKind, Step};
+
+/// Replay settings.
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    /// How long each selector candidate may take to become actionable (default 5 s). All
+    /// candidates are watched at once, so each gets the whole budget.
+    pub candidate_timeout: Duration,
+    /// How long a navigation may take to load (default 30 s).
+    pub navigation_timeout: Duration,
+    /// Take a PNG screenshot after every step (and of a failing step).
+    pub screenshots: bool,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        Self {
+            candidate_timeout: Duration::from_secs(5),
+            navigation_timeout: Duration::from_secs(30),
+            screenshots: false,
+        }
+    }
+}
+
+/// Runs steps against a [`BrowserContext`]. Holds no per-run state: one replayer may run many
+/// replays at once.
+#[derive(Debug, Clone, Default)]
+pub struct Replayer {
+    options: ReplayOptions,
+}
+
+/// Whether a step ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    /// The step did what it says.
+    Passed,
+    /// The step failed; the replay stopped here.
+    Failed,
+    /// The step did not run because an earlier one failed.
+    Skipped,
+}
+
+/// The selector candidate that found the element.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WinningSelector {
+    /// Position in the step's candidate list (0 = best ranked).
+    pub index: usize,
+    /// The candidate's kind.
+    pub kind: SelectorKind,
+    /// The candidate, described: `test_id "search-input"`.
+    pub description: String,
+}
+
+/// What happened in one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepReport {
+    /// Position of the step (0-based).
+    pub index: usize,
+    /// The step type (`click`, `fill`, …).
+    pub kind: String,
+    /// The step's label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Outcome.
+    pub status: StepStatus,
+    /// Wall time of the step in milliseconds.
+    pub duration_ms: f64,
+    /// The candidate that won, for element steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<WinningSelector>,
+    /// The URL the step navigated to, when it navigated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub navigated_to: Option<String>,
+    /// Dialogs that opened during the step and how they were answered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dialogs: Vec<DialogRecord>,
+    /// Why the step failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// PNG screenshot taken after the step (when enabled). Not serialized.
+    #[serde(skip)]
+    pub screenshot: Option<Vec<u8>>,
+}
+
+/// The outcome of a replay.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayReport {
+    /// One report per step, in order (failed and skipped steps included).
+    pub steps: Vec<StepReport>,
+    /// Extracted output fields.
+    pub outputs: Map<String, Value>,
+    /// The URL of the current page when the replay ended.
+    pub final_url: String,
+    /// Wall time of the whole replay in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// Why a replay failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// A step is malformed (checked before anything runs).
+    #[error("step {} ({kind}) is invalid: {message}", .index + 1)]
+    InvalidStep {
+        /// 0-based step position.
+        index: usize,
+        /// Step type.
+        kind: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A step references an input that was not given.
+    #[error("step {} ({kind}): {source}", .index + 1)]
+    Input {
+        /// 0-based step position.
+        index: usize,
+        /// Step type.
+        kind: String,
+        /// The expansion problem.
+        source: InterpolateError,
+    },
+    /// A step failed while running; the report holds every step up to it.
+    #[error("step {} ({kind}{}) failed: {message}", .index + 1, label_suffix(.label))]
+    StepFailed {
+        /// 0-based step position.
+        index: usize,
+        /// Step type.
+        kind: String,
+        /// Step label.
+        label: Option<String>,
+        /// What went wrong, naming every selector candidate tried.
+        message: String,
+        /// The partial report, with the failing step's screenshot when enabled.
+        report: Box<ReplayReport>,
+    },
+}
+
+fn label_suffix(label: &Option<String>) -> String {
+    label
+        .as_ref()
+        .map(|l| format!(" \"{l}\""))
+        .unwrap_or_default()
+}
+
+impl ReplayError {
+    /// The partial report of a failed step, if the replay got that far.
+    pub fn report(&self) -> Option<&ReplayReport> {
+        match self {
+            ReplayError::StepFailed { report, .. } => Some(report),
+            _ => None,
+        }
+    }
+}
+
+impl Replayer {
+    /// A replayer with the given options.
+    pub fn new(options: ReplayOptions) -> Self {
+        Self { options }
+    }
+
+    /// The replayer's options.
+    pub fn options(&self) -> &ReplayOptions {
+        &self.options
+    }
+
+    /// Replays `steps` in `context`, expanding `{{name}}` references from `inputs`.
+    pub async fn run(
+        &self,
+        context: &BrowserContext,
+        steps: &[Step],
+        inputs: &Map<String, Value>,
+    ) -> Result<ReplayReport, ReplayError> {
+        for (index, step) in steps.iter().enumerate() {
+            step.validate().map_err(|message| ReplayError::InvalidStep {
+                index,
+                kind: step.kind().to_string(),
+                message,
+            })?;
+        }
+        execute::Run::new(context, &self.options)
+            .run(steps, inputs)
+            .await
+    }
+}

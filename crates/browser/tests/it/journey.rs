@@ -1,0 +1,112 @@
+use browserflow_browser::steps::SelectorKind;
+use browserflow_browser::{ReplayOptions, StepStatus};
+use serde_json::json;
+
+use crate::support::Harness;
+
+/// The search-price journey: home → search (late results) → first result → typed output.
+fn search_price_steps() -> serde_json::Value {
+    json!([
+        { "type": "navigate", "url": "{{shop}}/index.html", "label": "Open the shop" },
+        { "type": "fill", "label": "Type the query", "value": "{{query}}", "selector": { "candidates": [
+            { "kind": "test_id", "value": "search-input" },
+            { "kind": "role", "value": "searchbox", "name": "Search products" },
+            { "kind": "css", "value": "#search-input" }
+        ] } },
+        { "type": "key_press", "key": "Enter", "label": "Submit the search",
+          "navigation": { "url": "*/search.html?q={{query}}" } },
+        { "type": "click", "label": "Open the first result", "selector": { "candidates": [
+            { "kind": "css", "value": "#results li:first-child a" },
+            { "kind": "test_id", "value": "result-link" }
+        ] }, "navigation": { "url": "*/product.html?id=*", "title": "* | Fixture Shop" } },
+        { "type": "extract", "field": "name", "selector": { "candidates": [
+            { "kind": "test_id", "value": "product-name" }
+        ] } },
+        { "type": "extract", "field": "price", "kind": "number", "currency_field": "currency",
+          "selector": { "candidates": [ { "kind": "test_id", "value": "product-price" } ] } }
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_price_journey_returns_typed_output() {
+    let h = Harness::start().await;
+    let options = ReplayOptions { screenshots: true, ..ReplayOptions::default() };
+    let report = h
+        .replay_with(search_price_steps(), json!({ "query": "keyboard" }), options)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        serde_json::Value::Object(report.outputs.clone()),
+        json!({ "name": "Mechanical Keyboard", "price": 89.99, "currency": "USD" })
+    );
+    assert!(report.steps.iter().all(|s| s.status == StepStatus::Passed));
+    // The fill won on the first-ranked candidate, the click on the CSS one.
+    let fill = report.steps[1].selector.as_ref().unwrap();
+    assert_eq!((fill.index, fill.kind), (0, SelectorKind::TestId));
+    assert_eq!(report.steps[3].selector.as_ref().unwrap().kind, SelectorKind::Css);
+    // Navigations are reported where they happened.
+    assert!(report.steps[2].navigated_to.as_deref().unwrap().ends_with("/search.html?q=keyboard"));
+    assert!(report.steps[3].navigated_to.as_deref().unwrap().ends_with("/product.html?id=kb-1"));
+    assert!(report.final_url.ends_with("/product.html?id=kb-1"));
+    // Every step has a real PNG screenshot.
+    for step in &report.steps {
+        let png = step.screenshot.as_ref().expect("screenshot");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    }
+    eprintln!("search-price journey: {:.1} ms", report.duration_ms);
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_journey_with_a_click_on_search_and_other_inputs() {
+    let h = Harness::start().await;
+    let mut steps = search_price_steps();
+    // Submit with the button instead of Enter; search for the desk with a grouped price.
+    steps[2] = json!({ "type": "click", "selector": { "candidates": [
+        { "kind": "role", "value": "button", "name": "Search" }
+    ] }, "navigation": { "url": "*/search.html?q=desk" } });
+    let report = h.replay(steps, json!({ "query": "desk" })).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.outputs["name"], "Standing Desk");
+    assert_eq!(report.outputs["price"], 1299.0);
+    assert_eq!(report.outputs["currency"], "USD");
+    let report = h.replay(search_price_steps(), json!({ "query": "espresso" })).await.unwrap();
+    assert_eq!(report.outputs["price"], 1299.0);
+    assert_eq!(report.outputs["currency"], "EUR");
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_journeys_on_one_browser() {
+    let h = Harness::start().await;
+    let queries = ["keyboard", "mouse", "desk", "espresso"];
+    let runs = queries
+        .iter()
+        .map(|q| h.replay(search_price_steps(), json!({ "query": q })));
+    let reports = futures::future::join_all(runs).await;
+    let names: Vec<String> = reports
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")).outputs["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["Mechanical Keyboard", "Wireless Mouse", "Standing Desk", "Espresso Machine"]);
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn screenshots_make_thumbnails() {
+    let h = Harness::start().await;
+    let context = h.browser.new_context().await.unwrap();
+    let steps: Vec<browserflow_browser::steps::Step> = serde_json::from_value(json!([
+        { "type": "set_viewport", "width": 640, "height": 480 },
+        { "type": "navigate", "url": h.url("/index.html") }
+    ]))
+    .unwrap();
+    browserflow_browser::Replayer::default().run(&context, &steps, &Default::default()).await.unwrap();
+    let png = context.page().screenshot_png().await.unwrap();
+    let full = image::load_from_memory(&png).unwrap();
+    assert_eq!((full.width(), full.height()), (640, 480));
+    let thumb = browserflow_browser::screenshot::thumbnail_png(&png, 160).unwrap();
+    let thumb = image::load_from_memory(&thumb).unwrap();
+    assert_eq!((thumb.width(), thumb.height()), (160, 120));
+    context.close().await.unwrap();
+    h.close().await;
+}

@@ -1,0 +1,29 @@
+//! Integration tests of the `bflow` binary: real processes, real files.
+
+mod contract;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Runs `bflow` with `args`.
+pub fn bflow(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args(args)
+        .output()
+        .expect("bflow runs")
+}
+
+/// Writes `text` to `name` inside `dir` and returns the path as a string.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write fixture");
+    path.to_string_lossy().into_owned()
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}

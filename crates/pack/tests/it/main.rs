@@ -1,0 +1,7 @@
+//! Integration tests of browserflow-pack: export, verify, tamper, store, signatures, OCI.
+
+mod export;
+mod sign;
+mod store;
+mod support;
+mod tamper;

@@ -1,0 +1,76 @@
+//! How a Rider is set up.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::caps::net::NetOptions;
+use crate::caps::{BrowserCapability, ModelCapability};
+use crate::crash::CrashHook;
+use crate::events::EventSink;
+use crate::retry::RetryPolicy;
+
+/// The settings of a [`Rider`](crate::Rider). `RiderOptions::default()` is a sensible start.
+#[derive(Clone)]
+pub struct RiderOptions {
+    /// Independent steps run at most this many at a time.
+    pub max_parallel: usize,
+    /// A run executes at most this many steps (composite inner steps included).
+    pub max_steps: usize,
+    /// No step input or output, and no flow output, may exceed this many bytes of JSON.
+    pub max_payload_bytes: usize,
+    /// The backoff of retryable kinds (`http`, `browser`, `model`).
+    pub backoff: RetryPolicy,
+    /// Network settings of the `net` capability.
+    pub net: NetOptions,
+    /// The directory of the `fs` capability; without it a step declaring `fs` fails.
+    pub fs_root: Option<PathBuf>,
+    /// The programs the `spawn` capability may run.
+    pub spawn_allow: Vec<String>,
+    /// The `browser` capability; without it a step declaring `browser` fails.
+    pub browser: Option<Arc<dyn BrowserCapability>>,
+    /// The `model` capability; without it a step declaring `model` fails.
+    pub model: Option<Arc<dyn ModelCapability>>,
+    /// The variables a new run is given (tools read them through `ctx.env()`).
+    pub env: BTreeMap<String, String>,
+    /// Progress events.
+    pub on_event: Option<EventSink>,
+    /// Test only: called at each named crash point of effectful steps.
+    pub crash_hook: Option<CrashHook>,
+}
+
+impl Default for RiderOptions {
+    fn default() -> Self {
+        RiderOptions {
+            max_parallel: 4,
+            max_steps: 10_000,
+            max_payload_bytes: 16 * 1024 * 1024,
+            backoff: RetryPolicy::BACKOFF,
+            net: NetOptions::default(),
+            fs_root: None,
+            spawn_allow: Vec::new(),
+            browser: None,
+            model: None,
+            env: BTreeMap::new(),
+            on_event: None,
+            crash_hook: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for RiderOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RiderOptions")
+            .field("max_parallel", &self.max_parallel)
+            .field("max_steps", &self.max_steps)
+            .field("max_payload_bytes", &self.max_payload_bytes)
+            .field("backoff", &self.backoff)
+            .field("net", &self.net)
+            .field("fs_root", &self.fs_root)
+            .field("spawn_allow", &self.spawn_allow)
+            .field("browser", &self.browser.is_some())
+            .field("model", &self.model.is_some())
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}

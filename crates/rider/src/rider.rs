@@ -1,0 +1,351 @@
+//! The Rider: runs a compiled [`Plan`], journals effectful steps and resumes crashed runs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use browserflow_flow::{Bound, Plan};
+use serde_json::{Map, Value};
+
+use crate::caps::fs::FsCap;
+use crate::caps::net::NetCap;
+use crate::caps::secrets::SecretsProvider;
+use crate::clock::Clock;
+use crate::ctx::EnvView;
+use crate::error::{RunError, RunFailure};
+use crate::events::RunEvent;
+use crate::exec::RunState;
+use crate::journal::{Journal, RunStart};
+use crate::options::RiderOptions;
+use crate::redact::Redactor;
+use crate::registry::ToolRegistry;
+use crate::secret_input::{SECRET_TEMPLATE_KEY, parse_template};
+use crate::signal::CancelHandle;
+
+/// A run that completed.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RunOutcome {
+    /// The run id (for `bflow journal show`).
+    pub run_id: String,
+    /// The flow's output.
+    pub output: Value,
+    /// Steps whose tool ran in this session.
+    pub steps_run: usize,
+    /// Effectful steps whose recorded outcome was reused instead (resume).
+    pub steps_replayed: usize,
+}
+
+/// Why a Rider could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum RiderError {
+    /// The HTTP client could not be built.
+    #[error(transparent)]
+    Net(#[from] crate::caps::net::NetError),
+    /// The fs root is unusable.
+    #[error(transparent)]
+    Fs(#[from] crate::caps::fs::FsError),
+}
+
+/// The runtime. One Rider can run many flows, one after another or at once.
+pub struct Rider {
+    pub(crate) registry: Arc<ToolRegistry>,
+    pub(crate) journal: Arc<Journal>,
+    pub(crate) secrets: Arc<dyn SecretsProvider>,
+    pub(crate) options: RiderOptions,
+    pub(crate) net: NetCap,
+    pub(crate) fs: Option<FsCap>,
+}
+
+impl std::fmt::Debug for Rider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rider")
+            .field("registry", &self.registry)
+            .field("journal", &self.journal)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Rider {
+    /// A Rider running tools from `registry`, journaling to `journal`, resolving secrets
+    /// through `secrets`.
+    pub fn new(
+        registry: impl Into<Arc<ToolRegistry>>,
+        journal: Arc<Journal>,
+        secrets: Arc<dyn SecretsProvider>,
+        options: RiderOptions,
+    ) -> Result<Rider, RiderError> {
+        let net = NetCap::new(&options.net)?;
+        let fs = options.fs_root.as_ref().map(FsCap::new).transpose()?;
+        Ok(Rider {
+            registry: registry.into(),
+            journal,
+            secrets,
+            options,
+            net,
+            fs,
+        })
+    }
+
+    /// The journal.
+    pub fn journal(&self) -> &Arc<Journal> {
+        &self.journal
+    }
+
+    /// The redactor guarding every writer (shared with the journal). Install
+    /// [`Redactor::make_writer`] in your `tracing` subscriber so log output passes through it.
+    pub fn redactor(&self) -> &Redactor {
+        self.journal.redactor()
+    }
+
+    /// The tool registry.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// Runs `plan` with `inputs` (secret inputs as [`Bound::Secret`]).
+    pub async fn run(
+        &self,
+        plan: &Plan,
+        inputs: BTreeMap<String, Bound>,
+    ) -> Result<RunOutcome, RunFailure> {
+        self.run_with(plan, inputs, &CancelHandle::new()).await
+    }
+
+    /// [`Rider::run`], cancellable through `cancel`.
+    pub async fn run_with(
+        &self,
+        plan: &Plan,
+        inputs: BTreeMap<String, Bound>,
+        cancel: &CancelHandle,
+    ) -> Result<RunOutcome, RunFailure> {
+        let scope = plan
+            .start_scope(inputs.clone())
+            .map_err(|e| self.failure(None, RunError::FlowInput(e.to_string())))?;
+        let run_id = new_run_id();
+        let clock = Clock::now_wall();
+        let env = self.options.env.clone();
+        let env_json = Value::Object(
+            env.iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect(),
+        );
+        let start = RunStart {
+            run_id: &run_id,
+            flow: &plan.reference(),
+            flow_digest: plan.flow_digest.as_str(),
+            inputs: &tag_inputs(&inputs),
+            env: &env_json,
+            clock_ms: clock.unix_millis(),
+            started_at_ms: now_ms(),
+        };
+        self.journal
+            .begin_run(&start)
+            .map_err(|e| self.failure(None, e.into()))?;
+        let state = RunState::new(self, run_id, 1, clock, EnvView::new(env), HashMap::new(), cancel);
+        self.execute(plan, scope, state, false).await
+    }
+
+    /// Resumes run `run_id` with `plan`: pure steps are re-run, effectful steps return their
+    /// recorded outcome, and any position that does not match the record stops the run with
+    /// a `divergence` error naming the step.
+    pub async fn resume(&self, run_id: &str, plan: &Plan) -> Result<RunOutcome, RunFailure> {
+        self.resume_with(run_id, plan, &CancelHandle::new()).await
+    }
+
+    /// [`Rider::resume`], cancellable through `cancel`.
+    pub async fn resume_with(
+        &self,
+        run_id: &str,
+        plan: &Plan,
+        cancel: &CancelHandle,
+    ) -> Result<RunOutcome, RunFailure> {
+        let fail = |e: RunError| self.failure(Some(run_id.to_owned()), e);
+        let (record, recorded) = self.journal.resume_run(run_id).map_err(|e| fail(e.into()))?;
+        let stop = |e: RunError| {
+            let failure = fail(e);
+            let _ = self.journal.finish_run(
+                run_id,
+                "failed",
+                None,
+                Some((failure.code(), &failure.message)),
+                now_ms(),
+                &mut Vec::new(),
+            );
+            failure
+        };
+        if record.flow != plan.reference() {
+            return Err(stop(RunError::Divergence {
+                step: "(flow)".to_owned(),
+                what: "flow",
+                recorded: record.flow,
+                current: plan.reference(),
+            }));
+        }
+        let inputs = untag_inputs(&record.inputs).map_err(|m| stop(RunError::FlowInput(m)))?;
+        let scope = plan
+            .start_scope(inputs)
+            .map_err(|e| stop(RunError::FlowInput(e.to_string())))?;
+        let env = match &record.env {
+            Value::Object(map) => map
+                .iter()
+                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+                .collect(),
+            _ => BTreeMap::new(),
+        };
+        let state = RunState::new(
+            self,
+            run_id.to_owned(),
+            record.session,
+            Clock::at_unix_millis(record.clock_ms),
+            EnvView::new(env),
+            recorded,
+            cancel,
+        );
+        self.execute(plan, scope, state, true).await
+    }
+
+    async fn execute(
+        &self,
+        plan: &Plan,
+        scope: browserflow_flow::Scope,
+        state: RunState<'_>,
+        resumed: bool,
+    ) -> Result<RunOutcome, RunFailure> {
+        let run_id = state.run_id.clone();
+        self.emit(&RunEvent::RunStarted {
+            run_id: run_id.clone(),
+            flow: plan.reference(),
+            steps: plan.steps.len(),
+            resumed,
+        });
+        let result = match state.check_unknown_steps(plan) {
+            Ok(()) => state.run_plan(plan, scope, "").await,
+            Err(e) => Err(e),
+        };
+        let mut pending = state.take_pending();
+        let (status, outcome) = match result {
+            Ok(output) => {
+                let written = self.journal.finish_run(
+                    &run_id,
+                    "succeeded",
+                    Some(&output),
+                    None,
+                    now_ms(),
+                    &mut pending,
+                );
+                match written {
+                    Ok(()) => (
+                        "succeeded",
+                        Ok(RunOutcome {
+                            run_id: run_id.clone(),
+                            output: self.redactor().redact_json(&output),
+                            steps_run: state.steps_run.load(Ordering::Relaxed),
+                            steps_replayed: state.steps_replayed.load(Ordering::Relaxed),
+                        }),
+                    ),
+                    Err(e) => ("failed", Err(self.failure(Some(run_id.clone()), e.into()))),
+                }
+            }
+            Err(error) => {
+                let status = if matches!(error, RunError::Cancelled { .. }) {
+                    "cancelled"
+                } else {
+                    "failed"
+                };
+                let failure = self.failure(Some(run_id.clone()), error);
+                // The run's outcome is best effort here: the step rows already committed
+                // are what resume relies on.
+                let _ = self.journal.finish_run(
+                    &run_id,
+                    status,
+                    None,
+                    Some((failure.code(), &failure.message)),
+                    now_ms(),
+                    &mut pending,
+                );
+                (status, Err(failure))
+            }
+        };
+        self.emit(&RunEvent::RunFinished { run_id, status });
+        outcome
+    }
+
+    pub(crate) fn emit(&self, event: &RunEvent) {
+        if let Some(sink) = &self.options.on_event {
+            sink(event);
+        }
+    }
+
+    pub(crate) fn failure(&self, run_id: Option<String>, error: RunError) -> RunFailure {
+        let message = self.redactor().redact_string(&error.to_string());
+        RunFailure {
+            run_id,
+            error,
+            message,
+        }
+    }
+}
+
+/// The flow inputs as journaled: `{"name": {"value": …}}` or `{"name": {"secret_template": "…"}}`.
+fn tag_inputs(inputs: &BTreeMap<String, Bound>) -> Value {
+    let mut map = Map::new();
+    for (name, bound) in inputs {
+        let tagged = match bound {
+            Bound::Value(v) => serde_json::json!({ "value": v }),
+            Bound::Secret(t) => serde_json::json!({ SECRET_TEMPLATE_KEY: t.to_string() }),
+        };
+        map.insert(name.clone(), tagged);
+    }
+    Value::Object(map)
+}
+
+fn untag_inputs(tagged: &Value) -> Result<BTreeMap<String, Bound>, String> {
+    let Value::Object(map) = tagged else {
+        return Err("the journaled inputs are not an object".to_owned());
+    };
+    let mut inputs = BTreeMap::new();
+    for (name, value) in map {
+        let bound = match value {
+            Value::Object(m) if m.len() == 1 && m.contains_key("value") => {
+                Bound::Value(m.get("value").cloned().unwrap_or(Value::Null))
+            }
+            Value::Object(m) if m.len() == 1 => match m.get(SECRET_TEMPLATE_KEY) {
+                Some(Value::String(text)) => Bound::Secret(
+                    parse_template(text).map_err(|e| format!("journaled input `{name}`: {e}"))?,
+                ),
+                _ => return Err(format!("journaled input `{name}` is malformed")),
+            },
+            _ => return Err(format!("journaled input `{name}` is malformed")),
+        };
+        inputs.insert(name.clone(), bound);
+    }
+    Ok(inputs)
+}
+
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// `20261130T024751Z-3f9a1c2e5b7d`: sortable by start time, unique by its random part.
+fn new_run_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    hasher.write_u32(std::process::id());
+    hasher.write_usize(COUNTER.fetch_add(1, Ordering::Relaxed));
+    let stamp = Clock::now_wall().rfc3339();
+    // 2026-11-30T02:47:51.123Z → 20261130T024751Z
+    let compact: String = stamp[..19].chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    format!("{compact}Z-{:012x}", hasher.finish() & 0xFFFF_FFFF_FFFF)
+}
