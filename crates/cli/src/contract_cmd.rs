@@ -67,8 +67,8 @@ pub fn run(command: ContractCommand) -> Outcome {
 
 /// Reads and parses a contract file: `Err` for I/O, `Ok(Err)` for a file with problems.
 fn load(file: &Path) -> anyhow::Result<Result<ToolContract, Problems>> {
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("cannot read {}", file.display()))?;
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let value = match serde_json::from_str(&text) {
         Ok(value) => value,
         Err(e) => {

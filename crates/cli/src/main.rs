@@ -1,6 +1,7 @@
 //! `bflow`: the browserflow command line. A thin shell over the crates: each command parses
 //! its arguments, calls one library function, and prints the result.
 
+mod check_cmd;
 mod contract_cmd;
 mod exit;
 
@@ -18,6 +19,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Type-check a flow: every wire, every pin, the secret boundary.
+    Check(check_cmd::CheckArgs),
     /// Check or digest a tool contract.
     #[command(subcommand)]
     Contract(contract_cmd::ContractCommand),
@@ -26,6 +29,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Check(args) => check_cmd::run(args),
         Command::Contract(command) => contract_cmd::run(command),
     };
     exit::report(result)

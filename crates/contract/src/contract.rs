@@ -59,29 +59,30 @@ impl Kind {
 /// the contract declares it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Capability {
-    /// HTTP and other network access.
-    Net,
-    /// A rooted directory.
-    Fs,
     /// A browser.
     Browser,
+    /// A rooted directory.
+    Fs,
+    /// Model calls.
+    Model,
+    /// HTTP and other network access.
+    Net,
     /// Resolution of `secret.NAME` references.
     Secrets,
     /// Running programs.
     Spawn,
-    /// Model calls.
-    Model,
 }
 
 impl Capability {
-    /// Every capability.
+    /// Every capability, sorted (the derived order is alphabetical, so "sorted" means the
+    /// same thing in memory, on disk and in the digest).
     pub const ALL: [Capability; 6] = [
-        Capability::Net,
-        Capability::Fs,
         Capability::Browser,
+        Capability::Fs,
+        Capability::Model,
+        Capability::Net,
         Capability::Secrets,
         Capability::Spawn,
-        Capability::Model,
     ];
 
     /// The JSON spelling.

@@ -131,10 +131,50 @@ fn encoded_forms(bytes: &[u8], text: &str) -> Vec<String> {
     let hex = hex::encode(bytes);
     forms.push(hex.to_uppercase());
     forms.push(hex);
-    forms.push(percent_encode(bytes, false, false));
-    forms.push(percent_encode(bytes, false, true));
-    forms.push(percent_encode(bytes, true, false));
+    for set in UrlSet::ALL {
+        forms.push(percent_encode(bytes, set, false));
+        forms.push(percent_encode(bytes, set, true));
+    }
     forms
+}
+
+/// Which bytes a URL encoder leaves alone: encoders differ (RFC 3986, `encodeURIComponent`,
+/// forms, and the WHATWG URL parser's query, path and userinfo sets, which is what an HTTP
+/// client writes on the wire), so each variant is redacted.
+#[derive(Clone, Copy)]
+enum UrlSet {
+    Unreserved,
+    UriComponent,
+    Form,
+    Query,
+    Path,
+    Userinfo,
+}
+
+impl UrlSet {
+    const ALL: [UrlSet; 6] = [
+        UrlSet::Unreserved,
+        UrlSet::UriComponent,
+        UrlSet::Form,
+        UrlSet::Query,
+        UrlSet::Path,
+        UrlSet::Userinfo,
+    ];
+
+    fn keeps(self, b: u8) -> bool {
+        if b.is_ascii_alphanumeric() {
+            return true;
+        }
+        let printable = (0x21..0x7F).contains(&b);
+        match self {
+            UrlSet::Unreserved => b"-._~".contains(&b),
+            UrlSet::UriComponent => b"-_.!~*'()".contains(&b),
+            UrlSet::Form => b"*-._".contains(&b),
+            UrlSet::Query => printable && !b"\"#<>'".contains(&b),
+            UrlSet::Path => printable && !b"\"#<>?^`{}".contains(&b),
+            UrlSet::Userinfo => printable && !b"\"#<>?^`{}/:;=@[\\]|".contains(&b),
+        }
+    }
 }
 
 /// The part of the Base64 encoding of `bytes` that is the same wherever `bytes` sits inside
@@ -154,14 +194,14 @@ fn base64_fragment(bytes: &[u8], offset: usize, url_safe: bool) -> String {
     encoded.get(start..end).unwrap_or_default().to_owned()
 }
 
-/// RFC 3986 percent-encoding of every byte outside the unreserved set; `form` writes a space
-/// as `+` (application/x-www-form-urlencoded); `lower` uses lowercase hex digits.
-fn percent_encode(bytes: &[u8], form: bool, lower: bool) -> String {
+/// Percent-encoding of every byte `set` does not keep; the form set writes a space as `+`;
+/// `lower` uses lowercase hex digits.
+fn percent_encode(bytes: &[u8], set: UrlSet, lower: bool) -> String {
     let mut out = String::with_capacity(bytes.len() * 3);
     for &b in bytes {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b as char),
-            b' ' if form => out.push('+'),
+            b' ' if matches!(set, UrlSet::Form) => out.push('+'),
+            _ if set.keeps(b) => out.push(b as char),
             _ if lower => out.push_str(&format!("%{b:02x}")),
             _ => out.push_str(&format!("%{b:02X}")),
         }

@@ -35,7 +35,10 @@ fn check_prints_a_one_line_summary() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 1, "{text}");
-    assert!(text.starts_with("ok search-price@1.2.0 (browser)"), "{text}");
+    assert!(
+        text.starts_with("ok search-price@1.2.0 (browser)"),
+        "{text}"
+    );
     assert!(text.contains("sha256:"), "{text}");
 }
 
@@ -48,7 +51,10 @@ fn digest_prints_only_the_digest() {
     let text = stdout(&out);
     let line = text.trim_end();
     assert_eq!(text, format!("{line}\n"));
-    assert!(line.starts_with("sha256:") && line.len() == 7 + 64, "{line}");
+    assert!(
+        line.starts_with("sha256:") && line.len() == 7 + 64,
+        "{line}"
+    );
 }
 
 /// An implementation that shares no code with ours: Python's standard library builds the
@@ -131,9 +137,15 @@ fn a_bad_contract_lists_every_problem_and_exits_1() {
             "transform_has_capabilities",
             "/extra:",
         ] {
-            assert!(err.contains(expected), "{command}: `{expected}` missing from\n{err}");
+            assert!(
+                err.contains(expected),
+                "{command}: `{expected}` missing from\n{err}"
+            );
         }
-        assert!(!err.contains("panicked") && !err.contains("backtrace"), "{err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("backtrace"),
+            "{err}"
+        );
         assert!(stdout(&out).is_empty(), "nothing on stdout for {command}");
     }
 }
@@ -150,5 +162,8 @@ fn unreadable_and_non_json_files_get_a_clear_error() {
     let out = bflow(&["contract", "check", &file]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("not valid JSON") && err.contains("line 1"), "{err}");
+    assert!(
+        err.contains("not valid JSON") && err.contains("line 1"),
+        "{err}"
+    );
 }

@@ -1,5 +1,6 @@
 //! Integration tests of the `bflow` binary: real processes, real files.
 
+mod check;
 mod contract;
 
 use std::path::Path;

@@ -1,0 +1,133 @@
+//! `bflow check`: the canonical flow, a changed pin, a changed wire, JSON output.
+
+use std::path::{Path, PathBuf};
+
+use crate::{bflow, stderr, stdout};
+
+fn recordings() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../recordings")
+}
+
+/// A copy of the canonical flow and its contracts in a fresh folder, with `edit` applied to
+/// the flow text.
+fn edited_copy(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let contracts = dir.path().join("contracts");
+    std::fs::create_dir(&contracts).unwrap();
+    for entry in std::fs::read_dir(recordings().join("contracts")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, contracts.join(path.file_name().unwrap())).unwrap();
+    }
+    let text = std::fs::read_to_string(recordings().join("daily-price-watch.flow.json")).unwrap();
+    let edited = edit(&text);
+    let flow = dir.path().join("daily-price-watch.flow.json");
+    std::fs::write(&flow, edited).unwrap();
+    (dir, flow.to_string_lossy().into_owned())
+}
+
+/// The flow with its `threshold` input declared a string instead of a number.
+fn threshold_as_string(text: &str) -> String {
+    let mut flow: serde_json::Value = serde_json::from_str(text).unwrap();
+    let input = flow["inputs"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|i| i["name"] == "threshold")
+        .unwrap();
+    input["schema"] = serde_json::json!({"type": "string"});
+    serde_json::to_string_pretty(&flow).unwrap()
+}
+
+#[test]
+fn the_canonical_flow_checks_ok() {
+    let flow = recordings().join("daily-price-watch.flow.json");
+    let out = bflow(&["check", &flow.to_string_lossy()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("ok daily-price-watch@1.0.0 sha256:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("capabilities [browser, net, secrets]"),
+        "the webhook's secret adds `secrets`: {text}"
+    );
+}
+
+#[test]
+fn one_changed_byte_of_a_pin_is_a_digest_mismatch() {
+    let (_dir, flow) = edited_copy(|text| {
+        let at = text.find("\"contract_digest\": \"sha256:").unwrap() + 27;
+        let mut bytes = text.as_bytes().to_vec();
+        bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
+        String::from_utf8(bytes).unwrap()
+    });
+    let out = bflow(&["check", &flow]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("[digest_mismatch]"), "{err}");
+    assert!(err.contains("/requires/0/contract_digest"), "{err}");
+}
+
+#[test]
+fn one_changed_wire_type_is_a_type_mismatch() {
+    // The threshold becomes a string; the alert step's `threshold` slot takes a number.
+    let (_dir, flow) = edited_copy(|text| threshold_as_string(text));
+    let out = bflow(&["check", &flow]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("[type_mismatch]"), "{err}");
+    assert!(err.contains("step `alert`, slot `threshold`"), "{err}");
+    assert!(err.contains("string is not assignable to number"), "{err}");
+}
+
+#[test]
+fn json_output_carries_code_step_slot_and_pointer() {
+    let (_dir, flow) = edited_copy(|text| threshold_as_string(text));
+    let out = bflow(&["check", &flow, "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["ok"], false);
+    let first = &report["diagnostics"][0];
+    assert_eq!(first["code"], "type_mismatch");
+    assert_eq!(first["step"], "alert");
+    assert_eq!(first["slot"], "threshold");
+    assert!(first["pointer"].as_str().unwrap().starts_with("/steps/"));
+
+    let ok = bflow(&[
+        "check",
+        &recordings()
+            .join("daily-price-watch.flow.json")
+            .to_string_lossy(),
+        "--json",
+    ]);
+    assert!(ok.status.success());
+    let report: serde_json::Value = serde_json::from_str(&stdout(&ok)).unwrap();
+    assert_eq!(report["ok"], true);
+    assert!(
+        report["flow_digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+}
+
+#[test]
+fn malformed_flows_get_located_diagnostics() {
+    let (_dir, flow) = edited_copy(|_| "{\"name\": \"x\", ".to_owned());
+    let out = bflow(&["check", &flow]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("line 1"), "{err}");
+
+    let (_dir, flow) =
+        edited_copy(|text| text.replace("steps.search.output", "steps.serch.output"));
+    let out = bflow(&["check", &flow]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("[unknown_step]") && err.contains("serch"),
+        "{err}"
+    );
+}
