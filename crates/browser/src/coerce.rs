@@ -63,9 +63,8 @@ pub fn parse_number(text: &str) -> Option<f64> {
     // The number: digits plus separators (`.`, `,`, thin/normal/apostrophe grouping spaces).
     let mut raw = String::new();
     for &c in &chars[start..] {
-        if c.is_ascii_digit() || c == '.' || c == ',' || c == '\'' || c == '\u{202f}' || c == '\u{a0}' {
-            raw.push(c);
-        } else if c == ' ' {
+        let grouping = matches!(c, '.' | ',' | '\'' | ' ' | '\u{202f}' | '\u{a0}');
+        if c.is_ascii_digit() || grouping {
             raw.push(c);
         } else {
             break;
@@ -89,7 +88,10 @@ pub fn parse_number(text: &str) -> Option<f64> {
         (Some(p), None) | (None, Some(p)) => {
             let after = &cleaned[p + 1..];
             let separators = cleaned.matches(['.', ',']).count();
-            if after.len() == 3 && after.chars().all(|c| c.is_ascii_digit()) && (separators > 1 || p <= 3) {
+            if after.len() == 3
+                && after.chars().all(|c| c.is_ascii_digit())
+                && (separators > 1 || p <= 3)
+            {
                 // "1,299" or "1.299.000": grouping; "12.345" is ambiguous and read as grouping
                 // too, as price-like texts with three decimals are rare.
                 None
@@ -115,7 +117,22 @@ pub fn parse_number(text: &str) -> Option<f64> {
 }
 
 fn is_currency_symbol(c: char) -> bool {
-    matches!(c, '$' | '€' | '£' | '¥' | '₹' | '₩' | '₽' | '₺' | '₪' | '₫' | '฿' | '₴' | '₦' | '₱')
+    matches!(
+        c,
+        '$' | '€'
+            | '£'
+            | '¥'
+            | '₹'
+            | '₩'
+            | '₽'
+            | '₺'
+            | '₪'
+            | '₫'
+            | '฿'
+            | '₴'
+            | '₦'
+            | '₱'
+    )
 }
 
 /// The ISO 4217 code of the currency written in `text`, from a code (`EUR`, `usd`) or a symbol.
@@ -123,9 +140,9 @@ fn is_currency_symbol(c: char) -> bool {
 /// apart.
 pub fn currency_code(text: &str) -> Option<&'static str> {
     const CODES: &[&str] = &[
-        "USD", "EUR", "GBP", "JPY", "CNY", "INR", "KRW", "RUB", "TRY", "ILS", "VND", "THB",
-        "UAH", "NGN", "PHP", "CAD", "AUD", "NZD", "HKD", "SGD", "BRL", "CHF", "SEK", "NOK",
-        "DKK", "PLN", "CZK", "HUF", "MXN", "ZAR",
+        "USD", "EUR", "GBP", "JPY", "CNY", "INR", "KRW", "RUB", "TRY", "ILS", "VND", "THB", "UAH",
+        "NGN", "PHP", "CAD", "AUD", "NZD", "HKD", "SGD", "BRL", "CHF", "SEK", "NOK", "DKK", "PLN",
+        "CZK", "HUF", "MXN", "ZAR",
     ];
     let upper = text.to_uppercase();
     for word in upper.split(|c: char| !c.is_ascii_alphabetic()) {

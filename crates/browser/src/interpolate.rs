@@ -47,7 +47,8 @@ pub fn expand(text: &str, inputs: &Map<String, Value>) -> Result<String, Interpo
 
 /// Expands every string of `step`.
 pub fn expand_step(step: &Step, inputs: &Map<String, Value>) -> Result<Step, InterpolateError> {
-    let mut value = serde_json::to_value(step).map_err(|e| InterpolateError::Invalid(e.to_string()))?;
+    let mut value =
+        serde_json::to_value(step).map_err(|e| InterpolateError::Invalid(e.to_string()))?;
     expand_value(&mut value, inputs)?;
     serde_json::from_value(value).map_err(|e| InterpolateError::Invalid(e.to_string()))
 }
@@ -76,12 +77,18 @@ mod tests {
     use serde_json::json;
 
     fn inputs() -> Map<String, Value> {
-        json!({ "query": "keyboard", "count": 3 }).as_object().cloned().unwrap()
+        json!({ "query": "keyboard", "count": 3 })
+            .as_object()
+            .cloned()
+            .unwrap()
     }
 
     #[test]
     fn expands_strings_and_numbers() {
-        assert_eq!(expand("q={{query}}&n={{ count }}", &inputs()).unwrap(), "q=keyboard&n=3");
+        assert_eq!(
+            expand("q={{query}}&n={{ count }}", &inputs()).unwrap(),
+            "q=keyboard&n=3"
+        );
         assert_eq!(expand("plain", &inputs()).unwrap(), "plain");
     }
 
@@ -91,6 +98,9 @@ mod tests {
             expand("{{nope}}", &inputs()),
             Err(InterpolateError::MissingInput("nope".into()))
         );
-        assert!(matches!(expand("{{query", &inputs()), Err(InterpolateError::Unclosed(_))));
+        assert!(matches!(
+            expand("{{query", &inputs()),
+            Err(InterpolateError::Unclosed(_))
+        ));
     }
 }

@@ -91,6 +91,13 @@ impl Default for BrowserConfig {
 /// Finds the Chromium executable: `explicit`, else `BROWSERFLOW_CHROME`, else the usual paths and
 /// names on `PATH`.
 pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
+    find_chromium_with(explicit, std::env::var_os(CHROME_ENV))
+}
+
+fn find_chromium_with(
+    explicit: Option<&Path>,
+    from_env: Option<std::ffi::OsString>,
+) -> Result<PathBuf, BrowserError> {
     if let Some(path) = explicit {
         return if is_executable(path) {
             Ok(path.to_path_buf())
@@ -100,7 +107,7 @@ pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
             })
         };
     }
-    if let Some(value) = std::env::var_os(CHROME_ENV).filter(|v| !v.is_empty()) {
+    if let Some(value) = from_env.filter(|v| !v.is_empty()) {
         let path = PathBuf::from(value);
         return if is_executable(&path) {
             Ok(path)
@@ -184,7 +191,10 @@ impl Browser {
             .map_err(BrowserError::UserDataDir)?;
         let mut command = Command::new(&path);
         command.args(BASE_FLAGS);
-        command.arg(format!("--user-data-dir={}", user_data_dir.path().display()));
+        command.arg(format!(
+            "--user-data-dir={}",
+            user_data_dir.path().display()
+        ));
         if config.headless {
             command.arg("--headless");
         }
@@ -220,12 +230,13 @@ impl Browser {
 
     /// Connects to a running browser's CDP websocket endpoint (`ws://…/devtools/browser/…`).
     pub async fn connect(ws_endpoint: &str) -> Result<Self, BrowserError> {
-        let conn = CdpConnection::connect(ws_endpoint)
-            .await
-            .map_err(|e| BrowserError::Connect {
-                endpoint: ws_endpoint.to_string(),
-                message: e.to_string(),
-            })?;
+        let conn =
+            CdpConnection::connect(ws_endpoint)
+                .await
+                .map_err(|e| BrowserError::Connect {
+                    endpoint: ws_endpoint.to_string(),
+                    message: e.to_string(),
+                })?;
         let popups = PopupTracker::start(&conn);
         conn.session(None)
             .call("Target.setDiscoverTargets", json!({ "discover": true }))
@@ -237,6 +248,17 @@ impl Browser {
             process: None,
             popups,
         })
+    }
+
+    /// The process id of a browser we launched (`None` when connected to).
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().and_then(|p| p.child.id())
+    }
+
+    /// Whether the CDP connection is still open (false once the browser exited or the
+    /// endpoint went away).
+    pub fn is_connected(&self) -> bool {
+        !self.conn.is_closed()
     }
 
     /// The browser's DevTools websocket endpoint (share it to connect more clients).
@@ -443,6 +465,32 @@ impl Drop for BrowserContext {
                     )
                     .await;
             });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_path_then_environment_then_usual_places() {
+        let sh = Path::new("/bin/sh");
+        assert_eq!(
+            find_chromium_with(Some(sh), Some("/nope".into())).unwrap(),
+            sh
+        );
+        assert_eq!(
+            find_chromium_with(None, Some("/bin/sh".into())).unwrap(),
+            sh
+        );
+        // A wrong BROWSERFLOW_CHROME is an error naming it, not a silent fallback.
+        let err = find_chromium_with(None, Some("/nope/chrome".into())).unwrap_err();
+        assert!(err.to_string().contains("/nope/chrome"), "{err}");
+        // An empty variable counts as unset.
+        let found = find_chromium_with(None, Some("".into()));
+        if Path::new("/usr/bin/chromium").exists() {
+            assert_eq!(found.unwrap(), Path::new("/usr/bin/chromium"));
         }
     }
 }

@@ -10,7 +10,14 @@
 //!   animation frames, enabled/editable, receives the pointer event), real CDP input events,
 //!   navigations waited for as outcomes, popups and dialogs as typed steps, a per-step report.
 //! * [`coerce`]: extracted text to typed values (`"$1,299.00"` → `1299.0`, currency `USD`).
+//! * [`tool_file`]: a recorded tool on disk: contract, steps, metadata.
 //! * [`fixture_server`]: the embedded fixture shop, served on 127.0.0.1.
+//! * [`tool`]: browser tools in the Rider: [`SharedBrowser`] (the `browser` capability, lazy
+//!   launch or CDP connect, relaunch after a crash) and [`BrowserTool`] (a [`tool_file::ToolFile`]
+//!   as a rider `Tool`); per-call run folders ([`run_dir`]) when `BROWSERFLOW_RUN_DIR` is set.
+//! * [`run`]: `bflow run` ([`run::resolve_tool`], [`run::run_tool`]) and `bflow demo`
+//!   ([`run::demo`], [`fixture_server::serve_shop`]).
+//! * [`devtools`]: Chrome DevTools Recorder import; [`playwright`]: Playwright script export.
 //!
 //! # Example
 //!
@@ -52,15 +59,21 @@
 
 pub mod cdp;
 pub mod coerce;
+pub mod devtools;
 mod error;
 pub mod fixture_server;
 pub mod interpolate;
 mod keys;
 pub mod launch;
 pub mod page;
+pub mod playwright;
 pub mod replay;
+pub mod run;
+pub mod run_dir;
 pub mod screenshot;
 pub mod steps;
+pub mod tool;
+pub mod tool_file;
 
 pub use error::BrowserError;
 pub use launch::{Browser, BrowserConfig, BrowserContext, find_chromium};
@@ -68,3 +81,4 @@ pub use page::Page;
 pub use replay::{
     ReplayError, ReplayOptions, ReplayReport, Replayer, StepReport, StepStatus, WinningSelector,
 };
+pub use tool::{BrowserTool, RUN_DIR_ENV, SharedBrowser};

@@ -188,6 +188,10 @@ pub enum MouseButton {
     Middle,
     /// The secondary button (context menu).
     Right,
+    /// The "back" button (X1).
+    Back,
+    /// The "forward" button (X2).
+    Forward,
 }
 
 impl MouseButton {
@@ -196,6 +200,8 @@ impl MouseButton {
             MouseButton::Left => "left",
             MouseButton::Middle => "middle",
             MouseButton::Right => "right",
+            MouseButton::Back => "back",
+            MouseButton::Forward => "forward",
         }
     }
 
@@ -204,6 +210,8 @@ impl MouseButton {
             MouseButton::Left => 1,
             MouseButton::Right => 2,
             MouseButton::Middle => 4,
+            MouseButton::Back => 8,
+            MouseButton::Forward => 16,
         }
     }
 }
@@ -265,7 +273,10 @@ impl Page {
                 "Target.setAutoAttach",
                 json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true })
             ),
-            session.call("Emulation.setFocusEmulationEnabled", json!({ "enabled": true })),
+            session.call(
+                "Emulation.setFocusEmulationEnabled",
+                json!({ "enabled": true })
+            ),
         );
         page.map_err(BrowserError::cdp("enabling Page events"))?;
         lifecycle.map_err(BrowserError::cdp("enabling lifecycle events"))?;
@@ -338,6 +349,35 @@ impl Page {
     pub fn is_closed(&self) -> bool {
         let state = self.shared.state();
         state.closed || state.crashed
+    }
+
+    /// The URLs of every frame of the page (main frame first, then the others in no
+    /// particular order), out-of-process iframes included.
+    pub fn frame_urls(&self) -> Vec<String> {
+        let main = self.target_id().to_string();
+        let state = self.shared.state();
+        let mut urls: Vec<String> = state
+            .frames
+            .get(&main)
+            .map(|f| f.url.clone())
+            .into_iter()
+            .collect();
+        urls.extend(
+            state
+                .frames
+                .iter()
+                .filter(|(id, _)| **id != main)
+                .map(|(_, f)| f.url.clone()),
+        );
+        urls
+    }
+
+    /// Evaluates a JavaScript expression in the main frame's page world (awaiting a
+    /// promise) and returns its JSON value: for checks after a replay.
+    pub async fn evaluate_in_main_frame(&self, expression: &str) -> Result<Value, BrowserError> {
+        self.evaluate(&self.main_world(), expression, true)
+            .await
+            .map_err(|e| BrowserError::Page(format!("evaluating {expression:?} failed: {e}")))
     }
 
     pub(crate) fn frame_state(&self, frame_id: &str) -> Option<FrameState> {
@@ -449,10 +489,7 @@ impl Page {
     pub(crate) async fn frame_origin(&self, frame_id: &str) -> Result<(f64, f64), EvalError> {
         let mut origin = (0.0, 0.0);
         let mut current = frame_id.to_string();
-        loop {
-            let Some(frame) = self.frame_state(&current) else {
-                break;
-            };
+        while let Some(frame) = self.frame_state(&current) {
             let Some(parent) = frame.parent.clone() else {
                 break;
             };
@@ -493,11 +530,20 @@ impl Page {
     /// Navigates the main frame and waits for the new document's `load` event.
     pub async fn navigate(&self, url: &str, timeout: Duration) -> Result<(), BrowserError> {
         let mark = self.nav_mark(self.target_id());
-        let answer = self
-            .session
-            .call("Page.navigate", json!({ "url": url }))
-            .await
-            .map_err(|e| BrowserError::Page(format!("navigation to {url} failed: {e}")))?;
+        // Chromium answers `Page.navigate` only once the server responds: bound it too, or a
+        // server that never answers would hang the step past its timeout.
+        let answer = tokio::time::timeout(
+            timeout,
+            self.session.call("Page.navigate", json!({ "url": url })),
+        )
+        .await
+        .map_err(|_| {
+            BrowserError::Page(format!(
+                "navigation to {url} did not finish loading within {} ms (the server sent no response)",
+                timeout.as_millis()
+            ))
+        })?
+        .map_err(|e| BrowserError::Page(format!("navigation to {url} failed: {e}")))?;
         if let Some(error) = answer["errorText"].as_str().filter(|e| !e.is_empty()) {
             return Err(BrowserError::Page(format!(
                 "navigation to {url} failed: {error}"
@@ -574,20 +620,16 @@ impl Page {
             }
             let committed_and_loaded =
                 f.committed > mark.committed && f.lifecycle.iter().any(|l| l == "load");
-            let same_document_only = f.same_document > mark.same_document
-                && f.started == mark.started
-                && f.requested == mark.requested;
+            // A fragment or history.pushState navigation: nothing loads.
+            let same_document_only =
+                f.same_document > mark.same_document && f.started == mark.started;
             let abandoned = f.stopped > mark.stopped && f.committed == mark.committed;
             committed_and_loaded || same_document_only || abandoned
         })
         .await
     }
 
-    async fn wait_for(
-        &self,
-        timeout: Duration,
-        mut done: impl FnMut(&PageState) -> bool,
-    ) -> bool {
+    async fn wait_for(&self, timeout: Duration, mut done: impl FnMut(&PageState) -> bool) -> bool {
         let mut changes = self.changes();
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
@@ -766,12 +808,10 @@ async fn on_event(
             let frame = state.frames.entry(frame_id).or_default();
             frame.parent = p["parentFrameId"].as_str().map(str::to_string);
         }
-        "Page.frameDetached" => {
-            // A "swap" detach means the frame moved to its own process; it lives on in the
-            // child session.
-            if p["reason"] != "swap" {
-                shared.state().frames.remove(&frame_id);
-            }
+        // A "swap" detach means the frame moved to its own process; it lives on in the child
+        // session.
+        "Page.frameDetached" if p["reason"] != "swap" => {
+            shared.state().frames.remove(&frame_id);
         }
         "Page.frameNavigated" => {
             let frame = &p["frame"];
@@ -822,10 +862,8 @@ async fn on_event(
             entry.loading = false;
             entry.stopped += 1;
         }
-        "Page.frameRequestedNavigation" => {
-            if p["disposition"] == "currentTab" {
-                shared.state().frames.entry(frame_id).or_default().requested += 1;
-            }
+        "Page.frameRequestedNavigation" if p["disposition"] == "currentTab" => {
+            shared.state().frames.entry(frame_id).or_default().requested += 1;
         }
         "Page.javascriptDialogOpening" => {
             let kind = p["type"].as_str().unwrap_or("alert").to_string();

@@ -161,6 +161,9 @@ pub enum SelectorKind {
     Css,
     /// An XPath expression.
     Xpath,
+    /// Any element whose computed accessible name equals the value, whatever its role
+    /// (what the DevTools Recorder's `aria/NAME` selectors mean).
+    AccessibleName,
 }
 
 impl SelectorKind {
@@ -175,6 +178,7 @@ impl SelectorKind {
             SelectorKind::Id => "id",
             SelectorKind::Css => "css",
             SelectorKind::Xpath => "xpath",
+            SelectorKind::AccessibleName => "accessible_name",
         }
     }
 }
@@ -661,9 +665,10 @@ impl Step {
             }
         }
         match self {
-            Step::Click(s) if !(1..=3).contains(&s.click_count) => {
-                Err(format!("click_count must be 1, 2 or 3, not {}", s.click_count))
-            }
+            Step::Click(s) if !(1..=3).contains(&s.click_count) => Err(format!(
+                "click_count must be 1, 2 or 3, not {}",
+                s.click_count
+            )),
             Step::KeyPress(s) if s.key.is_empty() => Err("key is empty".into()),
             Step::Extract(s) if s.field.trim().is_empty() => Err("field is empty".into()),
             Step::Extract(s) if s.from == ExtractSource::Attribute && s.attribute.is_none() => {

@@ -1,35 +1,50 @@
 //! The catalog: where a user's tools, flows and packs live, and how a `name@version` resolves.
 //!
-//! The command line and the desktop app both need "every contract this flow could use": the
+//! The command line and the desktop app both need "every tool this flow could use": the
 //! folders the user names, the folder of the flow itself (and its `contracts/` subfolder),
-//! the installed packs and the built-in standard pack. This crate assembles them once, so
-//! neither shell holds that logic.
+//! the installed packs and the built-in standard pack. This crate assembles them once — as
+//! contracts for the compiler ([`Catalog::contracts`]) and as runnable tools for the Rider
+//! ([`Catalog::tools`]) — so neither shell holds that logic.
 //!
 //! ```no_run
 //! use browserflow_catalog::Catalog;
 //!
-//! let catalog = Catalog::for_flow("recordings/daily-price-watch.flow.json".as_ref(), &[]);
-//! let registry = catalog.registry().expect("every tool file loads");
-//! let plan = browserflow_flow::check_file("recordings/daily-price-watch.flow.json", &registry);
+//! let flow = std::path::Path::new("recordings/daily-price-watch.flow.json");
+//! let catalog = Catalog::for_flow(flow, &[]);
+//! let contracts = catalog.contracts().expect("every tool file loads");
+//! let plan = browserflow_flow::check_file(flow, &contracts).expect("the flow compiles");
+//! let tools = catalog.tools().expect("every tool file loads");
+//! # let _ = (plan, tools);
 //! ```
+
+mod invocation;
+mod runtime;
+mod tools;
 
 use std::path::{Path, PathBuf};
 
-use browserflow_flow::{Diagnostics, Registry};
+use browserflow_flow::{Diagnostic, Diagnostics, Registry};
+use browserflow_pack::Store;
 
-/// The places tools are found, in order of precedence.
+pub use invocation::{Invocation, InvocationError, runs_folder};
+pub use runtime::{RunSetup, SetupError};
+
+/// The places tools are found.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     /// Folders of tool, contract and flow files (read non-recursively).
     pub dirs: Vec<PathBuf>,
+    /// The store of installed packs, when there is one.
+    pub store: Option<PathBuf>,
 }
 
 impl Catalog {
-    /// The catalog for checking or running the flow at `flow`: the `extra` folders first, then
-    /// the flow's own folder and its `contracts/` subfolder when present.
-    pub fn for_flow(flow: &Path, extra: &[PathBuf]) -> Catalog {
+    /// The catalog for checking or running the flow or tool at `file`: the `extra` folders
+    /// first, then the file's own folder and its `contracts/` subfolder when present, and the
+    /// default pack store when it exists.
+    pub fn for_flow(file: &Path, extra: &[PathBuf]) -> Catalog {
         let mut dirs: Vec<PathBuf> = extra.to_vec();
-        let home = match flow.parent() {
+        let home = match file.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
@@ -39,15 +54,55 @@ impl Catalog {
                 dirs.push(dir);
             }
         }
-        Catalog { dirs }
+        let store = Store::default_root().ok().filter(|root| root.is_dir());
+        Catalog { dirs, store }
     }
 
-    /// A registry of every contract the catalog can see. A file that does not load is an
-    /// error naming the file, even when the flow would not need it: a broken tool file next to
-    /// a flow is worth knowing about.
-    pub fn registry(&self) -> Result<Registry, Diagnostics> {
+    /// Every contract the catalog can see: the built-ins, the folders' files and the
+    /// installed packs. A file that does not load is an error naming the file, even when the
+    /// flow would not need it: a broken tool file next to a flow is worth knowing about.
+    pub fn contracts(&self) -> Result<Registry, Diagnostics> {
         let mut registry = Registry::new();
-        registry.load_dirs(&self.dirs)?;
+        for contract in browserflow_std::builtin_contracts().map_err(|e| one(e.to_string()))? {
+            registry.insert(contract)?;
+        }
+        registry.load_files(&self.files()?)?;
         Ok(registry)
     }
+
+    /// Every runnable tool the catalog can see, for the Rider.
+    pub fn tools(&self) -> Result<browserflow_rider::ToolRegistry, Diagnostics> {
+        tools::runnable(&self.files()?)
+    }
+
+    /// The tool, contract and flow files of the folders and the store, folders first.
+    fn files(&self) -> Result<Vec<PathBuf>, Diagnostics> {
+        let mut files = Vec::new();
+        for dir in &self.dirs {
+            let entries = std::fs::read_dir(dir)
+                .map_err(|e| one(format!("cannot read the folder {}: {e}", dir.display())))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
+                .collect();
+            found.sort();
+            files.extend(found);
+        }
+        if let Some(root) = &self.store {
+            let installed = Store::open(root.clone())
+                .files()
+                .map_err(|e| one(e.to_string()))?;
+            files.extend(installed);
+        }
+        Ok(files)
+    }
+}
+
+fn one(message: String) -> Diagnostics {
+    Diagnostics(vec![Diagnostic::new(
+        browserflow_flow::Code::BadFile,
+        "",
+        message,
+    )])
 }

@@ -24,7 +24,7 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> Outcome {
     let catalog = Catalog::for_flow(&args.flow, &args.tools);
     let checked = catalog
-        .registry()
+        .contracts()
         .and_then(|registry| browserflow_flow::check_file(&args.flow, &registry));
     match checked {
         Ok(plan) => {

@@ -1,9 +1,15 @@
 //! `bflow`: the browserflow command line. A thin shell over the crates: each command parses
 //! its arguments, calls one library function, and prints the result.
 
+mod browser_cmd;
 mod check_cmd;
 mod contract_cmd;
 mod exit;
+mod flow_cmd;
+mod journal_cmd;
+mod progress;
+mod runtime;
+mod tools_cmd;
 
 use std::process::ExitCode;
 
@@ -19,18 +25,44 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Replay one tool (a file or `name@version`) and print its typed output as JSON.
+    Run(browser_cmd::RunArgs),
+    /// Serve the embedded fixture shop and replay search-price headless.
+    Demo(browser_cmd::DemoArgs),
+    /// Import a recording made elsewhere.
+    #[command(subcommand)]
+    Import(browser_cmd::ImportCommand),
+    /// Export a tool to another tool's format.
+    #[command(subcommand)]
+    Export(browser_cmd::ExportCommand),
     /// Type-check a flow: every wire, every pin, the secret boundary.
     Check(check_cmd::CheckArgs),
     /// Check or digest a tool contract.
     #[command(subcommand)]
     Contract(contract_cmd::ContractCommand),
+    /// Run or resume a flow.
+    #[command(subcommand)]
+    Flow(flow_cmd::FlowCommand),
+    /// Show what the journal recorded.
+    #[command(subcommand)]
+    Journal(journal_cmd::JournalCommand),
+    /// The built-in standard pack.
+    #[command(subcommand)]
+    Tools(tools_cmd::ToolsCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Run(args) => browser_cmd::run_tool(args),
+        Command::Demo(args) => browser_cmd::demo(args),
+        Command::Import(command) => browser_cmd::import(command),
+        Command::Export(command) => browser_cmd::export(command),
         Command::Check(args) => check_cmd::run(args),
         Command::Contract(command) => contract_cmd::run(command),
+        Command::Flow(command) => flow_cmd::run(command),
+        Command::Journal(command) => journal_cmd::run(command),
+        Command::Tools(command) => tools_cmd::run(command),
     };
     exit::report(result)
 }

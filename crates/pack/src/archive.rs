@@ -20,9 +20,10 @@ pub(crate) fn write(entries: &[(String, Vec<u8>)]) -> Result<Vec<u8>, PackError>
     for (path, data) in entries {
         check_path(path)?;
         let mut header = tar::Header::new_ustar();
-        header
-            .set_path(path)
-            .map_err(|e| PackError::UnsafePath { path: path.clone(), why: e.to_string() })?;
+        header.set_path(path).map_err(|e| PackError::UnsafePath {
+            path: path.clone(),
+            why: e.to_string(),
+        })?;
         header.set_size(data.len() as u64);
         header.set_mode(0o644);
         header.set_uid(0);
@@ -42,7 +43,7 @@ pub(crate) fn write(entries: &[(String, Vec<u8>)]) -> Result<Vec<u8>, PackError>
 /// Reads every entry of an archive, in archive order. Refuses anything but regular files,
 /// unsafe or duplicate paths, and archives that end early.
 pub(crate) fn read(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, PackError> {
-    if bytes.len() < 1024 || bytes.len() % 512 != 0 {
+    if bytes.len() < 1024 || !bytes.len().is_multiple_of(512) {
         return Err(PackError::Corrupt(format!(
             "{} bytes is not a whole tar archive (a multiple of 512 bytes, ending with two zero blocks); the file is truncated or not a pack",
             bytes.len()
@@ -72,7 +73,10 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, PackError> {
             });
         }
         if !seen.insert(path.clone()) {
-            return Err(PackError::UnsafePath { path, why: "the path appears twice".into() });
+            return Err(PackError::UnsafePath {
+                path,
+                why: "the path appears twice".into(),
+            });
         }
         let size = entry.size();
         let mut data = Vec::new();
@@ -96,7 +100,10 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, PackError> {
 /// Whether `path` is a safe relative path: `/`-separated parts of `[A-Za-z0-9._@+-]`, none
 /// empty, `.` or `..`, no leading `/`.
 pub(crate) fn check_path(path: &str) -> Result<(), PackError> {
-    let bad = |why: &str| PackError::UnsafePath { path: path.to_owned(), why: why.to_owned() };
+    let bad = |why: &str| PackError::UnsafePath {
+        path: path.to_owned(),
+        why: why.to_owned(),
+    };
     if path.is_empty() {
         return Err(bad("the path is empty"));
     }
@@ -109,14 +116,20 @@ pub(crate) fn check_path(path: &str) -> Result<(), PackError> {
     for part in path.split('/') {
         match part {
             "" => return Err(bad("empty path component")),
-            "." | ".." => return Err(bad("`.` and `..` components are not allowed (path traversal)")),
+            "." | ".." => {
+                return Err(bad(
+                    "`.` and `..` components are not allowed (path traversal)",
+                ));
+            }
             _ => {}
         }
         if let Some(c) = part
             .chars()
             .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '@' | '+' | '-')))
         {
-            return Err(bad(&format!("the character {c:?} is not allowed in a pack path")));
+            return Err(bad(&format!(
+                "the character {c:?} is not allowed in a pack path"
+            )));
         }
     }
     Ok(())

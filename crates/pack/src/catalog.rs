@@ -109,7 +109,9 @@ impl Catalog {
             return self.add_file(path);
         }
         ToolRef::parse(argument).map_err(|p| {
-            PackError::Export(format!("`{argument}` is neither a file nor a `name@version` ref: {p}"))
+            PackError::Export(format!(
+                "`{argument}` is neither a file nor a `name@version` ref: {p}"
+            ))
         })
     }
 
@@ -139,17 +141,30 @@ pub(crate) fn parse_item(bytes: Vec<u8>, source: String) -> Result<(ToolRef, Ite
         serde_json::from_slice(&bytes).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
     let is_flow = value.get("steps").is_some() && value.get("contract").is_none();
     let (reference, item) = if is_flow {
-        let flow = FlowSpec::from_json(&value).map_err(|d| invalid(format!("not a valid flow: {d}")))?;
+        let flow =
+            FlowSpec::from_json(&value).map_err(|d| invalid(format!("not a valid flow: {d}")))?;
         let reference = ToolRef::parse(&format!("{}@{}", flow.name, flow.version))
             .map_err(|p| invalid(p.to_string()))?;
-        let item = Item { form: Form::Flow, bytes, contract: None, flow: Some(flow), source };
+        let item = Item {
+            form: Form::Flow,
+            bytes,
+            contract: None,
+            flow: Some(flow),
+            source,
+        };
         (reference, item)
     } else {
         let contract = ToolContract::from_document(&value)
             .map_err(|p| invalid(format!("not a valid tool contract: {p}")))?;
         let reference =
             ToolRef::parse(&contract.reference()).map_err(|p| invalid(p.to_string()))?;
-        let item = Item { form: Form::Tool, bytes, contract: Some(contract), flow: None, source };
+        let item = Item {
+            form: Form::Tool,
+            bytes,
+            contract: Some(contract),
+            flow: None,
+            source,
+        };
         (reference, item)
     };
     Ok((reference, item))

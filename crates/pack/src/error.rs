@@ -37,7 +37,9 @@ pub enum PackError {
     #[error("extra file `{0}`: the archive holds it but the manifest does not list it")]
     ExtraFile(String),
     /// A file whose bytes do not hash to the manifest's SHA-256.
-    #[error("file `{file}` was changed: the manifest records {expected}, its content hashes to {actual}")]
+    #[error(
+        "file `{file}` was changed: the manifest records {expected}, its content hashes to {actual}"
+    )]
     FileDigest {
         /// The file inside the pack.
         file: String,

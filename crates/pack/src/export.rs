@@ -48,7 +48,9 @@ pub struct Pack {
 pub fn export(catalog: &Catalog, request: &ExportRequest<'_>) -> Result<Pack, PackError> {
     check_pack_name(&request.name).map_err(PackError::Export)?;
     if request.roots.is_empty() {
-        return Err(PackError::Export("nothing to export: name at least one tool or flow".into()));
+        return Err(PackError::Export(
+            "nothing to export: name at least one tool or flow".into(),
+        ));
     }
     // The closure: every ref the roots reach, in the catalog or built in.
     let mut packed: BTreeSet<ToolRef> = BTreeSet::new();
@@ -72,7 +74,9 @@ pub fn export(catalog: &Catalog, request: &ExportRequest<'_>) -> Result<Pack, Pa
                 externals.insert(reference);
             }
             None => {
-                let by = wanted_by.map(|w| format!(", required by `{w}`,")).unwrap_or_default();
+                let by = wanted_by
+                    .map(|w| format!(", required by `{w}`,"))
+                    .unwrap_or_default();
                 let skipped = if catalog.skipped().is_empty() {
                     String::new()
                 } else {
@@ -88,18 +92,30 @@ pub fn export(catalog: &Catalog, request: &ExportRequest<'_>) -> Result<Pack, Pa
 
     let tools: BTreeMap<ToolRef, ToolContract> = packed
         .iter()
-        .filter_map(|r| catalog.get(r).and_then(|i| i.contract.clone()).map(|c| (r.clone(), c)))
+        .filter_map(|r| {
+            catalog
+                .get(r)
+                .and_then(|i| i.contract.clone())
+                .map(|c| (r.clone(), c))
+        })
         .collect();
     let flows: BTreeMap<ToolRef, (FlowSpec, String)> = packed
         .iter()
         .filter_map(|r| {
             let item = catalog.get(r)?;
-            item.flow.clone().map(|f| (r.clone(), (f, item.source.clone())))
+            item.flow
+                .clone()
+                .map(|f| (r.clone(), (f, item.source.clone())))
         })
         .collect();
     let external_contracts: BTreeMap<ToolRef, ToolContract> = externals
         .iter()
-        .filter_map(|r| request.builtins.get(r).map(|t| (r.clone(), t.contract.clone())))
+        .filter_map(|r| {
+            request
+                .builtins
+                .get(r)
+                .map(|t| (r.clone(), t.contract.clone()))
+        })
         .collect();
 
     // Secret rules 1 and 2 come before compiling, so their message is the one a person sees.
@@ -113,13 +129,19 @@ pub fn export(catalog: &Catalog, request: &ExportRequest<'_>) -> Result<Pack, Pa
 
     let mut entries = Vec::new();
     for reference in &packed {
-        let Some(item) = catalog.get(reference) else { continue };
+        let Some(item) = catalog.get(reference) else {
+            continue;
+        };
         let contract = match item.form {
             Form::Tool => tools.get(reference).cloned(),
             Form::Flow => composites.get(reference).cloned(),
         }
         .ok_or_else(|| PackError::Export(format!("`{reference}` has no contract")))?;
-        let mut requires = item.flow.as_ref().map(|f| f.requires.clone()).unwrap_or_default();
+        let mut requires = item
+            .flow
+            .as_ref()
+            .map(|f| f.requires.clone())
+            .unwrap_or_default();
         requires.sort_by_key(|r| r.reference.to_string());
         entries.push(Entry {
             reference: reference.clone(),
@@ -157,9 +179,11 @@ pub fn export(catalog: &Catalog, request: &ExportRequest<'_>) -> Result<Pack, Pa
             files.push((entry.file.clone(), item.bytes.clone()));
         }
     }
-    for (file, bytes) in std::iter::once(("manifest.json".to_owned(), manifest_bytes.clone()))
-        .chain(files.iter().cloned())
-    {
+    // The files first, so a message names the file a person has to fix.
+    for (file, bytes) in files.iter().cloned().chain(std::iter::once((
+        "manifest.json".to_owned(),
+        manifest_bytes.clone(),
+    ))) {
         if let Some((label, form)) = request.deny.find_in(&bytes) {
             let source = manifest
                 .entries
@@ -175,7 +199,11 @@ pub fn export(catalog: &Catalog, request: &ExportRequest<'_>) -> Result<Pack, Pa
     }
 
     let bytes = encode(&manifest_bytes, files, &[])?;
-    Ok(Pack { digest: Digest::of_bytes(&manifest_bytes), manifest, bytes })
+    Ok(Pack {
+        digest: Digest::of_bytes(&manifest_bytes),
+        manifest,
+        bytes,
+    })
 }
 
 /// [`export`], then writes the archive to `path` (atomically: a temporary file beside it,
@@ -190,8 +218,12 @@ pub fn export_to_file(
     Ok(pack)
 }
 
-/// The canonical archive: `manifest.json`, the files sorted by path, then the signatures
-/// sorted by path.
+/// The entry holding the pack digest (`sha256:<hex>` and a newline): a change to any byte of
+/// `manifest.json` that leaves it self-consistent still breaks this record.
+pub(crate) const MANIFEST_DIGEST_FILE: &str = "manifest.json.sha256";
+
+/// The canonical archive: `manifest.json`, `manifest.json.sha256`, the files sorted by path,
+/// then the signatures sorted by path.
 pub(crate) fn encode(
     manifest: &[u8],
     mut files: Vec<(String, Vec<u8>)>,
@@ -200,7 +232,11 @@ pub(crate) fn encode(
     files.sort_by(|a, b| a.0.cmp(&b.0));
     let mut signatures = signatures.to_vec();
     signatures.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut all = vec![("manifest.json".to_owned(), manifest.to_vec())];
+    let digest = format!("{}\n", Digest::of_bytes(manifest));
+    let mut all = vec![
+        ("manifest.json".to_owned(), manifest.to_vec()),
+        (MANIFEST_DIGEST_FILE.to_owned(), digest.into_bytes()),
+    ];
     all.extend(files);
     all.extend(signatures);
     archive::write(&all)
@@ -224,11 +260,13 @@ pub(crate) fn compile_flows(
 ) -> Result<BTreeMap<ToolRef, ToolContract>, PackError> {
     let mut registry = Registry::new();
     for (reference, contract) in externals.iter().chain(tools.iter()) {
-        registry.insert(contract.clone()).map_err(|d| PackError::Contract {
-            reference: reference.to_string(),
-            file: String::new(),
-            message: d.to_string(),
-        })?;
+        registry
+            .insert(contract.clone())
+            .map_err(|d| PackError::Contract {
+                reference: reference.to_string(),
+                file: String::new(),
+                message: d.to_string(),
+            })?;
     }
     // Flows may use each other: compile whichever can, until a round adds none.
     let mut pending: Vec<&ToolRef> = flows.keys().collect();
@@ -275,7 +313,10 @@ fn check_secret_defaults(
     externals: &BTreeMap<ToolRef, ToolContract>,
 ) -> Result<(), PackError> {
     let defaulted = |inputs: &[InputDecl]| -> Option<String> {
-        inputs.iter().find(|i| i.secret && i.schema.default.is_some()).map(|i| i.name.clone())
+        inputs
+            .iter()
+            .find(|i| i.secret && i.schema.default.is_some())
+            .map(|i| i.name.clone())
     };
     let declared: &[InputDecl] = match (&item.contract, &item.flow) {
         (Some(contract), _) => contract.inputs(),
@@ -288,19 +329,28 @@ fn check_secret_defaults(
             item.source
         )));
     }
-    let Some(flow) = &item.flow else { return Ok(()) };
-    let secret_inputs: BTreeSet<&str> =
-        flow.inputs.iter().filter(|i| i.secret).map(|i| i.name.as_str()).collect();
+    let Some(flow) = &item.flow else {
+        return Ok(());
+    };
+    let secret_inputs: BTreeSet<&str> = flow
+        .inputs
+        .iter()
+        .filter(|i| i.secret)
+        .map(|i| i.name.as_str())
+        .collect();
     for step in &flow.steps {
-        let inputs: Vec<InputDecl> = if let Some(c) = tools.get(&step.uses).or(externals.get(&step.uses)) {
-            c.inputs().to_vec()
-        } else if let Some((inner, _)) = flows.get(&step.uses) {
-            inner.inputs.clone()
-        } else {
-            Vec::new()
-        };
+        let inputs: Vec<InputDecl> =
+            if let Some(c) = tools.get(&step.uses).or(externals.get(&step.uses)) {
+                c.inputs().to_vec()
+            } else if let Some((inner, _)) = flows.get(&step.uses) {
+                inner.inputs.clone()
+            } else {
+                Vec::new()
+            };
         for decl in inputs.iter().filter(|d| d.secret) {
-            let Some(binding) = step.with.get(&decl.name) else { continue };
+            let Some(binding) = step.with.get(&decl.name) else {
+                continue;
+            };
             let carries_secret = binding.references().iter().any(|r| match r {
                 Reference::Secret { .. } => true,
                 Reference::Input { name, .. } => secret_inputs.contains(name.as_str()),

@@ -3,7 +3,7 @@
 //!
 //! - **Format** (`NAME@VERSION.bfpack`): a deterministic tar archive (ustar
 //!   headers, mode 0644, uid/gid 0, mtime 0, fixed entry order) holding
-//!   `manifest.json` ([`Manifest`]), the tool files (`tools/<ref>.json`), the flows
+//!   `manifest.json` ([`Manifest`]), its digest record `manifest.json.sha256`, the tool files (`tools/<ref>.json`), the flows
 //!   (`flows/<ref>.flow.json`) and any signatures (`signatures/<key id>.json`). The manifest
 //!   records every contract, contract digest and file SHA-256; the **pack digest** is the
 //!   SHA-256 of `manifest.json`, so one digest covers every byte of content.
@@ -13,6 +13,7 @@
 //!   encoding of every byte, and the signatures; the [`Store`] resolves refs for
 //!   `bflow check` and `bflow run`.
 //! - **Sign** ([`sign_file`]): Ed25519, keys as PEM files ([`sign`](mod@sign) documents them).
+//! - **OCI** ([`oci`]): push and pull a pack as an OCI artifact (`oci://HOST/REPO:TAG`).
 //!
 //! ```no_run
 //! use browserflow_pack::{Catalog, DenyList, ExportRequest, Store, VerifyOptions};
@@ -45,6 +46,7 @@ mod catalog;
 mod error;
 mod export;
 mod manifest;
+pub mod oci;
 pub mod secrets;
 pub mod sign;
 mod store;
@@ -75,6 +77,9 @@ pub(crate) fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), P
     std::fs::write(&temp, bytes).map_err(PackError::io(&temp))?;
     std::fs::rename(&temp, path).map_err(|e| {
         let _ = std::fs::remove_file(&temp);
-        PackError::Io { path: path.to_owned(), source: e }
+        PackError::Io {
+            path: path.to_owned(),
+            source: e,
+        }
     })
 }

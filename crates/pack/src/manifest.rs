@@ -132,7 +132,10 @@ impl Manifest {
             "roots".into(),
             Value::Array(self.roots.iter().map(|r| r.to_string().into()).collect()),
         );
-        map.insert("entries".into(), Value::Array(self.entries.iter().map(entry_json).collect()));
+        map.insert(
+            "entries".into(),
+            Value::Array(self.entries.iter().map(entry_json).collect()),
+        );
         map.insert(
             "externals".into(),
             Value::Array(self.externals.iter().map(external_json).collect()),
@@ -187,7 +190,13 @@ impl Manifest {
             .map(|(i, v)| parse_external(v, &format!("/externals/{i}")))
             .collect::<Result<Vec<_>, _>>()?;
         top.finish()?;
-        Ok(Manifest { name, version, roots, entries, externals })
+        Ok(Manifest {
+            name,
+            version,
+            roots,
+            entries,
+            externals,
+        })
     }
 }
 
@@ -196,7 +205,9 @@ pub fn check_pack_name(name: &str) -> Result<(), String> {
     if name.contains('/') {
         return Err(format!("`{name}`: a pack name cannot contain `/`"));
     }
-    browserflow_contract::ToolName::parse(name).map(|_| ()).map_err(|p| format!("`{name}`: {p}"))
+    browserflow_contract::ToolName::parse(name)
+        .map(|_| ())
+        .map_err(|p| format!("`{name}`: {p}"))
 }
 
 fn entry_json(entry: &Entry) -> Value {
@@ -205,7 +216,10 @@ fn entry_json(entry: &Entry) -> Value {
     map.insert("form".into(), entry.form.as_str().into());
     map.insert("kind".into(), entry.contract.kind().as_str().into());
     map.insert("contract".into(), entry.contract.to_json());
-    map.insert("contract_digest".into(), entry.contract_digest.to_string().into());
+    map.insert(
+        "contract_digest".into(),
+        entry.contract_digest.to_string().into(),
+    );
     map.insert("file".into(), entry.file.clone().into());
     map.insert("sha256".into(), entry.sha256.to_string().into());
     if entry.form == Form::Flow {
@@ -222,7 +236,10 @@ fn external_json(external: &External) -> Value {
     map.insert("ref".into(), external.reference.to_string().into());
     map.insert("kind".into(), external.contract.kind().as_str().into());
     map.insert("contract".into(), external.contract.to_json());
-    map.insert("contract_digest".into(), external.contract_digest.to_string().into());
+    map.insert(
+        "contract_digest".into(),
+        external.contract_digest.to_string().into(),
+    );
     Value::Object(map)
 }
 
@@ -264,7 +281,10 @@ fn parse_entry(value: &Value, at: &str) -> Result<Entry, PackError> {
             contract.kind()
         )));
     }
-    let contract_digest = parse_digest(&obj.string("contract_digest")?, &format!("{at}/contract_digest"))?;
+    let contract_digest = parse_digest(
+        &obj.string("contract_digest")?,
+        &format!("{at}/contract_digest"),
+    )?;
     let file = obj.string("file")?;
     let sha256 = parse_digest(&obj.string("sha256")?, &format!("{at}/sha256"))?;
     let requires = if form == Form::Flow {
@@ -273,7 +293,9 @@ fn parse_entry(value: &Value, at: &str) -> Result<Entry, PackError> {
             .array("requires")?
             .iter()
             .enumerate()
-            .filter_map(|(i, v)| Require::parse_nested(v, &format!("{at}/requires/{i}"), &mut problems))
+            .filter_map(|(i, v)| {
+                Require::parse_nested(v, &format!("{at}/requires/{i}"), &mut problems)
+            })
             .collect();
         if let Some(p) = problems.first() {
             return Err(PackError::Manifest(p.to_string()));
@@ -283,7 +305,15 @@ fn parse_entry(value: &Value, at: &str) -> Result<Entry, PackError> {
         Vec::new()
     };
     obj.finish()?;
-    Ok(Entry { reference, form, contract, contract_digest, file, sha256, requires })
+    Ok(Entry {
+        reference,
+        form,
+        contract,
+        contract_digest,
+        file,
+        sha256,
+        requires,
+    })
 }
 
 fn parse_external(value: &Value, at: &str) -> Result<External, PackError> {
@@ -297,9 +327,16 @@ fn parse_external(value: &Value, at: &str) -> Result<External, PackError> {
             contract.kind()
         )));
     }
-    let contract_digest = parse_digest(&obj.string("contract_digest")?, &format!("{at}/contract_digest"))?;
+    let contract_digest = parse_digest(
+        &obj.string("contract_digest")?,
+        &format!("{at}/contract_digest"),
+    )?;
     obj.finish()?;
-    Ok(External { reference, contract, contract_digest })
+    Ok(External {
+        reference,
+        contract,
+        contract_digest,
+    })
 }
 
 /// A strict reader of one JSON object: members are taken one by one, leftovers refused.
@@ -311,8 +348,14 @@ struct Obj<'a> {
 impl<'a> Obj<'a> {
     fn new(value: &Value, at: &'a str) -> Result<Obj<'a>, PackError> {
         match value {
-            Value::Object(map) => Ok(Obj { map: map.clone(), at }),
-            _ => Err(PackError::Manifest(format!("{}: expected an object", root(at)))),
+            Value::Object(map) => Ok(Obj {
+                map: map.clone(),
+                at,
+            }),
+            _ => Err(PackError::Manifest(format!(
+                "{}: expected an object",
+                root(at)
+            ))),
         }
     }
 
@@ -325,7 +368,10 @@ impl<'a> Obj<'a> {
     fn string(&mut self, key: &str) -> Result<String, PackError> {
         match self.map.remove(key) {
             Some(Value::String(s)) => Ok(s),
-            Some(_) => Err(PackError::Manifest(format!("{}/{key}: expected a string", self.at))),
+            Some(_) => Err(PackError::Manifest(format!(
+                "{}/{key}: expected a string",
+                self.at
+            ))),
             None => Err(PackError::Manifest(format!("{}/{key}: missing", self.at))),
         }
     }
@@ -333,14 +379,20 @@ impl<'a> Obj<'a> {
     fn array(&mut self, key: &str) -> Result<Vec<Value>, PackError> {
         match self.map.remove(key) {
             Some(Value::Array(items)) => Ok(items),
-            Some(_) => Err(PackError::Manifest(format!("{}/{key}: expected an array", self.at))),
+            Some(_) => Err(PackError::Manifest(format!(
+                "{}/{key}: expected an array",
+                self.at
+            ))),
             None => Err(PackError::Manifest(format!("{}/{key}: missing", self.at))),
         }
     }
 
     fn finish(self) -> Result<(), PackError> {
         match self.map.keys().next() {
-            Some(key) => Err(PackError::Manifest(format!("{}/{key}: unknown member", self.at))),
+            Some(key) => Err(PackError::Manifest(format!(
+                "{}/{key}: unknown member",
+                self.at
+            ))),
             None => Ok(()),
         }
     }

@@ -62,7 +62,9 @@ pub struct Pulled {
 /// Parses `oci://HOST/REPOSITORY:TAG`.
 pub fn parse_location(location: &str) -> Result<Reference, PackError> {
     let rest = location.strip_prefix("oci://").ok_or_else(|| {
-        PackError::Oci(format!("`{location}` is not an `oci://HOST/REPOSITORY:TAG` location"))
+        PackError::Oci(format!(
+            "`{location}` is not an `oci://HOST/REPOSITORY:TAG` location"
+        ))
     })?;
     let reference: Reference = rest
         .parse()
@@ -85,7 +87,12 @@ fn client(reference: &Reference, options: &OciOptions) -> Client {
     } else {
         ClientProtocol::Https
     };
-    Client::new(ClientConfig { protocol, ..Default::default() })
+    // HTTPS needs a TLS provider; ring is the workspace's (a second install is a no-op).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Client::new(ClientConfig {
+        protocol,
+        ..Default::default()
+    })
 }
 
 fn auth(options: &OciOptions) -> RegistryAuth {
@@ -105,7 +112,11 @@ pub async fn push(bytes: &[u8], location: &str, options: &OciOptions) -> Result<
     ]
     .into_iter()
     .collect();
-    let layer = ImageLayer::new(bytes.to_vec(), LAYER_MEDIA_TYPE.to_owned(), Some(annotations.clone()));
+    let layer = ImageLayer::new(
+        bytes.to_vec(),
+        LAYER_MEDIA_TYPE.to_owned(),
+        Some(annotations.clone()),
+    );
     let config = Config::new(b"{}".to_vec(), EMPTY_CONFIG_MEDIA_TYPE.to_owned(), None);
     let layers = [layer];
     let mut manifest = OciImageManifest::build(&layers, &config, Some(annotations));
@@ -114,7 +125,10 @@ pub async fn push(bytes: &[u8], location: &str, options: &OciOptions) -> Result<
         .push(&reference, &layers, config, &auth(options), Some(manifest))
         .await
         .map_err(|e| PackError::Oci(format!("push to {location}: {e}")))?;
-    Ok(Pushed { pack_digest: pack.digest, manifest_url: response.manifest_url })
+    Ok(Pushed {
+        pack_digest: pack.digest,
+        manifest_url: response.manifest_url,
+    })
 }
 
 /// Pulls the pack at `location`, checks the layer digest, verifies the pack with `verify_options`
@@ -132,7 +146,11 @@ pub async fn pull(
     let manifest = image
         .manifest
         .ok_or_else(|| PackError::Oci(format!("{location}: the registry sent no manifest")))?;
-    if manifest.artifact_type.as_deref().is_some_and(|t| t != ARTIFACT_TYPE) {
+    if manifest
+        .artifact_type
+        .as_deref()
+        .is_some_and(|t| t != ARTIFACT_TYPE)
+    {
         return Err(PackError::Oci(format!(
             "{location} is a `{}` artifact, not a browserflow pack",
             manifest.artifact_type.unwrap_or_default()
@@ -156,18 +174,29 @@ pub async fn pull(
         .annotations
         .as_ref()
         .and_then(|a| a.get(PACK_DIGEST_ANNOTATION))
-        .ok_or_else(|| PackError::Oci(format!("{location}: the layer has no {PACK_DIGEST_ANNOTATION} annotation")))?;
+        .ok_or_else(|| {
+            PackError::Oci(format!(
+                "{location}: the layer has no {PACK_DIGEST_ANNOTATION} annotation"
+            ))
+        })?;
     if announced != pack.digest.as_str() {
         return Err(PackError::Oci(format!(
             "{location}: the pack digest is {}, the registry manifest announces {announced}",
             pack.digest
         )));
     }
-    Ok(Pulled { bytes: layer.data.to_vec(), pack })
+    Ok(Pulled {
+        bytes: layer.data.to_vec(),
+        pack,
+    })
 }
 
 /// [`push`] from synchronous code (a private current-thread runtime).
-pub fn push_blocking(bytes: &[u8], location: &str, options: &OciOptions) -> Result<Pushed, PackError> {
+pub fn push_blocking(
+    bytes: &[u8],
+    location: &str,
+    options: &OciOptions,
+) -> Result<Pushed, PackError> {
     runtime()?.block_on(push(bytes, location, options))
 }
 

@@ -36,7 +36,8 @@ impl DenyList {
 
     /// Adds a value under `label`.
     pub fn add(&mut self, label: impl Into<String>, value: impl Into<String>) {
-        self.values.push((label.into(), SecretString::from(value.into())));
+        self.values
+            .push((label.into(), SecretString::from(value.into())));
     }
 
     /// Every `BROWSERFLOW_SECRET_*` variable of the environment, labelled by its name.
@@ -117,7 +118,10 @@ fn encodings(value: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
             out.push(("JSON-escaped", inner.as_bytes().to_vec()));
         }
     }
-    for engine in [base64::engine::general_purpose::STANDARD_NO_PAD, base64::engine::general_purpose::URL_SAFE_NO_PAD] {
+    for engine in [
+        base64::engine::general_purpose::STANDARD_NO_PAD,
+        base64::engine::general_purpose::URL_SAFE_NO_PAD,
+    ] {
         for core in base64_cores(value, &engine) {
             out.push(("Base64", core));
         }
@@ -192,12 +196,22 @@ mod tests {
         assert_eq!(found(&list, &b64), Some("Base64"));
         for prefix in ["", "a", "ab"] {
             let b64 = base64::engine::general_purpose::URL_SAFE.encode(format!("{prefix}{secret}"));
-            assert_eq!(found(&list, &format!("\"{b64}\"")), Some("Base64"), "prefix {prefix:?}");
+            assert_eq!(
+                found(&list, &format!("\"{b64}\"")),
+                Some("Base64"),
+                "prefix {prefix:?}"
+            );
         }
         assert_eq!(found(&list, &hex::encode(secret)), Some("hex"));
-        assert_eq!(found(&list, "s3cr3t%2Fto%2Bken%20value"), Some("URL-encoded"));
+        assert_eq!(
+            found(&list, "s3cr3t%2Fto%2Bken%20value"),
+            Some("URL-encoded")
+        );
         assert_eq!(found(&list, "s3cr3t%2fto%2bken+value"), Some("URL-encoded"));
-        assert_eq!(found(&list, r#"{"a": "s3cr3t\/to+ken value"}"#), Some("raw"));
+        assert_eq!(
+            found(&list, r#"{"a": "s3cr3t\/to+ken value"}"#),
+            Some("raw")
+        );
         assert_eq!(found(&list, "s3cr3t to ken value"), None);
         assert!(!format!("{list:?}").contains("s3cr3t"));
     }

@@ -73,7 +73,10 @@ pub fn generate_key() -> Result<SigningKey, PackError> {
 /// Writes `key` as a PKCS#8 PEM private key file (mode 0600) and its public key as an SPKI
 /// PEM file.
 pub fn write_key_files(key: &SigningKey, private: &Path, public: &Path) -> Result<(), PackError> {
-    let bad = |path: &Path, e: String| PackError::Key { path: path.to_owned(), message: e };
+    let bad = |path: &Path, e: String| PackError::Key {
+        path: path.to_owned(),
+        message: e,
+    };
     let private_pem = key
         .to_pkcs8_pem(ed25519_dalek::pkcs8::spki::der::pem::LineEnding::LF)
         .map_err(|e| bad(private, e.to_string()))?;
@@ -129,7 +132,10 @@ pub(crate) fn signature_entry(key: &SigningKey, digest: &Digest) -> (String, Vec
     let public = key.verifying_key();
     let id = key_id(&public);
     let signature = key.sign(&message(digest));
-    (format!("{SIGNATURES_DIR}{id}.json"), render(&public, digest, &signature))
+    (
+        format!("{SIGNATURES_DIR}{id}.json"),
+        render(&public, digest, &signature),
+    )
 }
 
 /// The exact bytes of a signature entry.
@@ -152,7 +158,10 @@ pub(crate) fn check_signature_entry(
     bytes: &[u8],
     digest: &Digest,
 ) -> Result<VerifyingKey, PackError> {
-    let bad = |message: String| PackError::Signature { entry: path.to_owned(), message };
+    let bad = |message: String| PackError::Signature {
+        entry: path.to_owned(),
+        message,
+    };
     let value: Value = serde_json::from_slice(bytes).map_err(|e| bad(format!("not JSON: {e}")))?;
     let field = |key: &str| -> Result<String, PackError> {
         value
@@ -174,7 +183,9 @@ pub(crate) fn check_signature_entry(
         .map_err(|e| bad(format!("`public_key` is not an Ed25519 key: {e}")))?;
     let id = key_id(&public);
     if field("key_id")? != id || path != format!("{SIGNATURES_DIR}{id}.json") {
-        return Err(bad(format!("the key id and entry name do not match the public key ({id})")));
+        return Err(bad(format!(
+            "the key id and entry name do not match the public key ({id})"
+        )));
     }
     let signed = field("pack_digest")?;
     if signed != digest.as_str() {
@@ -188,12 +199,16 @@ pub(crate) fn check_signature_entry(
         .and_then(|b| b.try_into().ok())
         .ok_or_else(|| bad("`signature` is not 64 Base64-encoded bytes".into()))?;
     let signature = Signature::from_bytes(&signature_bytes);
-    public
-        .verify(&message(digest), &signature)
-        .map_err(|_| bad(format!("the signature by {id} does not verify over this pack")))?;
+    public.verify(&message(digest), &signature).map_err(|_| {
+        bad(format!(
+            "the signature by {id} does not verify over this pack"
+        ))
+    })?;
     // The entry must be exactly what a signer writes, so no byte of it goes unchecked.
     if render(&public, digest, &signature) != bytes {
-        return Err(bad("the entry is not in canonical form (changed bytes or unknown members)".into()));
+        return Err(bad(
+            "the entry is not in canonical form (changed bytes or unknown members)".into(),
+        ));
     }
     Ok(public)
 }
@@ -203,8 +218,11 @@ pub(crate) fn check_signature_entry(
 pub fn sign(bytes: &[u8], key: &SigningKey) -> Result<Vec<u8>, PackError> {
     let verified = crate::verify(bytes, &crate::VerifyOptions::default())?;
     let (path, entry) = signature_entry(key, &verified.digest);
-    let mut signatures: Vec<(String, Vec<u8>)> =
-        verified.signature_entries.into_iter().filter(|(p, _)| *p != path).collect();
+    let mut signatures: Vec<(String, Vec<u8>)> = verified
+        .signature_entries
+        .into_iter()
+        .filter(|(p, _)| *p != path)
+        .collect();
     signatures.push((path, entry));
     crate::export::encode(&verified.manifest_bytes, verified.files, &signatures)
 }

@@ -82,7 +82,8 @@ impl Store {
             .map(|d| d.join("browserflow").join("packs"))
             .ok_or_else(|| PackError::Store {
                 path: PathBuf::new(),
-                message: "no data directory is known for this user (set XDG_DATA_HOME or HOME)".into(),
+                message: "no data directory is known for this user (set XDG_DATA_HOME or HOME)"
+                    .into(),
             })
     }
 
@@ -96,7 +97,12 @@ impl Store {
         let entries = match std::fs::read_dir(&self.root) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(PackError::Io { path: self.root.clone(), source: e }),
+            Err(e) => {
+                return Err(PackError::Io {
+                    path: self.root.clone(),
+                    source: e,
+                });
+            }
         };
         let mut dirs: Vec<PathBuf> = entries
             .filter_map(Result::ok)
@@ -121,13 +127,19 @@ impl Store {
         if dir.is_dir() {
             let installed = read_installed(&dir)?;
             if installed.digest == pack.digest {
-                return Ok(Imported { pack, dir, newly_installed: false });
+                return Ok(Imported {
+                    pack,
+                    dir,
+                    newly_installed: false,
+                });
             }
         }
         self.check_conflicts(&pack)?;
         std::fs::create_dir_all(&self.root).map_err(PackError::io(&self.root))?;
         let hex = pack.digest.as_str().trim_start_matches("sha256:");
-        let incoming = self.root.join(format!(".incoming-{hex}-{}", std::process::id()));
+        let incoming = self
+            .root
+            .join(format!(".incoming-{hex}-{}", std::process::id()));
         let written = write_folder(&incoming, &pack, bytes);
         if let Err(e) = written {
             let _ = std::fs::remove_dir_all(&incoming);
@@ -135,9 +147,16 @@ impl Store {
         }
         if let Err(e) = std::fs::rename(&incoming, &dir) {
             let _ = std::fs::remove_dir_all(&incoming);
-            return Err(PackError::Io { path: dir, source: e });
+            return Err(PackError::Io {
+                path: dir,
+                source: e,
+            });
         }
-        Ok(Imported { pack, dir, newly_installed: true })
+        Ok(Imported {
+            pack,
+            dir,
+            newly_installed: true,
+        })
     }
 
     /// Reads and [imports](Store::import) a pack file.
@@ -154,11 +173,19 @@ impl Store {
     fn check_conflicts(&self, pack: &VerifiedPack) -> Result<(), PackError> {
         for installed in self.packs()? {
             for new in &pack.manifest.entries {
-                let Some(old) = installed.manifest.entry(&new.reference) else { continue };
+                let Some(old) = installed.manifest.entry(&new.reference) else {
+                    continue;
+                };
                 let what = if old.contract_digest != new.contract_digest {
-                    format!("contract digest {}; this pack has {}", old.contract_digest, new.contract_digest)
+                    format!(
+                        "contract digest {}; this pack has {}",
+                        old.contract_digest, new.contract_digest
+                    )
                 } else if old.sha256 != new.sha256 {
-                    format!("the same contract but different file content ({}; this pack has {})", old.sha256, new.sha256)
+                    format!(
+                        "the same contract but different file content ({}; this pack has {})",
+                        old.sha256, new.sha256
+                    )
                 } else {
                     continue;
                 };
@@ -213,7 +240,10 @@ impl Store {
 
     /// The installed tool or flow `reference`, if any (its file's SHA-256 checked).
     pub fn resolve(&self, reference: &ToolRef) -> Result<Option<InstalledTool>, PackError> {
-        Ok(self.tools()?.into_iter().find(|t| &t.reference == reference))
+        Ok(self
+            .tools()?
+            .into_iter()
+            .find(|t| &t.reference == reference))
     }
 
     /// The files of every installed tool and flow, one per ref: what a
@@ -251,14 +281,20 @@ fn read_installed(dir: &Path) -> Result<InstalledPack, PackError> {
     if name != folder_name(&digest) {
         return Err(PackError::Store {
             path,
-            message: format!("the manifest hashes to {digest}, which does not match its folder name"),
+            message: format!(
+                "the manifest hashes to {digest}, which does not match its folder name"
+            ),
         });
     }
     let manifest = Manifest::from_bytes(&bytes).map_err(|e| PackError::Store {
         path: path.clone(),
         message: e.to_string(),
     })?;
-    Ok(InstalledPack { digest, dir: dir.to_owned(), manifest })
+    Ok(InstalledPack {
+        digest,
+        dir: dir.to_owned(),
+        manifest,
+    })
 }
 
 fn write_folder(dir: &Path, pack: &VerifiedPack, bytes: &[u8]) -> Result<(), PackError> {

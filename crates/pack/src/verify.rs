@@ -9,6 +9,7 @@ use ed25519_dalek::VerifyingKey;
 use crate::archive;
 use crate::catalog::parse_item;
 use crate::error::PackError;
+use crate::export::MANIFEST_DIGEST_FILE;
 use crate::manifest::{Form, Manifest};
 use crate::sign::{PackSignature, SIGNATURES_DIR, check_signature_entry, key_id};
 
@@ -57,8 +58,17 @@ pub fn verify(bytes: &[u8], options: &VerifyOptions<'_>) -> Result<VerifiedPack,
     let manifest_bytes = by_path
         .remove("manifest.json")
         .ok_or_else(|| PackError::Manifest("missing: this is not a pack".into()))?;
-    let manifest = Manifest::from_bytes(&manifest_bytes)?;
     let digest = Digest::of_bytes(&manifest_bytes);
+    let recorded = by_path
+        .remove(MANIFEST_DIGEST_FILE)
+        .ok_or_else(|| PackError::MissingFile(MANIFEST_DIGEST_FILE.into()))?;
+    if recorded != format!("{digest}\n").as_bytes() {
+        return Err(PackError::Manifest(format!(
+            "changed: {MANIFEST_DIGEST_FILE} records {}, the manifest hashes to {digest}",
+            String::from_utf8_lossy(&recorded).trim()
+        )));
+    }
+    let manifest = Manifest::from_bytes(&manifest_bytes)?;
     if let Some(expected) = &options.expected_digest
         && expected != &digest
     {
@@ -67,13 +77,24 @@ pub fn verify(bytes: &[u8], options: &VerifyOptions<'_>) -> Result<VerifiedPack,
         )));
     }
 
+    let sorted = |refs: Vec<&ToolRef>| refs.windows(2).all(|w| w[0] < w[1]);
+    if !sorted(manifest.entries.iter().map(|e| &e.reference).collect())
+        || !sorted(manifest.externals.iter().map(|e| &e.reference).collect())
+        || !sorted(manifest.roots.iter().collect())
+    {
+        return Err(PackError::Manifest(
+            "`roots`, `entries` and `externals` must each be sorted by ref, without repeats".into(),
+        ));
+    }
     // Every listed file present and unchanged, in its canonical place.
     let mut files = Vec::new();
     let mut seen_refs = BTreeSet::new();
     for entry in &manifest.entries {
         let reference = entry.reference.to_string();
         if !seen_refs.insert(entry.reference.clone()) {
-            return Err(PackError::Manifest(format!("`{reference}` is listed twice")));
+            return Err(PackError::Manifest(format!(
+                "`{reference}` is listed twice"
+            )));
         }
         let expected_path = entry.form.file_path(&entry.reference);
         if entry.file != expected_path {
@@ -140,7 +161,10 @@ pub fn verify(bytes: &[u8], options: &VerifyOptions<'_>) -> Result<VerifiedPack,
 
     if options.require_signature && !signatures.iter().any(|s| s.trusted) {
         let message = if signatures.is_empty() {
-            format!("pack {} ({digest}) is not signed, and a signature is required", manifest.reference())
+            format!(
+                "pack {} ({digest}) is not signed, and a signature is required",
+                manifest.reference()
+            )
         } else {
             let ids: Vec<&str> = signatures.iter().map(|s| s.key_id.as_str()).collect();
             format!(
@@ -151,7 +175,14 @@ pub fn verify(bytes: &[u8], options: &VerifyOptions<'_>) -> Result<VerifiedPack,
         };
         return Err(PackError::Untrusted(message));
     }
-    Ok(VerifiedPack { manifest, digest, signatures, manifest_bytes, files, signature_entries })
+    Ok(VerifiedPack {
+        manifest,
+        digest,
+        signatures,
+        manifest_bytes,
+        files,
+        signature_entries,
+    })
 }
 
 /// Reads and [`verify`]s a pack file.
@@ -208,7 +239,9 @@ fn check_contracts(
                 let mut pins = flow.requires.clone();
                 pins.sort_by_key(|r| r.reference.to_string());
                 if pins != entry.requires {
-                    return Err(bad("the manifest's `requires` differ from the flow's pins".into()));
+                    return Err(bad(
+                        "the manifest's `requires` differ from the flow's pins".into()
+                    ));
                 }
                 flows.insert(reference, (flow, file.clone()));
             }
@@ -238,14 +271,20 @@ fn check_contracts(
                         tool.digest
                     )));
                 }
-                None => return Err(bad("the pack needs this built-in tool, which this program lacks".into())),
+                None => {
+                    return Err(bad(
+                        "the pack needs this built-in tool, which this program lacks".into(),
+                    ));
+                }
             }
         }
         externals.insert(external.reference.clone(), external.contract.clone());
     }
     let composites = crate::export::compile_flows(&tools, &externals, &flows)?;
     for entry in manifest.entries.iter().filter(|e| e.form == Form::Flow) {
-        let Some(contract) = composites.get(&entry.reference) else { continue };
+        let Some(contract) = composites.get(&entry.reference) else {
+            continue;
+        };
         if contract != &entry.contract {
             return Err(PackError::Contract {
                 reference: entry.reference.to_string(),

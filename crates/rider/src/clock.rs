@@ -74,11 +74,17 @@ mod tests {
 
     #[test]
     fn formats_known_instants() {
-        assert_eq!(Clock::at_unix_millis(0).rfc3339(), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            Clock::at_unix_millis(0).rfc3339(),
+            "1970-01-01T00:00:00.000Z"
+        );
         assert_eq!(
             Clock::at_unix_millis(1_709_251_199_999).rfc3339(),
             "2024-02-29T23:59:59.999Z"
         );
-        assert_eq!(Clock::at_unix_millis(-1).rfc3339(), "1969-12-31T23:59:59.999Z");
+        assert_eq!(
+            Clock::at_unix_millis(-1).rfc3339(),
+            "1969-12-31T23:59:59.999Z"
+        );
     }
 }

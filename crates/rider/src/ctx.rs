@@ -157,7 +157,11 @@ impl ToolCtx {
     }
 
     /// [`ToolCtx::builder`] whose logger redacts through `redactor`.
-    pub fn builder_with(run_id: &str, step_id: &str, redactor: crate::redact::Redactor) -> ToolCtxBuilder {
+    pub fn builder_with(
+        run_id: &str,
+        step_id: &str,
+        redactor: crate::redact::Redactor,
+    ) -> ToolCtxBuilder {
         ToolCtxBuilder {
             ctx: ToolCtx {
                 net: None,

@@ -9,7 +9,9 @@
 use std::future::Future;
 use std::marker::PhantomData;
 
-use browserflow_contract::{Capability, ContractParts, InputDecl, Kind, Problems, Schema, ToolContract};
+use browserflow_contract::{
+    Capability, ContractParts, InputDecl, Kind, Problems, Schema, ToolContract,
+};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -31,7 +33,9 @@ pub enum DefineError {
         problems: Problems,
     },
     /// The input type is not a struct with named fields.
-    #[error("tool `{tool}`: the input type must be a struct with named fields (each field is an input slot), found {found}")]
+    #[error(
+        "tool `{tool}`: the input type must be a struct with named fields (each field is an input slot), found {found}"
+    )]
     InputNotAnObject {
         /// The tool name.
         tool: String,
@@ -39,7 +43,9 @@ pub enum DefineError {
         found: String,
     },
     /// An optional field the contract cannot describe.
-    #[error("tool `{tool}`: input field `{field}` is optional but has no default; make it an `Option<_>` or give it `#[serde(default)]`")]
+    #[error(
+        "tool `{tool}`: input field `{field}` is optional but has no default; make it an `Option<_>` or give it `#[serde(default)]`"
+    )]
     OptionalWithoutDefault {
         /// The tool name.
         tool: String,
@@ -137,7 +143,8 @@ impl ToolDef {
 
     fn input_decls(&self, input: Schema) -> Result<Vec<InputDecl>, DefineError> {
         let tool = || self.name.clone();
-        let is_object = input.types.as_deref() == Some(&[browserflow_contract::JsonType::Object][..]);
+        let is_object =
+            input.types.as_deref() == Some(&[browserflow_contract::JsonType::Object][..]);
         if !is_object || (input.properties.is_empty() && input.additional_properties.is_none()) {
             return Err(DefineError::InputNotAnObject {
                 tool: tool(),
@@ -243,8 +250,7 @@ where
             ToolError::terminal(format!("the input does not fit the tool's Rust type: {e}"))
         })?;
         let output = (self.run)(typed, ctx).await?;
-        serde_json::to_value(output).map_err(|e| {
-            ToolError::terminal(format!("the output cannot be written as JSON: {e}"))
-        })
+        serde_json::to_value(output)
+            .map_err(|e| ToolError::terminal(format!("the output cannot be written as JSON: {e}")))
     }
 }

@@ -10,7 +10,9 @@ use crate::validate::Violation;
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// On resume, a position does not match what was recorded.
-    #[error("divergence at step `{step}`: the {what} was {recorded} when the run was recorded, and is now {current}; the run cannot be resumed with this flow")]
+    #[error(
+        "divergence at step `{step}`: the {what} was {recorded} when the run was recorded, and is now {current}; the run cannot be resumed with this flow"
+    )]
     Divergence {
         /// The step (or `(flow)` for the flow itself).
         step: String,
@@ -75,7 +77,9 @@ pub enum RunError {
         tool: String,
     },
     /// The registered tool's contract is not the one the plan was compiled against.
-    #[error("step `{step}`: the registered `{tool}` has contract {registered}, but the flow was compiled against {planned}; recompile the flow")]
+    #[error(
+        "step `{step}`: the registered `{tool}` has contract {registered}, but the flow was compiled against {planned}; recompile the flow"
+    )]
     ContractMismatch {
         /// The step.
         step: String,

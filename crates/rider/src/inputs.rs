@@ -24,7 +24,9 @@ pub enum InputArgError {
     #[error("`--input {0}=…` is given twice")]
     Duplicate(String),
     /// A secret input needs a reference, never a value on the command line.
-    #[error("`--input {0}=…`: this input is secret; pass a reference, `{0}=secret.NAME`, and provide NAME through BROWSERFLOW_SECRET_NAME or the secrets file")]
+    #[error(
+        "`--input {0}=…`: this input is secret; pass a reference, `{0}=secret.NAME`, and provide NAME through BROWSERFLOW_SECRET_NAME or the secrets file"
+    )]
     SecretValue(String),
     /// A reference to a secret given for a plain input.
     #[error("`--input {0}=secret.…`: this input is not secret and cannot take a secret")]
@@ -34,7 +36,10 @@ pub enum InputArgError {
 /// Parses `name=value` arguments against the flow's inputs. A string-typed input takes the
 /// text as it is; any other input takes it as JSON (`count=3`, `tags=["a","b"]`), falling
 /// back to the text. A secret input takes `secret.NAME`.
-pub fn parse_input_args(plan: &Plan, args: &[String]) -> Result<BTreeMap<String, Bound>, InputArgError> {
+pub fn parse_input_args(
+    plan: &Plan,
+    args: &[String],
+) -> Result<BTreeMap<String, Bound>, InputArgError> {
     let mut inputs = BTreeMap::new();
     for arg in args {
         let Some((name, text)) = arg.split_once('=') else {
@@ -44,12 +49,18 @@ pub fn parse_input_args(plan: &Plan, args: &[String]) -> Result<BTreeMap<String,
             let known: Vec<&str> = plan.inputs.iter().map(|d| d.name.as_str()).collect();
             return Err(InputArgError::Unknown {
                 name: name.to_owned(),
-                known: if known.is_empty() { "none".to_owned() } else { known.join(", ") },
+                known: if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                },
             });
         };
         let secret_name = text.strip_prefix("secret.");
         let bound = match (decl.secret, secret_name) {
-            (true, Some(secret)) if !secret.is_empty() => Bound::Secret(SecretTemplate::reference(secret)),
+            (true, Some(secret)) if !secret.is_empty() => {
+                Bound::Secret(SecretTemplate::reference(secret))
+            }
             (true, _) => return Err(InputArgError::SecretValue(name.to_owned())),
             (false, Some(_)) => return Err(InputArgError::NotSecret(name.to_owned())),
             (false, None) => {

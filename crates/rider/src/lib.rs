@@ -65,7 +65,9 @@ mod validate;
 
 pub use caps::fs::{FsCap, FsError};
 pub use caps::net::{NetCap, NetError, NetOptions};
-pub use caps::secrets::{ChainSecrets, EnvSecrets, FileSecrets, MapSecrets, SecretsCap, SecretsError, SecretsProvider};
+pub use caps::secrets::{
+    ChainSecrets, EnvSecrets, FileSecrets, MapSecrets, SecretsCap, SecretsError, SecretsProvider,
+};
 pub use caps::spawn::{Command, SpawnCap, SpawnError, SpawnOutput};
 pub use caps::{BrowserCapability, ModelCapability};
 pub use clock::Clock;
@@ -84,8 +86,8 @@ pub use redact_writer::{RedactingMakeWriter, RedactingWriter};
 pub use registry::{IntoTool, RegistryError, ToolRegistry};
 pub use retry::RetryPolicy;
 pub use rider::{Rider, RiderError, RunOutcome};
-pub use secret_input::{SECRET_TEMPLATE_KEY, SecretInput};
 pub use secrecy;
+pub use secret_input::{SECRET_TEMPLATE_KEY, SecretInput};
 pub use signal::{CancelHandle, CancelSignal};
 pub use tool::{DynTool, ErrorClass, Tool, ToolError};
 pub use validate::Violation;

@@ -31,7 +31,10 @@ pub struct Redactor {
 impl std::fmt::Debug for Redactor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Redactor")
-            .field("patterns", &self.needles.read().map(|n| n.len()).unwrap_or(0))
+            .field(
+                "patterns",
+                &self.needles.read().map(|n| n.len()).unwrap_or(0),
+            )
             .finish()
     }
 }
@@ -93,7 +96,9 @@ impl Redactor {
         }
         match value {
             Value::String(s) => Value::String(self.redact_string(s)),
-            Value::Array(items) => Value::Array(items.iter().map(|v| self.redact_json(v)).collect()),
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|v| self.redact_json(v)).collect())
+            }
             Value::Object(map) => Value::Object(
                 map.iter()
                     .map(|(k, v)| (self.redact_string(k), self.redact_json(v)))

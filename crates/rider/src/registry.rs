@@ -38,7 +38,9 @@ pub enum RegistryError {
     #[error("tool `{0}` is registered twice")]
     Duplicate(String),
     /// The factory made a tool whose contract differs from the one it made at registration.
-    #[error("the factory of `{0}` made a tool with another contract: factories must be deterministic")]
+    #[error(
+        "the factory of `{0}` made a tool with another contract: factories must be deterministic"
+    )]
     Unstable(String),
     /// A schema of the contract does not compile.
     #[error("tool `{reference}`: {message}")]
@@ -92,10 +94,11 @@ impl ToolRegistry {
         if self.entries.contains_key(&reference) {
             return Err(RegistryError::Duplicate(reference));
         }
-        let compiled = CompiledContract::new(&contract).map_err(|message| RegistryError::Schema {
-            reference: reference.clone(),
-            message,
-        })?;
+        let compiled =
+            CompiledContract::new(&contract).map_err(|message| RegistryError::Schema {
+                reference: reference.clone(),
+                message,
+            })?;
         let entry = Entry {
             factory,
             digest: contract.contract_digest(),
@@ -136,7 +139,9 @@ pub(crate) fn make(entry: &Entry, reference: &str) -> Result<DynTool, RegistryEr
 
 impl ToolRegistry {
     /// The contracts as a flow-compiler registry, to compile flows against these tools.
-    pub fn contract_registry(&self) -> Result<browserflow_flow::Registry, browserflow_flow::Diagnostics> {
+    pub fn contract_registry(
+        &self,
+    ) -> Result<browserflow_flow::Registry, browserflow_flow::Diagnostics> {
         let mut registry = browserflow_flow::Registry::new();
         for entry in self.entries.values() {
             registry.insert(entry.contract.clone())?;

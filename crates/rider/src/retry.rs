@@ -68,15 +68,33 @@ mod tests {
     fn backoff_doubles_is_bounded_and_stops_on_terminal_errors() {
         let p = RetryPolicy::BACKOFF;
         let transient = ToolError::transient("503");
-        assert_eq!(p.delay_before(2, &transient), Some(Duration::from_millis(200)));
-        assert_eq!(p.delay_before(3, &transient), Some(Duration::from_millis(400)));
-        assert_eq!(p.delay_before(4, &transient), Some(Duration::from_millis(800)));
+        assert_eq!(
+            p.delay_before(2, &transient),
+            Some(Duration::from_millis(200))
+        );
+        assert_eq!(
+            p.delay_before(3, &transient),
+            Some(Duration::from_millis(400))
+        );
+        assert_eq!(
+            p.delay_before(4, &transient),
+            Some(Duration::from_millis(800))
+        );
         assert_eq!(p.delay_before(5, &transient), None);
         assert_eq!(p.delay_before(2, &ToolError::terminal("404")), None);
-        let long = RetryPolicy { max_attempts: 40, ..p };
+        let long = RetryPolicy {
+            max_attempts: 40,
+            ..p
+        };
         assert_eq!(long.delay_before(30, &transient), Some(p.max_delay));
-        assert_eq!(RetryPolicy::for_step(Kind::Transform, true, p), RetryPolicy::NONE);
-        assert_eq!(RetryPolicy::for_step(Kind::Shell, false, p), RetryPolicy::NONE);
+        assert_eq!(
+            RetryPolicy::for_step(Kind::Transform, true, p),
+            RetryPolicy::NONE
+        );
+        assert_eq!(
+            RetryPolicy::for_step(Kind::Shell, false, p),
+            RetryPolicy::NONE
+        );
         assert_eq!(RetryPolicy::for_step(Kind::Http, false, p), p);
     }
 }

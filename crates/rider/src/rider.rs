@@ -143,7 +143,15 @@ impl Rider {
         self.journal
             .begin_run(&start)
             .map_err(|e| self.failure(None, e.into()))?;
-        let state = RunState::new(self, run_id, 1, clock, EnvView::new(env), HashMap::new(), cancel);
+        let state = RunState::new(
+            self,
+            run_id,
+            1,
+            clock,
+            EnvView::new(env),
+            HashMap::new(),
+            cancel,
+        );
         self.execute(plan, scope, state, false).await
     }
 
@@ -162,7 +170,10 @@ impl Rider {
         cancel: &CancelHandle,
     ) -> Result<RunOutcome, RunFailure> {
         let fail = |e: RunError| self.failure(Some(run_id.to_owned()), e);
-        let (record, recorded) = self.journal.resume_run(run_id).map_err(|e| fail(e.into()))?;
+        let (record, recorded) = self
+            .journal
+            .resume_run(run_id)
+            .map_err(|e| fail(e.into()))?;
         let stop = |e: RunError| {
             let failure = fail(e);
             let _ = self.journal.finish_run(
@@ -346,6 +357,9 @@ fn new_run_id() -> String {
     hasher.write_usize(COUNTER.fetch_add(1, Ordering::Relaxed));
     let stamp = Clock::now_wall().rfc3339();
     // 2026-11-30T02:47:51.123Z → 20261130T024751Z
-    let compact: String = stamp[..19].chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    let compact: String = stamp[..19]
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
     format!("{compact}Z-{:012x}", hasher.finish() & 0xFFFF_FFFF_FFFF)
 }

@@ -33,9 +33,13 @@ impl SecretInput {
             Value::String(s) => Ok(SecretInput::Plain(s.clone())),
             Value::Object(map) if map.len() == 1 => match map.get(SECRET_TEMPLATE_KEY) {
                 Some(Value::String(text)) => parse_template(text).map(SecretInput::Template),
-                _ => Err(format!("expected a string or {{\"{SECRET_TEMPLATE_KEY}\": \"…\"}}")),
+                _ => Err(format!(
+                    "expected a string or {{\"{SECRET_TEMPLATE_KEY}\": \"…\"}}"
+                )),
             },
-            _ => Err(format!("expected a string or {{\"{SECRET_TEMPLATE_KEY}\": \"…\"}}")),
+            _ => Err(format!(
+                "expected a string or {{\"{SECRET_TEMPLATE_KEY}\": \"…\"}}"
+            )),
         }
     }
 

@@ -20,7 +20,11 @@ pub struct Violation {
 
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let at = if self.pointer.is_empty() { "(root)" } else { &self.pointer };
+        let at = if self.pointer.is_empty() {
+            "(root)"
+        } else {
+            &self.pointer
+        };
         match &self.slot {
             Some(slot) => write!(f, "input `{slot}` at {at}: {}", self.message),
             None => write!(f, "output at {at}: {}", self.message),
@@ -102,7 +106,11 @@ impl CompiledContract {
                 }));
             }
         }
-        if violations.is_empty() { Ok(()) } else { Err(violations) }
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(violations)
+        }
     }
 
     /// Checks a tool's output.

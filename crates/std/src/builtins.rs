@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use browserflow_contract::{Capability, Digest, Kind, ToolContract};
-use browserflow_rider::{DefineError, DynTool, RegistryError, Tool, ToolCtx, ToolError, ToolRegistry};
+use browserflow_rider::{
+    DefineError, DynTool, RegistryError, Tool, ToolCtx, ToolError, ToolRegistry,
+};
 use serde_json::Value;
 
 /// A factory of one built-in tool.
@@ -77,7 +79,10 @@ pub enum BuiltinError {
 
 /// The contract of every built-in, in listing order.
 pub fn builtin_contracts() -> Result<Vec<ToolContract>, BuiltinError> {
-    BUILTINS.iter().map(|make| Ok(make()?.contract().clone())).collect()
+    BUILTINS
+        .iter()
+        .map(|make| Ok(make()?.contract().clone()))
+        .collect()
 }
 
 /// The listing of every built-in: name, version, kind, capabilities, digest.
@@ -126,15 +131,20 @@ impl Tool for Shared {
 
 /// Registers every built-in with the Rider's `tools` (to run) and the compiler's `contracts`
 /// (to check flows). Returns how many were registered.
-pub fn register_builtins(tools: &mut ToolRegistry, contracts: &mut browserflow_flow::Registry) -> Result<usize, BuiltinError> {
+pub fn register_builtins(
+    tools: &mut ToolRegistry,
+    contracts: &mut browserflow_flow::Registry,
+) -> Result<usize, BuiltinError> {
     for make in BUILTINS {
         let make = *make;
         let contract = tools.register(move || make().map(Shared))?.clone();
         let reference = contract.reference();
-        contracts.insert(contract).map_err(|d| BuiltinError::Contract {
-            reference,
-            message: d.to_string(),
-        })?;
+        contracts
+            .insert(contract)
+            .map_err(|d| BuiltinError::Contract {
+                reference,
+                message: d.to_string(),
+            })?;
     }
     Ok(BUILTINS.len())
 }

@@ -5,14 +5,19 @@ use serde_json::Value;
 /// One step down: an object member or an array index.
 pub(crate) fn step<'v>(value: &'v Value, segment: &str) -> Result<&'v Value, String> {
     match value {
-        Value::Object(map) => map.get(segment).ok_or_else(|| format!("no field `{segment}`")),
+        Value::Object(map) => map
+            .get(segment)
+            .ok_or_else(|| format!("no field `{segment}`")),
         Value::Array(items) => {
             let index: usize = segment
                 .parse()
                 .map_err(|_| format!("`{segment}` is not an index into an array"))?;
-            items
-                .get(index)
-                .ok_or_else(|| format!("index {index} is past the end of an array of {}", items.len()))
+            items.get(index).ok_or_else(|| {
+                format!(
+                    "index {index} is past the end of an array of {}",
+                    items.len()
+                )
+            })
         }
         other => Err(format!("cannot read `{segment}` of a {}", type_name(other))),
     }

@@ -10,6 +10,7 @@
 //!
 //! [`builtins`] lists the fixed tools (what `bflow tools list` prints) and
 //! [`register_builtins`] registers them for the Rider and the flow compiler.
+//! [`tool_from_file`] makes a runnable tool of a `code` or `model` tool file.
 //!
 //! ```
 //! use browserflow_rider::ToolRegistry;
@@ -30,6 +31,11 @@ pub mod http;
 mod json_path;
 pub mod model;
 pub mod shell;
+mod tool_file;
 pub mod transform;
 
-pub use builtins::{BUILTINS, BuiltinError, BuiltinFactory, BuiltinInfo, builtin, builtin_contracts, builtins, register_builtins};
+pub use builtins::{
+    BUILTINS, BuiltinError, BuiltinFactory, BuiltinInfo, builtin, builtin_contracts, builtins,
+    register_builtins,
+};
+pub use tool_file::tool_from_file;

@@ -94,8 +94,14 @@ async fn run(
     // Dropping the run on timeout kills the child (the capability spawns with kill_on_drop).
     let output = tokio::time::timeout(limit, spawn.run(command))
         .await
-        .map_err(|_| ToolError::terminal(format!("program `{program}` was killed: it ran longer than {} ms", limit.as_millis())))??;
-    ctx.logger().info(format!("`{program}` exited with {:?}", output.code));
+        .map_err(|_| {
+            ToolError::terminal(format!(
+                "program `{program}` was killed: it ran longer than {} ms",
+                limit.as_millis()
+            ))
+        })??;
+    ctx.logger()
+        .info(format!("`{program}` exited with {:?}", output.code));
     Ok(ShellOutput {
         exit_code: output.code,
         success: output.success(),
@@ -108,10 +114,21 @@ async fn run(
 pub fn shell_run() -> Result<impl Tool, DefineError> {
     define_tool(
         ToolDef::new("std/shell.run", "1.0.0", Kind::Shell)
-            .description("Run an allowed program with arguments; capture stdout, stderr and the exit code.")
+            .description(
+                "Run an allowed program with arguments; capture stdout, stderr and the exit code.",
+            )
             .capabilities([Capability::Spawn]),
         |input: ShellInput, ctx| async move {
-            run(&ctx, input.program, input.args, input.stdin, input.env, input.timeout_ms, None).await
+            run(
+                &ctx,
+                input.program,
+                input.args,
+                input.stdin,
+                input.env,
+                input.timeout_ms,
+                None,
+            )
+            .await
         },
     )
 }

@@ -158,6 +158,10 @@ async (spec) => {
           const name = c.name == null ? null : norm(c.name);
           return { els: allElements(root).filter((e) => roleOf(e) === want && (name === null || accessibleName(e) === name)) };
         }
+        case 'accessible_name': {
+          const want = norm(v);
+          return { els: innermost(allElements(root).filter((e) => accessibleName(e) === want)) };
+        }
         case 'label': {
           const want = norm(v);
           return { els: allElements(root).filter((e) => (e.labels || e.hasAttribute('aria-label') || e.hasAttribute('aria-labelledby')) && labelMatches(e, want)) };

@@ -20,9 +20,7 @@ use super::glob::glob_match;
 use super::resolve::{
     Requirements, ResolveFailure, ResolveSpec, Resolved, describe_frame, resolve, wait_change,
 };
-use super::{
-    ReplayError, ReplayOptions, ReplayReport, StepReport, StepStatus, WinningSelector,
-};
+use super::{ReplayError, ReplayOptions, ReplayReport, StepReport, StepStatus, WinningSelector};
 
 /// The name of the page a replay starts on.
 const MAIN_PAGE: &str = "main";
@@ -82,7 +80,11 @@ impl<'a> Run<'a> {
             let page = self.page();
             let dialogs_before = page.dialog_count();
             let result = self.execute(step, original).await;
-            let dialogs = page.dialogs().get(dialogs_before..).unwrap_or_default().to_vec();
+            let dialogs = page
+                .dialogs()
+                .get(dialogs_before..)
+                .unwrap_or_default()
+                .to_vec();
             let screenshot = if self.options.screenshots && !self.page().is_closed() {
                 self.page().screenshot_png().await.ok()
             } else {
@@ -458,7 +460,11 @@ impl<'a> Run<'a> {
                     visible: true,
                     ..Requirements::default()
                 });
-                winner = Some(self.find(page, selector, shown, &spec, s.timeout_ms).await?.winner);
+                winner = Some(
+                    self.find(page, selector, shown, &spec, s.timeout_ms)
+                        .await?
+                        .winner,
+                );
             }
             for (from, expect) in checks {
                 let spec = ResolveSpec {
@@ -466,7 +472,11 @@ impl<'a> Run<'a> {
                     expect: Some(expect),
                     ..ResolveSpec::action(Requirements::default())
                 };
-                winner = Some(self.find(page, selector, shown, &spec, s.timeout_ms).await?.winner);
+                winner = Some(
+                    self.find(page, selector, shown, &spec, s.timeout_ms)
+                        .await?
+                        .winner,
+                );
             }
         }
         if s.url.is_some() || s.title.is_some() {
@@ -584,7 +594,9 @@ impl<'a> Run<'a> {
                 break target.clone();
             }
             if !wait_change(&mut changes, deadline).await {
-                return Err(Failure::new("the step was expected to open a popup, but none opened"));
+                return Err(Failure::new(
+                    "the step was expected to open a popup, but none opened",
+                ));
             }
         };
         let popup = self
@@ -652,7 +664,12 @@ fn explain(failure: ResolveFailure, shown: &Selector, budget: Duration) -> Failu
             );
             for (i, candidate) in shown.candidates.iter().enumerate() {
                 let state = states.get(i).map(String::as_str).unwrap_or("not checked");
-                message.push_str(&format!("\n  {}. {}: {}", i + 1, candidate.describe(), state));
+                message.push_str(&format!(
+                    "\n  {}. {}: {}",
+                    i + 1,
+                    candidate.describe(),
+                    state
+                ));
             }
             Failure::new(message)
         }
@@ -784,7 +801,11 @@ async fn next_frame_title(page: &Page) -> String {
     .unwrap_or_default()
 }
 
-async fn wait_for_expression(page: &Page, expression: &str, budget: Duration) -> Result<(), Failure> {
+async fn wait_for_expression(
+    page: &Page,
+    expression: &str,
+    budget: Duration,
+) -> Result<(), Failure> {
     let deadline = Instant::now() + budget;
     loop {
         let remaining = deadline.saturating_duration_since(Instant::now());

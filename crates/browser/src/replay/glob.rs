@@ -29,7 +29,10 @@ mod tests {
     fn wildcards() {
         assert!(glob_match("http://x/a", "http://x/a"));
         assert!(!glob_match("http://x/a", "http://x/ab"));
-        assert!(glob_match("*/product.html?id=*", "http://127.0.0.1:5/product.html?id=kb-1"));
+        assert!(glob_match(
+            "*/product.html?id=*",
+            "http://127.0.0.1:5/product.html?id=kb-1"
+        ));
         assert!(glob_match("*", ""));
         assert!(glob_match("a*b*c", "abc"));
         assert!(!glob_match("a*b*c", "acb"));

@@ -190,11 +190,12 @@ impl Replayer {
         inputs: &Map<String, Value>,
     ) -> Result<ReplayReport, ReplayError> {
         for (index, step) in steps.iter().enumerate() {
-            step.validate().map_err(|message| ReplayError::InvalidStep {
-                index,
-                kind: step.kind().to_string(),
-                message,
-            })?;
+            step.validate()
+                .map_err(|message| ReplayError::InvalidStep {
+                    index,
+                    kind: step.kind().to_string(),
+                    message,
+                })?;
         }
         execute::Run::new(context, &self.options)
             .run(steps, inputs)

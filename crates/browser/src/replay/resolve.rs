@@ -106,7 +106,10 @@ pub(crate) enum ResolveFailure {
     /// The frame never appeared.
     FrameNotFound { frame: String, seen: Vec<String> },
     /// A candidate matched but the action cannot be done (no such option, …).
-    Fatal { winner: Option<usize>, message: String },
+    Fatal {
+        winner: Option<usize>,
+        message: String,
+    },
 }
 
 #[derive(Deserialize)]
@@ -223,7 +226,7 @@ pub(crate) async fn resolve(
             Some(p) if frame_id == page.target_id() => Some((p.x, p.y)),
             Some(p) => match page.frame_origin(&frame_id).await {
                 Ok((ox, oy)) => Some((p.x + ox, p.y + oy)),
-                Err(EvalError::Navigated) => continue,
+                Err(EvalError::Navigated) if Instant::now() < deadline => continue,
                 Err(e) => {
                     return Err(ResolveFailure::Fatal {
                         winner: Some(winner),

@@ -18,17 +18,33 @@ async fn a_brief_overlay_is_waited_for_not_clicked_through() {
         { "type": "assert", "text_equals": "In cart: 1", "selector": tid("cart-status") }
     ]);
     let started = Instant::now();
-    let report = h.replay(steps.clone(), json!({})).await.unwrap_or_else(|e| panic!("{e}"));
-    assert!(report.steps[1].duration_ms > 150.0, "the click must have waited for the overlay");
-    eprintln!("overlay wait: click took {:.0} ms (replay {:?})", report.steps[1].duration_ms, started.elapsed());
+    let report = h
+        .replay(steps.clone(), json!({}))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        report.steps[1].duration_ms > 150.0,
+        "the click must have waited for the overlay"
+    );
+    eprintln!(
+        "overlay wait: click took {:.0} ms (replay {:?})",
+        report.steps[1].duration_ms,
+        started.elapsed()
+    );
     // With a budget shorter than the overlay, the click fails and says what covers the button.
     let steps = json!([
         { "type": "navigate", "url": "{{shop}}/product.html?id=kb-1&overlay=5000" },
         { "type": "click", "selector": tid("add-to-cart") }
     ]);
-    let err = h.replay_with(steps, json!({}), quick(300)).await.unwrap_err();
+    let err = h
+        .replay_with(steps, json!({}), quick(300))
+        .await
+        .unwrap_err();
     let message = err.to_string();
-    assert!(message.contains("covered by <div#offers-overlay.overlay>"), "{message}");
+    assert!(
+        message.contains("covered by <div#offers-overlay.overlay>"),
+        "{message}"
+    );
     h.close().await;
 }
 
@@ -39,15 +55,23 @@ async fn disabled_elements_are_waited_for() {
         { "type": "navigate", "url": "{{shop}}/product.html?id=kb-1" },
         { "type": "click", "selector": tid("buy-now") }
     ]);
-    let err = h.replay_with(steps, json!({}), quick(700)).await.unwrap_err();
-    assert!(err.to_string().contains("<button#buy-now> is disabled"), "{err}");
+    let err = h
+        .replay_with(steps, json!({}), quick(700))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("<button#buy-now> is disabled"),
+        "{err}"
+    );
     let steps = json!([
         { "type": "navigate", "url": "{{shop}}/product.html?id=kb-1" },
         { "type": "click", "selector": tid("add-to-cart") },
         { "type": "click", "selector": tid("buy-now") },
         { "type": "assert", "text_equals": "Bought", "selector": tid("cart-status") }
     ]);
-    h.replay(steps, json!({})).await.unwrap_or_else(|e| panic!("{e}"));
+    h.replay(steps, json!({}))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     h.close().await;
 }
 
@@ -70,8 +94,19 @@ async fn fills_selects_textareas_and_contenteditable() {
     let err = h.replay(steps, json!({})).await.unwrap_err();
     // Everything up to the last step passed; selecting a missing option fails clearly.
     let report = err.report().unwrap();
-    assert_eq!(report.steps.iter().filter(|s| s.status == browserflow_browser::StepStatus::Passed).count(), 10);
-    assert!(err.to_string().contains("no option `Five` (options: 1, 2, 3)"), "{err}");
+    assert_eq!(
+        report
+            .steps
+            .iter()
+            .filter(|s| s.status == browserflow_browser::StepStatus::Passed)
+            .count(),
+        10
+    );
+    assert!(
+        err.to_string()
+            .contains("no option `Five` (options: 1, 2, 3)"),
+        "{err}"
+    );
     h.close().await;
 }
 
@@ -90,7 +125,9 @@ async fn mouse_buttons_double_clicks_and_key_modifiers() {
         { "type": "assert", "text_equals": "x;Control+ctrl;a+ctrl;Backspace;", "selector": tid("key-log") },
         { "type": "assert", "value_equals": "", "selector": tid("code") }
     ]);
-    h.replay(steps, json!({})).await.unwrap_or_else(|e| panic!("{e}"));
+    h.replay(steps, json!({}))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     h.close().await;
 }
 
@@ -115,6 +152,8 @@ async fn hover_scroll_viewport_and_waits() {
           "properties": { "tagName": "A" }, "selector": tid("result-link") },
         { "type": "wait_for_element", "count": 2, "selector": { "candidates": [{ "kind": "css", "value": "#results li" }] } }
     ]);
-    h.replay(steps, json!({})).await.unwrap_or_else(|e| panic!("{e}"));
+    h.replay(steps, json!({}))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     h.close().await;
 }

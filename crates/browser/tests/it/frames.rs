@@ -22,7 +22,10 @@ async fn same_origin_iframe_by_name_and_cross_origin_iframe_by_url() {
         { "type": "assert", "text_equals": "Joined as ada@example.com", "selector": {
             "frame": { "name": "partner" }, "candidates": [{ "kind": "test_id", "value": "partner-status" }] } }
     ]);
-    let report = h.replay(steps, json!({})).await.unwrap_or_else(|e| panic!("{e}"));
+    let report = h
+        .replay(steps, json!({}))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.outputs["coupon"], "SPRING-10");
     h.close().await;
 }
@@ -36,7 +39,10 @@ async fn a_missing_frame_is_named_in_the_error() {
             { "kind": "test_id", "value": "claim-coupon" }
         ] } }
     ]);
-    let err = h.replay_with(steps, json!({}), crate::support::quick(300)).await.unwrap_err();
+    let err = h
+        .replay_with(steps, json!({}), crate::support::quick(300))
+        .await
+        .unwrap_err();
     let message = err.to_string();
     assert!(message.contains("step 2 (click)"), "{message}");
     assert!(message.contains("frame name \"nope\""), "{message}");

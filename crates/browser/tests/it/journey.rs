@@ -30,9 +30,16 @@ fn search_price_steps() -> serde_json::Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn search_price_journey_returns_typed_output() {
     let h = Harness::start().await;
-    let options = ReplayOptions { screenshots: true, ..ReplayOptions::default() };
+    let options = ReplayOptions {
+        screenshots: true,
+        ..ReplayOptions::default()
+    };
     let report = h
-        .replay_with(search_price_steps(), json!({ "query": "keyboard" }), options)
+        .replay_with(
+            search_price_steps(),
+            json!({ "query": "keyboard" }),
+            options,
+        )
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
@@ -43,10 +50,25 @@ async fn search_price_journey_returns_typed_output() {
     // The fill won on the first-ranked candidate, the click on the CSS one.
     let fill = report.steps[1].selector.as_ref().unwrap();
     assert_eq!((fill.index, fill.kind), (0, SelectorKind::TestId));
-    assert_eq!(report.steps[3].selector.as_ref().unwrap().kind, SelectorKind::Css);
+    assert_eq!(
+        report.steps[3].selector.as_ref().unwrap().kind,
+        SelectorKind::Css
+    );
     // Navigations are reported where they happened.
-    assert!(report.steps[2].navigated_to.as_deref().unwrap().ends_with("/search.html?q=keyboard"));
-    assert!(report.steps[3].navigated_to.as_deref().unwrap().ends_with("/product.html?id=kb-1"));
+    assert!(
+        report.steps[2]
+            .navigated_to
+            .as_deref()
+            .unwrap()
+            .ends_with("/search.html?q=keyboard")
+    );
+    assert!(
+        report.steps[3]
+            .navigated_to
+            .as_deref()
+            .unwrap()
+            .ends_with("/product.html?id=kb-1")
+    );
     assert!(report.final_url.ends_with("/product.html?id=kb-1"));
     // Every step has a real PNG screenshot.
     for step in &report.steps {
@@ -65,11 +87,17 @@ async fn the_same_journey_with_a_click_on_search_and_other_inputs() {
     steps[2] = json!({ "type": "click", "selector": { "candidates": [
         { "kind": "role", "value": "button", "name": "Search" }
     ] }, "navigation": { "url": "*/search.html?q=desk" } });
-    let report = h.replay(steps, json!({ "query": "desk" })).await.unwrap_or_else(|e| panic!("{e}"));
+    let report = h
+        .replay(steps, json!({ "query": "desk" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.outputs["name"], "Standing Desk");
     assert_eq!(report.outputs["price"], 1299.0);
     assert_eq!(report.outputs["currency"], "USD");
-    let report = h.replay(search_price_steps(), json!({ "query": "espresso" })).await.unwrap();
+    let report = h
+        .replay(search_price_steps(), json!({ "query": "espresso" }))
+        .await
+        .unwrap();
     assert_eq!(report.outputs["price"], 1299.0);
     assert_eq!(report.outputs["currency"], "EUR");
     h.close().await;
@@ -85,9 +113,22 @@ async fn concurrent_journeys_on_one_browser() {
     let reports = futures::future::join_all(runs).await;
     let names: Vec<String> = reports
         .into_iter()
-        .map(|r| r.unwrap_or_else(|e| panic!("{e}")).outputs["name"].as_str().unwrap().to_string())
+        .map(|r| {
+            r.unwrap_or_else(|e| panic!("{e}")).outputs["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
-    assert_eq!(names, ["Mechanical Keyboard", "Wireless Mouse", "Standing Desk", "Espresso Machine"]);
+    assert_eq!(
+        names,
+        [
+            "Mechanical Keyboard",
+            "Wireless Mouse",
+            "Standing Desk",
+            "Espresso Machine"
+        ]
+    );
     h.close().await;
 }
 
@@ -100,7 +141,10 @@ async fn screenshots_make_thumbnails() {
         { "type": "navigate", "url": h.url("/index.html") }
     ]))
     .unwrap();
-    browserflow_browser::Replayer::default().run(&context, &steps, &Default::default()).await.unwrap();
+    browserflow_browser::Replayer::default()
+        .run(&context, &steps, &Default::default())
+        .await
+        .unwrap();
     let png = context.page().screenshot_png().await.unwrap();
     let full = image::load_from_memory(&png).unwrap();
     assert_eq!((full.width(), full.height()), (640, 480));

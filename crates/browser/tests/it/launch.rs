@@ -21,7 +21,10 @@ async fn launching_a_missing_path_fails_before_spawning() {
         ..BrowserConfig::default()
     };
     let err = Browser::launch(&config).await.unwrap_err();
-    assert!(err.to_string().contains("apt-get install chromium"), "{err}");
+    assert!(
+        err.to_string().contains("apt-get install chromium"),
+        "{err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -44,19 +47,29 @@ async fn contexts_are_isolated_and_run_concurrently() {
     let set: Vec<browserflow_browser::steps::Step> = serde_json::from_value(set_cookie).unwrap();
     let read: Vec<browserflow_browser::steps::Step> = serde_json::from_value(read_cookie).unwrap();
     // Both replays at once on one browser.
-    let (ra, rb) = tokio::join!(replayer.run(&a, &set, &inputs), replayer.run(&b, &read, &inputs));
+    let (ra, rb) = tokio::join!(
+        replayer.run(&a, &set, &inputs),
+        replayer.run(&b, &read, &inputs)
+    );
     ra.unwrap();
     rb.unwrap();
     let cookie_of = |page: browserflow_browser::Page| async move {
         let answer = page
             .session()
-            .call("Runtime.evaluate", json!({ "expression": "document.cookie", "returnByValue": true }))
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": "document.cookie", "returnByValue": true }),
+            )
             .await
             .unwrap();
         answer["result"]["value"].as_str().unwrap().to_string()
     };
     assert_eq!(cookie_of(a.page().clone()).await, "session=alpha");
-    assert_eq!(cookie_of(b.page().clone()).await, "", "context B must not see A's cookie");
+    assert_eq!(
+        cookie_of(b.page().clone()).await,
+        "",
+        "context B must not see A's cookie"
+    );
     // A third context after the fact sees nothing either.
     let c = h.browser.new_context().await.unwrap();
     replayer.run(&c, &read, &inputs).await.unwrap();

@@ -20,10 +20,20 @@ async fn dialogs_are_answered_as_recorded() {
         { "type": "click", "selector": tid("ask-name") },
         { "type": "assert", "text_equals": "Hello, Ada", "selector": tid("service-status") }
     ]);
-    let report = h.replay(steps, json!({ "name": "Ada" })).await.unwrap_or_else(|e| panic!("{e}"));
+    let report = h
+        .replay(steps, json!({ "name": "Ada" }))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     let first = &report.steps[2].dialogs;
     assert_eq!(first.len(), 1);
-    assert_eq!((first[0].kind.as_str(), first[0].message.as_str(), first[0].accepted), ("confirm", "Clear your search history?", true));
+    assert_eq!(
+        (
+            first[0].kind.as_str(),
+            first[0].message.as_str(),
+            first[0].accepted
+        ),
+        ("confirm", "Clear your search history?", true)
+    );
     // Without an armed answer, a dialog is dismissed (and reported).
     assert!(!report.steps[4].dialogs[0].accepted);
     assert_eq!(report.steps[7].dialogs[0].kind, "prompt");
@@ -45,10 +55,19 @@ async fn popups_are_followed_and_left() {
         { "type": "close_page", "page": "deals" },
         { "type": "assert", "value_equals": "mouse", "selector": tid("search-input") }
     ]);
-    let report = h.replay(steps, json!({})).await.unwrap_or_else(|e| panic!("{e}"));
+    let report = h
+        .replay(steps, json!({}))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(report.outputs["deal"], "Wireless Mouse");
     assert_eq!(report.outputs["deal_price"], 19.99);
-    assert!(report.steps[1].navigated_to.as_deref().unwrap().ends_with("/deals.html"));
+    assert!(
+        report.steps[1]
+            .navigated_to
+            .as_deref()
+            .unwrap()
+            .ends_with("/deals.html")
+    );
     assert!(report.final_url.ends_with("/index.html"));
     h.close().await;
 }

@@ -14,7 +14,10 @@ fn steps_round_trip_as_pretty_stable_json() {
         button: Default::default(),
         click_count: 1,
         offset: None,
-        navigation: Some(ExpectedNavigation { url: Some("*/next".into()), title: None }),
+        navigation: Some(ExpectedNavigation {
+            url: Some("*/next".into()),
+            title: None,
+        }),
         opens_popup: None,
         timeout_ms: None,
     });

@@ -2,7 +2,9 @@
 
 use browserflow_browser::fixture_server::FixtureServer;
 use browserflow_browser::steps::Step;
-use browserflow_browser::{Browser, BrowserConfig, ReplayError, ReplayOptions, ReplayReport, Replayer};
+use browserflow_browser::{
+    Browser, BrowserConfig, ReplayError, ReplayOptions, ReplayReport, Replayer,
+};
 use serde_json::{Map, Value, json};
 use std::time::Duration;
 
@@ -26,7 +28,8 @@ impl Harness {
 
     /// Replays JSON steps in a fresh context, with `{{shop}}` bound to the shop's origin.
     pub async fn replay(&self, steps: Value, inputs: Value) -> Result<ReplayReport, ReplayError> {
-        self.replay_with(steps, inputs, ReplayOptions::default()).await
+        self.replay_with(steps, inputs, ReplayOptions::default())
+            .await
     }
 
     pub async fn replay_with(

@@ -91,7 +91,7 @@ fn capabilities_are_the_union_of_every_level() {
     let (_, plan) = three_levels();
     assert_eq!(
         plan.capabilities,
-        [Capability::Net, Capability::Browser, Capability::Secrets]
+        [Capability::Browser, Capability::Net, Capability::Secrets]
     );
     let notify = plan.step("notify").unwrap();
     assert_eq!(
@@ -103,7 +103,7 @@ fn capabilities_are_the_union_of_every_level() {
     let contract = plan.contract().unwrap();
     assert_eq!(
         contract.capabilities(),
-        [Capability::Net, Capability::Browser, Capability::Secrets]
+        [Capability::Browser, Capability::Net, Capability::Secrets]
     );
 }
 

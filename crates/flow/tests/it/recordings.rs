@@ -23,7 +23,7 @@ fn daily_price_watch_compiles_with_the_recorded_contracts() {
     assert_eq!(order, ["search", "alert", "notify"]);
     assert_eq!(
         plan.capabilities,
-        [Capability::Net, Capability::Browser, Capability::Secrets]
+        [Capability::Browser, Capability::Net, Capability::Secrets]
     );
     let alert = plan.step("alert").unwrap();
     assert!(alert.is_pure(), "the transform is pure and may be re-run");

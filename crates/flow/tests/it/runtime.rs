@@ -204,6 +204,6 @@ fn a_plan_serialises_for_reports() {
         value["steps"][1]["effective_capabilities"],
         json!(["net", "secrets"])
     );
-    assert_eq!(value["capabilities"], json!(["net", "browser", "secrets"]));
+    assert_eq!(value["capabilities"], json!(["browser", "net", "secrets"]));
     assert_eq!(value["flow_digest"], plan.flow_digest.to_string());
 }

@@ -1,12 +1,16 @@
 //! Export: determinism, closure, externals, pins and the secret check.
 
 use browserflow_contract::ToolRef;
-use browserflow_pack::{DenyList, Form, PackError, verify, VerifyOptions};
+use browserflow_pack::{DenyList, Form, PackError, VerifyOptions, verify};
 
 use crate::support::{Fixture, archive, entries};
 
 fn refs(pack: &browserflow_pack::Pack) -> Vec<String> {
-    pack.manifest.entries.iter().map(|e| e.reference.to_string()).collect()
+    pack.manifest
+        .entries
+        .iter()
+        .map(|e| e.reference.to_string())
+        .collect()
 }
 
 #[test]
@@ -24,6 +28,7 @@ fn exporting_the_same_tools_twice_gives_byte_identical_packs() {
         names,
         [
             "manifest.json",
+            "manifest.json.sha256",
             "flows/daily-price-watch@1.0.0.flow.json",
             "tools/price-alert@1.0.0.json",
             "tools/search-price@1.2.0.json"
@@ -35,7 +40,10 @@ fn exporting_the_same_tools_twice_gives_byte_identical_packs() {
         let header = entry.header();
         assert_eq!(header.mtime().expect("mtime"), 0);
         assert_eq!(header.mode().expect("mode"), 0o644);
-        assert_eq!((header.uid().expect("uid"), header.gid().expect("gid")), (0, 0));
+        assert_eq!(
+            (header.uid().expect("uid"), header.gid().expect("gid")),
+            (0, 0)
+        );
     }
 }
 
@@ -43,7 +51,14 @@ fn exporting_the_same_tools_twice_gives_byte_identical_packs() {
 fn a_flow_pulls_in_the_tools_it_requires_pinned_and_records_built_ins_as_externals() {
     let fixture = Fixture::new();
     let pack = fixture.watch_pack();
-    assert_eq!(refs(&pack), ["daily-price-watch@1.0.0", "price-alert@1.0.0", "search-price@1.2.0"]);
+    assert_eq!(
+        refs(&pack),
+        [
+            "daily-price-watch@1.0.0",
+            "price-alert@1.0.0",
+            "search-price@1.2.0"
+        ]
+    );
     let flow = pack
         .manifest
         .entry(&ToolRef::parse("daily-price-watch@1.0.0").expect("ref"))
@@ -66,11 +81,22 @@ fn a_flow_pulls_in_the_tools_it_requires_pinned_and_records_built_ins_as_externa
         };
         assert_eq!(digest, pin.contract_digest, "{}", pin.reference);
     }
-    let externals: Vec<String> = pack.manifest.externals.iter().map(|e| e.reference.to_string()).collect();
+    let externals: Vec<String> = pack
+        .manifest
+        .externals
+        .iter()
+        .map(|e| e.reference.to_string())
+        .collect();
     assert_eq!(externals, ["std/http.post@1.0.0"]);
     assert_eq!(pack.manifest.file_name(), "shop@1.0.0.bfpack");
-    let verified = verify(&pack.bytes, &VerifyOptions { builtins: Some(&fixture.builtins), ..Default::default() })
-        .expect("the export verifies");
+    let verified = verify(
+        &pack.bytes,
+        &VerifyOptions {
+            builtins: Some(&fixture.builtins),
+            ..Default::default()
+        },
+    )
+    .expect("the export verifies");
     assert_eq!(verified.digest, pack.digest);
 }
 
@@ -83,17 +109,24 @@ fn a_composite_pulls_in_its_inner_flow() {
         "weekly.flow.json",
         &format!(
             r#"{{"name": "weekly-watch", "version": "2.0.0",
-                "inputs": [{{"name": "query", "schema": {{"type": "string"}}, "secret": false}}],
+                "inputs": [{{"name": "query", "schema": {{"type": "string", "minLength": 1}}, "secret": false}}],
                 "requires": [{{"ref": "daily-price-watch@1.0.0", "contract_digest": "{watch_digest}"}}],
                 "steps": [{{"id": "watch", "uses": "daily-price-watch@1.0.0",
                            "with": {{"query": {{"from": "input.query"}}, "threshold": {{"value": 20}}}}}}],
                 "output": {{"from": "steps.watch.output"}}}}"#
         ),
     );
-    let pack = fixture.export(&["weekly-watch@2.0.0"]).expect("export the composite");
+    let pack = fixture
+        .export(&["weekly-watch@2.0.0"])
+        .expect("export the composite");
     assert_eq!(
         refs(&pack),
-        ["daily-price-watch@1.0.0", "price-alert@1.0.0", "search-price@1.2.0", "weekly-watch@2.0.0"]
+        [
+            "daily-price-watch@1.0.0",
+            "price-alert@1.0.0",
+            "search-price@1.2.0",
+            "weekly-watch@2.0.0"
+        ]
     );
     verify(&pack.bytes, &VerifyOptions::default()).expect("verifies");
 }
@@ -103,7 +136,9 @@ fn a_tool_alone_exports_alone_and_files_can_be_named_by_path() {
     let fixture = Fixture::new();
     let mut catalog = browserflow_pack::Catalog::new();
     let path = fixture.path("search-price@1.2.0.contract.json");
-    let root = catalog.root(path.to_str().expect("utf-8")).expect("a file root");
+    let root = catalog
+        .root(path.to_str().expect("utf-8"))
+        .expect("a file root");
     assert_eq!(root.to_string(), "search-price@1.2.0");
     let deny = DenyList::new();
     let pack = browserflow_pack::export(
@@ -128,9 +163,14 @@ fn a_missing_ref_and_a_wrong_pin_are_refused_by_name() {
     assert!(err.to_string().contains("`nope@1.0.0`"), "{err}");
 
     std::fs::remove_file(fixture.path("price-alert@1.0.0.contract.json")).expect("remove");
-    let err = fixture.export(&["daily-price-watch@1.0.0"]).expect_err("missing tool");
+    let err = fixture
+        .export(&["daily-price-watch@1.0.0"])
+        .expect_err("missing tool");
     let text = err.to_string();
-    assert!(text.contains("`price-alert@1.0.0`") && text.contains("daily-price-watch@1.0.0"), "{text}");
+    assert!(
+        text.contains("`price-alert@1.0.0`") && text.contains("daily-price-watch@1.0.0"),
+        "{text}"
+    );
 
     let fixture = Fixture::new();
     let flow = std::fs::read_to_string(fixture.path("daily-price-watch.flow.json")).expect("read");
@@ -140,9 +180,14 @@ fn a_missing_ref_and_a_wrong_pin_are_refused_by_name() {
     );
     assert_ne!(wrong, flow, "the fixture pins search-price");
     fixture.write("daily-price-watch.flow.json", &wrong);
-    let err = fixture.export(&["daily-price-watch@1.0.0"]).expect_err("wrong pin");
+    let err = fixture
+        .export(&["daily-price-watch@1.0.0"])
+        .expect_err("wrong pin");
     let text = err.to_string();
-    assert!(text.contains("daily-price-watch@1.0.0") && text.contains("search-price@1.2.0"), "{text}");
+    assert!(
+        text.contains("daily-price-watch@1.0.0") && text.contains("search-price@1.2.0"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -154,10 +199,15 @@ fn a_secret_input_with_a_default_is_refused() {
             "inputs": [{"name": "password", "schema": {"type": "string", "default": "hunter22"}, "secret": true}],
             "output": {"type": "boolean"}, "capabilities": ["browser", "secrets"]}"#,
     );
-    let err = fixture.export(&["login@1.0.0"]).expect_err("a secret default");
+    let err = fixture
+        .export(&["login@1.0.0"])
+        .expect_err("a secret default");
     assert!(matches!(err, PackError::Secret(_)), "{err}");
     let text = err.to_string();
-    assert!(text.contains("`password`") && text.contains("login@1.0.0"), "{text}");
+    assert!(
+        text.contains("`password`") && text.contains("login@1.0.0"),
+        "{text}"
+    );
     assert!(!text.contains("hunter22"));
 }
 
@@ -172,11 +222,15 @@ fn a_flow_binding_a_literal_into_a_secret_slot_is_refused() {
             "steps": []}"#,
     );
     let mut catalog = browserflow_pack::Catalog::new();
-    catalog.add_file(&login).expect("a tool file with a top-level contract");
+    catalog
+        .add_file(&login)
+        .expect("a tool file with a top-level contract");
     let digest = {
         let text = std::fs::read_to_string(&login).expect("read");
         let value: serde_json::Value = serde_json::from_str(&text).expect("json");
-        browserflow_contract::ToolContract::from_document(&value).expect("contract").contract_digest()
+        browserflow_contract::ToolContract::from_document(&value)
+            .expect("contract")
+            .contract_digest()
     };
     for (binding, refused) in [
         (r#"{"value": "hunter22"}"#, true),
@@ -197,7 +251,10 @@ fn a_flow_binding_a_literal_into_a_secret_slot_is_refused() {
             let err = result.expect_err("a literal in a secret slot");
             assert!(matches!(err, PackError::Secret(_)), "{err}");
             let text = err.to_string();
-            assert!(text.contains("`password`") && text.contains("step `login`"), "{text}");
+            assert!(
+                text.contains("`password`") && text.contains("step `login`"),
+                "{text}"
+            );
             assert!(!text.contains("hunter22"), "{text}");
         } else {
             result.expect("a secret reference is fine");
@@ -211,14 +268,22 @@ fn a_denied_value_in_any_form_is_refused_without_showing_it() {
     let secret = "tok 9f8e/7d6c+5b4a";
     let forms = [
         ("raw", secret.to_owned()),
-        ("Base64", base64::engine::general_purpose::STANDARD.encode(format!("Bearer {secret}"))),
+        (
+            "Base64",
+            base64::engine::general_purpose::STANDARD.encode(format!("Bearer {secret}")),
+        ),
         ("hex", hex::encode(secret)),
-        ("URL-encoded", "https://hooks.example/x?k=tok%209f8e%2F7d6c%2B5b4a".to_owned()),
+        (
+            "URL-encoded",
+            "https://hooks.example/x?k=tok%209f8e%2F7d6c%2B5b4a".to_owned(),
+        ),
     ];
     let mut deny = DenyList::new();
     deny.add("BROWSERFLOW_SECRET_TOKEN", secret);
     let fixture = Fixture::new();
-    fixture.export_with(&["search-price@1.2.0"], &deny).expect("clean files pass");
+    fixture
+        .export_with(&["search-price@1.2.0"], &deny)
+        .expect("clean files pass");
     for (form, text) in forms {
         let fixture = Fixture::new();
         let path = fixture.path("search-price@1.2.0.contract.json");
@@ -228,11 +293,19 @@ fn a_denied_value_in_any_form_is_refused_without_showing_it() {
             &format!("Uses {text} to search."),
         );
         std::fs::write(&path, leaked).expect("write");
-        let err = fixture.export_with(&["search-price@1.2.0"], &deny).expect_err(form);
+        let err = fixture
+            .export_with(&["search-price@1.2.0"], &deny)
+            .expect_err(form);
         let message = err.to_string();
         assert!(matches!(err, PackError::Secret(_)), "{form}: {message}");
-        assert!(message.contains("BROWSERFLOW_SECRET_TOKEN"), "{form}: {message}");
-        assert!(message.contains("tools/search-price@1.2.0.json"), "{form}: {message}");
+        assert!(
+            message.contains("BROWSERFLOW_SECRET_TOKEN"),
+            "{form}: {message}"
+        );
+        assert!(
+            message.contains("tools/search-price@1.2.0.json"),
+            "{form}: {message}"
+        );
         assert!(!message.contains(secret), "{form}: {message}");
     }
 }

@@ -1,6 +1,9 @@
 //! Signatures: trusted, untrusted, and over another pack.
 
-use browserflow_pack::{PackError, VerifyOptions, generate_key, key_id, read_public_key, read_signing_key, sign, sign_file, verify, write_key_files};
+use browserflow_pack::{
+    PackError, VerifyOptions, generate_key, key_id, read_public_key, read_signing_key, sign,
+    sign_file, verify, write_key_files,
+};
 
 use crate::support::{Fixture, archive, entries};
 
@@ -11,12 +14,23 @@ fn a_valid_signature_by_a_trusted_key_passes_and_keeps_the_digest() {
     let keys = tempfile::tempdir().expect("temp");
     let (private, public) = (keys.path().join("key.pem"), keys.path().join("key.pub.pem"));
     write_key_files(&generate_key().expect("key"), &private, &public).expect("write keys");
-    assert!(std::fs::read_to_string(&private).expect("read").starts_with("-----BEGIN PRIVATE KEY-----"));
-    assert!(std::fs::read_to_string(&public).expect("read").starts_with("-----BEGIN PUBLIC KEY-----"));
+    assert!(
+        std::fs::read_to_string(&private)
+            .expect("read")
+            .starts_with("-----BEGIN PRIVATE KEY-----")
+    );
+    assert!(
+        std::fs::read_to_string(&public)
+            .expect("read")
+            .starts_with("-----BEGIN PUBLIC KEY-----")
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        let mode = std::fs::metadata(&private).expect("meta").permissions().mode();
+        let mode = std::fs::metadata(&private)
+            .expect("meta")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
     let trusted = read_public_key(&public).expect("public key");
@@ -27,16 +41,30 @@ fn a_valid_signature_by_a_trusted_key_passes_and_keeps_the_digest() {
     assert_eq!(id, key_id(&trusted));
     let signed = std::fs::read(&file).expect("read");
     assert_ne!(signed, pack.bytes);
-    assert!(entries(&signed).iter().any(|(p, _)| p == &format!("signatures/{id}.json")));
+    assert!(
+        entries(&signed)
+            .iter()
+            .any(|(p, _)| p == &format!("signatures/{id}.json"))
+    );
 
-    let options = VerifyOptions { trusted_keys: vec![trusted], require_signature: true, ..Default::default() };
+    let options = VerifyOptions {
+        trusted_keys: vec![trusted],
+        require_signature: true,
+        ..Default::default()
+    };
     let verified = verify(&signed, &options).expect("a trusted signature passes");
-    assert_eq!(verified.digest, pack.digest, "signing does not change the pack digest");
+    assert_eq!(
+        verified.digest, pack.digest,
+        "signing does not change the pack digest"
+    );
     assert_eq!(verified.signatures.len(), 1);
     assert!(verified.signatures[0].trusted);
 
     // Signing twice with the same key gives the same bytes (Ed25519 is deterministic).
-    assert_eq!(sign(&signed, &read_signing_key(&private).expect("key")).expect("sign again"), signed);
+    assert_eq!(
+        sign(&signed, &read_signing_key(&private).expect("key")).expect("sign again"),
+        signed
+    );
 
     // Unsigned packs fail when a signature is required.
     let err = verify(&pack.bytes, &options).expect_err("unsigned");
@@ -57,7 +85,10 @@ fn a_signature_by_an_untrusted_key_fails_when_a_signature_is_required() {
     };
     let err = verify(&signed, &options).expect_err("untrusted");
     assert!(matches!(err, PackError::Untrusted(_)), "{err}");
-    assert!(err.to_string().contains(&key_id(&signer.verifying_key())), "{err}");
+    assert!(
+        err.to_string().contains(&key_id(&signer.verifying_key())),
+        "{err}"
+    );
 }
 
 #[test]
@@ -80,11 +111,18 @@ fn a_signature_over_another_pack_fails() {
     // A forged signature value over the right digest fails too.
     let signed = sign(&watch.bytes, &key).expect("sign");
     let mut list = entries(&signed);
-    let entry = list.iter_mut().find(|(p, _)| p.starts_with("signatures/")).expect("signature");
+    let entry = list
+        .iter_mut()
+        .find(|(p, _)| p.starts_with("signatures/"))
+        .expect("signature");
     let mut value: serde_json::Value = serde_json::from_slice(&entry.1).expect("json");
     let other = sign(&watch.bytes, &generate_key().expect("key")).expect("sign");
     let other_sig: serde_json::Value = serde_json::from_slice(
-        &entries(&other).into_iter().find(|(p, _)| p.starts_with("signatures/")).expect("sig").1,
+        &entries(&other)
+            .into_iter()
+            .find(|(p, _)| p.starts_with("signatures/"))
+            .expect("sig")
+            .1,
     )
     .expect("json");
     value["signature"] = other_sig["signature"].clone();

@@ -15,7 +15,9 @@ fn export_import_resolve_search_price_from_the_store() {
 
     let data = tempfile::tempdir().expect("temp");
     let store = Store::open(data.path());
-    let imported = store.import_file(&file, &VerifyOptions::default()).expect("import");
+    let imported = store
+        .import_file(&file, &VerifyOptions::default())
+        .expect("import");
     assert!(imported.newly_installed);
     let hex = pack.digest.as_str().trim_start_matches("sha256:");
     assert_eq!(imported.dir, data.path().join(format!("sha256-{hex}")));
@@ -35,12 +37,20 @@ fn export_import_resolve_search_price_from_the_store() {
     assert_eq!(tool.form, Form::Tool);
     assert_eq!(tool.pack_digest, pack.digest);
     assert_eq!(tool.pack, "shop@1.0.0");
-    assert_eq!(tool.contract.output().to_json()["properties"]["price"]["type"], "number");
+    assert_eq!(
+        tool.contract.output().to_json()["properties"]["price"]["type"],
+        "number"
+    );
     assert_eq!(
         std::fs::read(&tool.path).expect("read"),
         std::fs::read(fixture.path("search-price@1.2.0.contract.json")).expect("read")
     );
-    assert!(store.resolve(&ToolRef::parse("search-price@9.9.9").expect("ref")).expect("resolve").is_none());
+    assert!(
+        store
+            .resolve(&ToolRef::parse("search-price@9.9.9").expect("ref"))
+            .expect("resolve")
+            .is_none()
+    );
 
     // `bflow check` and `bflow run` load the store into their registry and compile against it.
     let mut registry = fixture.builtins.clone();
@@ -53,7 +63,9 @@ fn export_import_resolve_search_price_from_the_store() {
     assert_eq!(store.pack_bytes(&pack.digest).expect("archive"), pack.bytes);
 
     // Importing again changes nothing.
-    let again = store.import(&pack.bytes, &VerifyOptions::default()).expect("import again");
+    let again = store
+        .import(&pack.bytes, &VerifyOptions::default())
+        .expect("import again");
     assert!(!again.newly_installed);
     assert_eq!(store.packs().expect("packs").len(), 1);
 }
@@ -64,7 +76,10 @@ fn a_ref_installed_with_a_different_digest_is_refused() {
     let store = Store::open(data.path());
     let first = Fixture::new();
     store
-        .import(&first.export(&["search-price@1.2.0"]).expect("export").bytes, &VerifyOptions::default())
+        .import(
+            &first.export(&["search-price@1.2.0"]).expect("export").bytes,
+            &VerifyOptions::default(),
+        )
         .expect("first import");
     let before = tree(data.path());
 
@@ -72,11 +87,19 @@ fn a_ref_installed_with_a_different_digest_is_refused() {
     let path = second.path("search-price@1.2.0.contract.json");
     let text = std::fs::read_to_string(&path).expect("read");
     std::fs::write(&path, text.replace("\"currency\",\n", "")).expect("write");
-    let pack = second.export(&["search-price@1.2.0"]).expect("export the other");
-    let err = store.import(&pack.bytes, &VerifyOptions::default()).expect_err("conflict");
+    let pack = second
+        .export(&["search-price@1.2.0"])
+        .expect("export the other");
+    let err = store
+        .import(&pack.bytes, &VerifyOptions::default())
+        .expect_err("conflict");
     assert!(matches!(err, PackError::Conflict(_)), "{err}");
     let text = err.to_string();
-    assert!(text.contains("`search-price@1.2.0` is already installed") && text.contains("contract digest"), "{text}");
+    assert!(
+        text.contains("`search-price@1.2.0` is already installed")
+            && text.contains("contract digest"),
+        "{text}"
+    );
     assert_eq!(tree(data.path()), before, "nothing written");
 
     // Same contract, different bytes (a changed description): also refused.
@@ -84,8 +107,12 @@ fn a_ref_installed_with_a_different_digest_is_refused() {
     let path = third.path("search-price@1.2.0.contract.json");
     let text = std::fs::read_to_string(&path).expect("read");
     std::fs::write(&path, text.replace("Search the shop", "Search our shop")).expect("write");
-    let pack = third.export(&["search-price@1.2.0"]).expect("export the third");
-    let err = store.import(&pack.bytes, &VerifyOptions::default()).expect_err("conflict");
+    let pack = third
+        .export(&["search-price@1.2.0"])
+        .expect("export the third");
+    let err = store
+        .import(&pack.bytes, &VerifyOptions::default())
+        .expect_err("conflict");
     assert!(err.to_string().contains("different file content"), "{err}");
 }
 
@@ -94,7 +121,9 @@ fn a_file_changed_in_the_store_is_detected_on_resolve() {
     let fixture = Fixture::new();
     let data = tempfile::tempdir().expect("temp");
     let store = Store::open(data.path());
-    let imported = store.import(&fixture.watch_pack().bytes, &VerifyOptions::default()).expect("import");
+    let imported = store
+        .import(&fixture.watch_pack().bytes, &VerifyOptions::default())
+        .expect("import");
     let file = imported.dir.join("tools/search-price@1.2.0.json");
     let text = std::fs::read_to_string(&file).expect("read");
     std::fs::write(&file, text.replace("number", "string")).expect("write");
@@ -109,7 +138,13 @@ fn externals_must_match_the_program_when_it_says_what_it_has() {
     let fixture = Fixture::new();
     let pack = fixture.watch_pack();
     let empty = Registry::new();
-    let err = browserflow_pack::verify(&pack.bytes, &VerifyOptions { builtins: Some(&empty), ..Default::default() })
-        .expect_err("std/http.post is missing");
+    let err = browserflow_pack::verify(
+        &pack.bytes,
+        &VerifyOptions {
+            builtins: Some(&empty),
+            ..Default::default()
+        },
+    )
+    .expect_err("std/http.post is missing");
     assert!(err.to_string().contains("std/http.post@1.0.0"), "{err}");
 }

@@ -23,7 +23,10 @@ impl Fixture {
     pub fn new() -> Fixture {
         let dir = tempfile::tempdir().expect("temp dir");
         let contracts = recordings().join("contracts");
-        for name in ["search-price@1.2.0.contract.json", "price-alert@1.0.0.contract.json"] {
+        for name in [
+            "search-price@1.2.0.contract.json",
+            "price-alert@1.0.0.contract.json",
+        ] {
             std::fs::copy(contracts.join(name), dir.path().join(name)).expect("copy a contract");
         }
         std::fs::copy(
@@ -52,7 +55,9 @@ impl Fixture {
 
     pub fn catalog(&self) -> Catalog {
         let mut catalog = Catalog::new();
-        catalog.add_dir(self.dir.path()).expect("load the fixture folder");
+        catalog
+            .add_dir(self.dir.path())
+            .expect("load the fixture folder");
         catalog
     }
 
@@ -60,14 +65,21 @@ impl Fixture {
         self.export_with(roots, &DenyList::new())
     }
 
-    pub fn export_with(&self, roots: &[&str], deny: &DenyList) -> Result<Pack, browserflow_pack::PackError> {
+    pub fn export_with(
+        &self,
+        roots: &[&str],
+        deny: &DenyList,
+    ) -> Result<Pack, browserflow_pack::PackError> {
         let catalog = self.catalog();
         export(
             &catalog,
             &ExportRequest {
                 name: "shop".into(),
                 version: semver::Version::new(1, 0, 0),
-                roots: roots.iter().map(|r| ToolRef::parse(r).expect("a ref")).collect(),
+                roots: roots
+                    .iter()
+                    .map(|r| ToolRef::parse(r).expect("a ref"))
+                    .collect(),
                 builtins: &self.builtins,
                 deny,
             },
@@ -76,7 +88,8 @@ impl Fixture {
 
     /// The pack of the daily-price-watch flow (with both its tools).
     pub fn watch_pack(&self) -> Pack {
-        self.export(&["daily-price-watch@1.0.0"]).expect("export the flow")
+        self.export(&["daily-price-watch@1.0.0"])
+            .expect("export the flow")
     }
 }
 
@@ -125,7 +138,12 @@ pub fn tree(dir: &Path) -> Vec<String> {
                 if path.is_dir() {
                     walk(base, &path, out);
                 } else {
-                    out.push(path.strip_prefix(base).unwrap_or(&path).display().to_string());
+                    out.push(
+                        path.strip_prefix(base)
+                            .unwrap_or(&path)
+                            .display()
+                            .to_string(),
+                    );
                 }
             }
         }

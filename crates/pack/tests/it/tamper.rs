@@ -11,7 +11,10 @@ fn refused(bytes: &[u8]) -> PackError {
 
 fn replace_entry(bytes: &[u8], path: &str, data: Vec<u8>) -> Vec<u8> {
     let mut list = entries(bytes);
-    let slot = list.iter_mut().find(|(p, _)| p == path).expect("the entry exists");
+    let slot = list
+        .iter_mut()
+        .find(|(p, _)| p == path)
+        .expect("the entry exists");
     slot.1 = data;
     archive(&list)
 }
@@ -24,14 +27,19 @@ fn manifest(bytes: &[u8]) -> Value {
 fn with_manifest(bytes: &[u8], manifest: &Value) -> Vec<u8> {
     let mut text = serde_json::to_string_pretty(manifest).expect("json");
     text.push('\n');
-    replace_entry(bytes, "manifest.json", text.into_bytes())
+    let digest = format!(
+        "{}\n",
+        browserflow_contract::Digest::of_bytes(text.as_bytes())
+    );
+    let bytes = replace_entry(bytes, "manifest.json", text.into_bytes());
+    replace_entry(&bytes, "manifest.json.sha256", digest.into_bytes())
 }
 
 #[test]
 fn flipping_any_single_byte_is_refused() {
     let pack = Fixture::new().watch_pack();
     verify(&pack.bytes, &VerifyOptions::default()).expect("the original verifies");
-    let mut kinds = std::collections::BTreeSet::new();
+    let mut kinds = std::collections::HashSet::new();
     for at in 0..pack.bytes.len() {
         let mut bytes = pack.bytes.clone();
         bytes[at] ^= 0x20;
@@ -51,13 +59,19 @@ fn flipping_any_single_byte_is_refused() {
 fn a_changed_file_byte_names_the_file() {
     let pack = Fixture::new().watch_pack();
     let list = entries(&pack.bytes);
-    let (path, data) = list.iter().find(|(p, _)| p.starts_with("tools/search-price")).expect("tool");
+    let (path, data) = list
+        .iter()
+        .find(|(p, _)| p.starts_with("tools/search-price"))
+        .expect("tool");
     let mut changed = data.clone();
     let at = changed.iter().position(|b| *b == b'n').expect("an n");
     changed[at] = b'm';
     let err = refused(&replace_entry(&pack.bytes, path, changed));
     assert!(matches!(err, PackError::FileDigest { .. }), "{err}");
-    assert!(err.to_string().contains("tools/search-price@1.2.0.json"), "{err}");
+    assert!(
+        err.to_string().contains("tools/search-price@1.2.0.json"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -69,7 +83,10 @@ fn a_removed_file_is_refused_as_missing() {
         .collect();
     let err = refused(&archive(&list));
     assert!(matches!(err, PackError::MissingFile(_)), "{err}");
-    assert!(err.to_string().contains("tools/price-alert@1.0.0.json"), "{err}");
+    assert!(
+        err.to_string().contains("tools/price-alert@1.0.0.json"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -90,7 +107,11 @@ fn an_added_file_is_refused_as_extra() {
 fn a_contract_edited_in_place_is_refused_at_every_depth_of_cover_up() {
     let pack = Fixture::new().watch_pack();
     let file = "tools/search-price@1.2.0.json";
-    let original = entries(&pack.bytes).into_iter().find(|(p, _)| p == file).expect("tool").1;
+    let original = entries(&pack.bytes)
+        .into_iter()
+        .find(|(p, _)| p == file)
+        .expect("tool")
+        .1;
     let mut contract: Value = serde_json::from_slice(&original).expect("json");
     contract["output"]["properties"]["price"]["type"] = "string".into();
     let mut edited = serde_json::to_string_pretty(&contract).expect("json");
@@ -108,22 +129,40 @@ fn a_contract_edited_in_place_is_refused_at_every_depth_of_cover_up() {
         .as_array()
         .and_then(|a| a.iter().position(|e| e["file"] == file))
         .expect("entry");
-    m["entries"][index]["sha256"] = browserflow_contract::Digest::of_bytes(&edited).to_string().into();
-    let err = refused(&with_manifest(&replace_entry(&pack.bytes, file, edited.clone()), &m));
+    m["entries"][index]["sha256"] = browserflow_contract::Digest::of_bytes(&edited)
+        .to_string()
+        .into();
+    let err = refused(&with_manifest(
+        &replace_entry(&pack.bytes, file, edited.clone()),
+        &m,
+    ));
     assert!(matches!(err, PackError::Contract { .. }), "{err}");
     assert!(err.to_string().contains("search-price@1.2.0"), "{err}");
 
     // 3. And the manifest's contract: the recorded digest does not match it.
     m["entries"][index]["contract"] = contract.clone();
-    let err = refused(&with_manifest(&replace_entry(&pack.bytes, file, edited.clone()), &m));
-    assert!(err.to_string().contains("search-price@1.2.0") && err.to_string().contains("digest"), "{err}");
+    let err = refused(&with_manifest(
+        &replace_entry(&pack.bytes, file, edited.clone()),
+        &m,
+    ));
+    assert!(
+        err.to_string().contains("search-price@1.2.0") && err.to_string().contains("digest"),
+        "{err}"
+    );
 
     // 4. And the digest: the flow's pin no longer matches the tool.
-    let parsed = browserflow_contract::ToolContract::from_json(&contract).expect("still a contract");
+    let parsed =
+        browserflow_contract::ToolContract::from_json(&contract).expect("still a contract");
     m["entries"][index]["contract_digest"] = parsed.contract_digest().to_string().into();
-    let err = refused(&with_manifest(&replace_entry(&pack.bytes, file, edited), &m));
+    let err = refused(&with_manifest(
+        &replace_entry(&pack.bytes, file, edited),
+        &m,
+    ));
     let text = err.to_string();
-    assert!(text.contains("daily-price-watch@1.0.0") && text.contains("search-price@1.2.0"), "{text}");
+    assert!(
+        text.contains("daily-price-watch@1.0.0") && text.contains("search-price@1.2.0"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -131,7 +170,10 @@ fn an_edited_composite_contract_in_the_manifest_is_refused() {
     let pack = Fixture::new().watch_pack();
     let mut m = manifest(&pack.bytes);
     let entries_list = m["entries"].as_array_mut().expect("entries");
-    let flow = entries_list.iter_mut().find(|e| e["form"] == "flow").expect("flow");
+    let flow = entries_list
+        .iter_mut()
+        .find(|e| e["form"] == "flow")
+        .expect("flow");
     flow["contract"]["description"] = "changed".into();
     let err = refused(&with_manifest(&pack.bytes, &m));
     assert!(matches!(err, PackError::Contract { .. }), "{err}");
@@ -144,19 +186,42 @@ fn truncated_archives_non_packs_and_path_traversal_are_refused_and_nothing_is_wr
     let root = tempfile::tempdir().expect("temp");
     let store = Store::open(root.path().join("store"));
     let traversal = archive(&[
-        ("manifest.json".to_owned(), entries(&pack.bytes)[0].1.clone()),
+        (
+            "manifest.json".to_owned(),
+            entries(&pack.bytes)[0].1.clone(),
+        ),
         ("../x".to_owned(), b"escaped".to_vec()),
     ]);
     let absolute = archive(&[("/tmp/x".to_owned(), b"escaped".to_vec())]);
     let nested = archive(&[("tools/../../x".to_owned(), b"escaped".to_vec())]);
     let no_manifest = archive(&[("tools/a@1.0.0.json".to_owned(), b"{}".to_vec())]);
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("truncated in the middle", pack.bytes[..pack.bytes.len() / 2].to_vec(), "truncated"),
-        ("truncated at a block", pack.bytes[..pack.bytes.len() - 1024].to_vec(), ""),
-        ("truncated trailer", pack.bytes[..pack.bytes.len() - 512].to_vec(), ""),
+        (
+            "truncated in the middle",
+            pack.bytes[..pack.bytes.len() / 2].to_vec(),
+            "truncated",
+        ),
+        (
+            "truncated at a block",
+            pack.bytes[..pack.bytes.len() - 1024].to_vec(),
+            "",
+        ),
+        (
+            "truncated trailer",
+            pack.bytes[..pack.bytes.len() - 512].to_vec(),
+            "",
+        ),
         ("empty", Vec::new(), "truncated"),
-        ("text", b"hello, this is not a pack\n".to_vec(), "not a pack"),
-        ("json", br#"{"name": "search-price"}"#.repeat(100), "not a pack"),
+        (
+            "text",
+            b"hello, this is not a pack\n".to_vec(),
+            "not a pack",
+        ),
+        (
+            "json",
+            br#"{"name": "search-price"}"#.repeat(100),
+            "not a pack",
+        ),
         ("zeros", vec![0u8; 4096], "no entry"),
         ("no manifest", no_manifest, "manifest.json"),
         ("path traversal", traversal, "../x"),
@@ -164,9 +229,15 @@ fn truncated_archives_non_packs_and_path_traversal_are_refused_and_nothing_is_wr
         ("nested traversal", nested, "tools/../../x"),
     ];
     for (what, bytes, needle) in cases {
-        let err = store.import(&bytes, &VerifyOptions::default()).expect_err(what);
+        let err = store
+            .import(&bytes, &VerifyOptions::default())
+            .expect_err(what);
         assert!(err.to_string().contains(needle), "{what}: {err}");
-        assert!(tree(root.path()).is_empty(), "{what}: wrote {:?}", tree(root.path()));
+        assert!(
+            tree(root.path()).is_empty(),
+            "{what}: wrote {:?}",
+            tree(root.path())
+        );
     }
     assert!(!root.path().join("x").exists());
 }

@@ -69,7 +69,9 @@ impl FsCap {
                 Component::CurDir => {}
                 Component::ParentDir => return Err(refuse("`..` is not allowed")),
                 Component::RootDir | Component::Prefix(_) => {
-                    return Err(refuse("absolute paths are not allowed; give a path relative to the root"));
+                    return Err(refuse(
+                        "absolute paths are not allowed; give a path relative to the root",
+                    ));
                 }
             }
         }
@@ -79,7 +81,10 @@ impl FsCap {
         loop {
             match std::fs::symlink_metadata(&existing) {
                 Ok(_) => break,
-                Err(_) => match (existing.file_name().map(|n| n.to_owned()), existing.parent()) {
+                Err(_) => match (
+                    existing.file_name().map(|n| n.to_owned()),
+                    existing.parent(),
+                ) {
                     (Some(name), Some(parent)) => {
                         rest.push(name);
                         existing = parent.to_owned();

@@ -31,7 +31,9 @@ pub enum SecretsError {
     #[error("`{0}` is not a secret name (letters, digits, `_`, `-`, `.`)")]
     BadName(String),
     /// The step was not handed a reference to this secret.
-    #[error("secret `{0}` was not passed to this step; a tool may only resolve the secrets its inputs reference")]
+    #[error(
+        "secret `{0}` was not passed to this step; a tool may only resolve the secrets its inputs reference"
+    )]
     NotPassed(String),
     /// The secrets file could not be read or is readable by others.
     #[error("secrets file {path}: {message}")]
@@ -111,7 +113,10 @@ impl FileSecrets {
             };
             let name = name.trim();
             check_name(name).map_err(|_| fail(format!("line {}: bad secret name", i + 1)))?;
-            values.insert(name.to_owned(), SecretString::from(value.trim_start().to_owned()));
+            values.insert(
+                name.to_owned(),
+                SecretString::from(value.trim_start().to_owned()),
+            );
         }
         Ok(FileSecrets { values })
     }

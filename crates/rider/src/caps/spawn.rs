@@ -151,7 +151,10 @@ impl SpawnCap {
         child_cmd
             .args(&command.args)
             .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()))
+            .env(
+                "PATH",
+                std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into()),
+            )
             .envs(command.env.iter().map(|(k, v)| (k, v)))
             .stdin(if command.stdin.is_some() {
                 Stdio::piped()

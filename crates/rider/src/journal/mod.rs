@@ -111,7 +111,7 @@ CREATE TABLE IF NOT EXISTS steps (
     started_at_ms INTEGER,
     duration_us INTEGER,
     PRIMARY KEY (run_id, step_id)
-);
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS attempts (
     run_id TEXT NOT NULL,
     step_id TEXT NOT NULL,
@@ -122,7 +122,7 @@ CREATE TABLE IF NOT EXISTS attempts (
     outcome TEXT NOT NULL,
     error TEXT,
     PRIMARY KEY (run_id, step_id, attempt)
-);
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS effects (
     run_id TEXT NOT NULL,
     step_id TEXT NOT NULL,
@@ -133,7 +133,7 @@ CREATE TABLE IF NOT EXISTS effects (
     output TEXT NOT NULL,
     recorded_at_ms INTEGER NOT NULL,
     PRIMARY KEY (run_id, step_id)
-);
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS runs_by_start ON runs(started_at_ms);
 ";
 
@@ -158,7 +158,10 @@ impl Journal {
     }
 
     /// Opens the journal at `path` with `options`.
-    pub fn open_with(path: impl AsRef<Path>, options: JournalOptions) -> Result<Journal, JournalError> {
+    pub fn open_with(
+        path: impl AsRef<Path>,
+        options: JournalOptions,
+    ) -> Result<Journal, JournalError> {
         let path = path.as_ref().to_owned();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| JournalError::Directory {
@@ -193,7 +196,8 @@ impl Journal {
                 ),
             });
         }
-        conn.execute_batch(SCHEMA).map_err(sqlite("cannot create the tables"))?;
+        conn.execute_batch(SCHEMA)
+            .map_err(sqlite("cannot create the tables"))?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(sqlite("cannot write the schema version"))?;
         Ok(Journal {
@@ -229,10 +233,15 @@ impl Journal {
     pub(crate) fn lock(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock leaves SQLite consistent (transactions roll back
         // on drop), so a poisoned lock is safe to reuse.
-        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.conn
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    pub(crate) fn sqlite_error(&self, context: &'static str) -> impl Fn(rusqlite::Error) -> JournalError + '_ {
+    pub(crate) fn sqlite_error(
+        &self,
+        context: &'static str,
+    ) -> impl Fn(rusqlite::Error) -> JournalError + '_ {
         move |source| JournalError::Sqlite {
             path: self.path.clone(),
             context,

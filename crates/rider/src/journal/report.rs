@@ -97,7 +97,19 @@ impl Journal {
     pub fn show(&self, run_id: &str) -> Result<RunReport, JournalError> {
         let conn = self.lock();
         let err = |c| self.sqlite_error(c);
-        type RunRow = (String, String, String, String, i64, i64, Option<i64>, Option<String>, Option<String>, Option<String>, i64);
+        type RunRow = (
+            String,
+            String,
+            String,
+            String,
+            i64,
+            i64,
+            Option<i64>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            i64,
+        );
         let run: Option<RunRow> = conn
             .query_row(
                 "SELECT flow, flow_digest, status, inputs, clock_ms, started_at_ms, finished_at_ms,
@@ -122,7 +134,19 @@ impl Journal {
             )
             .optional()
             .map_err(err("cannot read the run"))?;
-        let Some((flow, flow_digest, status, inputs, clock_ms, started, finished, output, code, error, sessions)) = run
+        let Some((
+            flow,
+            flow_digest,
+            status,
+            inputs,
+            clock_ms,
+            started,
+            finished,
+            output,
+            code,
+            error,
+            sessions,
+        )) = run
         else {
             return Err(JournalError::UnknownRun {
                 path: self.path.clone(),

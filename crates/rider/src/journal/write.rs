@@ -123,11 +123,11 @@ impl Journal {
             });
         };
         let session = sessions + 1;
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE runs SET status = 'running', sessions = ?2, finished_at_ms = NULL,
                  error_code = NULL, error = NULL WHERE run_id = ?1",
-            params![run_id, session],
         )
+        .and_then(|mut statement| statement.execute(params![run_id, session]))
         .map_err(self.sqlite_error("cannot reopen the run"))?;
         let steps = read_steps(&tx, run_id).map_err(self.sqlite_error("cannot read the steps"))?;
         tx.commit()
@@ -158,14 +158,16 @@ impl Journal {
             .transaction()
             .map_err(self.sqlite_error("cannot start a transaction"))?;
         self.write_pending(&tx, run_id, pending)?;
-        tx.execute(
+        tx.prepare_cached(
             "INSERT INTO steps (run_id, step_id, position, tool_ref, contract_digest, input_digest,
                  effectful, status, input, attempts, started_at_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, 'started', ?7, ?8, ?9)
              ON CONFLICT (run_id, step_id) DO UPDATE SET position = ?3, tool_ref = ?4,
                  contract_digest = ?5, input_digest = ?6, effectful = 1, status = 'started',
                  input = ?7, attempts = ?8, error = NULL",
-            params![
+        )
+        .and_then(|mut statement| {
+            statement.execute(params![
                 run_id,
                 step.step_id,
                 step.position,
@@ -175,14 +177,14 @@ impl Journal {
                 self.json_text(step.input),
                 attempt,
                 now_ms
-            ],
-        )
+            ])
+        })
         .map_err(self.sqlite_error("cannot record the step start"))?;
-        tx.execute(
+        tx.prepare_cached(
             "INSERT OR REPLACE INTO attempts (run_id, step_id, attempt, session, started_at_ms, outcome)
              VALUES (?1, ?2, ?3, ?4, ?5, 'started')",
-            params![run_id, step.step_id, attempt, session, now_ms],
         )
+        .and_then(|mut statement| statement.execute(params![run_id, step.step_id, attempt, session, now_ms]))
         .map_err(self.sqlite_error("cannot record the attempt"))?;
         tx.commit()
             .map_err(self.sqlite_error("cannot commit the step start"))
@@ -209,52 +211,84 @@ impl Journal {
             Ok(_) => ("ok", None),
             Err(message) => ("error", Some(self.text(message))),
         };
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE attempts SET outcome = ?4, error = ?5, duration_us = ?6
              WHERE run_id = ?1 AND step_id = ?2 AND attempt = ?3",
-            params![run_id, step.step_id, attempt, attempt_outcome, error, duration_us],
         )
+        .and_then(|mut statement| {
+            statement.execute(params![
+                run_id,
+                step.step_id,
+                attempt,
+                attempt_outcome,
+                error,
+                duration_us
+            ])
+        })
         .map_err(self.sqlite_error("cannot record the attempt outcome"))?;
         let recorded = match outcome {
             Ok(output) => {
                 let text = self.json_text(output);
-                tx.execute(
-                    "INSERT OR IGNORE INTO effects (run_id, step_id, idempotency_key, tool_ref,
-                         contract_digest, input_digest, output, recorded_at_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                    params![
-                        run_id,
-                        step.step_id,
-                        step.idempotency_key,
-                        step.tool_ref,
-                        step.contract_digest,
-                        step.input_digest,
-                        text,
-                        now_ms
-                    ],
-                )
-                .map_err(self.sqlite_error("cannot record the effect"))?;
-                let stored: String = tx
-                    .query_row(
-                        "SELECT output FROM effects WHERE run_id = ?1 AND step_id = ?2",
-                        params![run_id, step.step_id],
-                        |r| r.get(0),
+                let inserted = tx
+                    .prepare_cached(
+                        "INSERT OR IGNORE INTO effects (run_id, step_id, idempotency_key, tool_ref,
+                             contract_digest, input_digest, output, recorded_at_ms)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                     )
-                    .map_err(self.sqlite_error("cannot read the effect back"))?;
-                tx.execute(
+                    .and_then(|mut statement| {
+                        statement.execute(params![
+                            run_id,
+                            step.step_id,
+                            step.idempotency_key,
+                            step.tool_ref,
+                            step.contract_digest,
+                            step.input_digest,
+                            text,
+                            now_ms
+                        ])
+                    })
+                    .map_err(self.sqlite_error("cannot record the effect"))?;
+                // Another session may have recorded this step first: its outcome wins.
+                let stored: String = if inserted == 1 {
+                    text
+                } else {
+                    tx.prepare_cached(
+                        "SELECT output FROM effects WHERE run_id = ?1 AND step_id = ?2",
+                    )
+                    .and_then(|mut statement| {
+                        statement.query_row(params![run_id, step.step_id], |r| r.get(0))
+                    })
+                    .map_err(self.sqlite_error("cannot read the effect back"))?
+                };
+                tx.prepare_cached(
                     "UPDATE steps SET status = 'succeeded', output = ?3, duration_us = ?4
                      WHERE run_id = ?1 AND step_id = ?2",
-                    params![run_id, step.step_id, stored, duration_us],
                 )
+                .and_then(|mut statement| {
+                    statement.execute(params![run_id, step.step_id, stored, duration_us])
+                })
                 .map_err(self.sqlite_error("cannot record the step outcome"))?;
-                Some(self.parse(&stored, "effect output")?)
+                // What a resume would read back, exactly (redacted).
+                if inserted == 1 && self.redactor.is_empty() {
+                    None
+                } else {
+                    Some(self.parse(&stored, "effect output")?)
+                }
             }
             Err(_) => {
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE steps SET status = ?3, error = ?4, duration_us = ?5
                      WHERE run_id = ?1 AND step_id = ?2",
-                    params![run_id, step.step_id, failure_status, error, duration_us],
                 )
+                .and_then(|mut statement| {
+                    statement.execute(params![
+                        run_id,
+                        step.step_id,
+                        failure_status,
+                        error,
+                        duration_us
+                    ])
+                })
                 .map_err(self.sqlite_error("cannot record the step failure"))?;
                 None
             }
@@ -280,18 +314,18 @@ impl Journal {
             .transaction()
             .map_err(self.sqlite_error("cannot start a transaction"))?;
         self.write_pending(&tx, run_id, pending)?;
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE runs SET status = ?2, output = ?3, error_code = ?4, error = ?5, finished_at_ms = ?6
              WHERE run_id = ?1",
-            params![
+        )
+        .and_then(|mut statement| statement.execute(params![
                 run_id,
                 status,
                 output.map(|v| self.json_text(v)),
                 error.map(|(code, _)| code),
                 error.map(|(_, message)| self.text(message)),
                 finished_at_ms
-            ],
-        )
+            ]))
         .map_err(self.sqlite_error("cannot record the run outcome"))?;
         tx.commit()
             .map_err(self.sqlite_error("cannot commit the run outcome"))
@@ -344,7 +378,10 @@ impl Journal {
     }
 }
 
-fn read_steps(tx: &Transaction<'_>, run_id: &str) -> rusqlite::Result<HashMap<String, RecordedStep>> {
+fn read_steps(
+    tx: &Transaction<'_>,
+    run_id: &str,
+) -> rusqlite::Result<HashMap<String, RecordedStep>> {
     let mut steps = HashMap::new();
     let mut query = tx.prepare(
         "SELECT s.step_id, s.position, s.tool_ref, s.contract_digest, s.input_digest, s.attempts, e.output,
@@ -367,7 +404,8 @@ fn read_steps(tx: &Transaction<'_>, run_id: &str) -> rusqlite::Result<HashMap<St
                 contract_digest,
                 input_digest,
                 attempts: r.get(5)?,
-                effect: effect.map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text))),
+                effect: effect
+                    .map(|text| serde_json::from_str(&text).unwrap_or(Value::String(text))),
             },
         ))
     })?;

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 use browserflow_flow::{Bound, SecretTemplate};
-use browserflow_rider::{Logger, MapSecrets, Redactor};
 use browserflow_rider::secrecy::SecretString;
+use browserflow_rider::{Logger, MapSecrets, Redactor};
 use serde_json::json;
 
 use crate::server::Server;
@@ -63,7 +63,12 @@ async fn the_canary_secret_reaches_the_server_and_no_writer() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let journal_path = dir.path().join("journal.sqlite");
-    let rider = rider(registry(), &journal_path, MapSecrets::new().with("CANARY", CANARY), fast_options());
+    let rider = rider(
+        registry(),
+        &journal_path,
+        MapSecrets::new().with("CANARY", CANARY),
+        fast_options(),
+    );
 
     let logs = Captured::default();
     let sink = logs.clone();
@@ -81,7 +86,11 @@ async fn the_canary_secret_reaches_the_server_and_no_writer() {
             "authorization": {"template": "Bearer {input.token}"}}})
     };
     let inputs = || -> BTreeMap<String, Bound> {
-        [("token".to_owned(), Bound::Secret(SecretTemplate::reference("CANARY")))].into()
+        [(
+            "token".to_owned(),
+            Bound::Secret(SecretTemplate::reference("CANARY")),
+        )]
+        .into()
     };
     let flow = |name: &str, steps: Vec<serde_json::Value>, output: &str| {
         json!({"name": name, "version": "1.0.0",
@@ -89,22 +98,49 @@ async fn the_canary_secret_reaches_the_server_and_no_writer() {
                "steps": steps, "output": {"from": output}})
     };
     // A run that succeeds: the server echoes the secret back into the step's output.
-    let ok_plan = compile_flow(&registry(), flow("canary-ok", vec![step("send", "/echo")], "steps.send.output"));
-    assert!(ok_plan.steps[0].effective_capabilities.contains(&browserflow_contract::Capability::Secrets));
+    let ok_plan = compile_flow(
+        &registry(),
+        flow(
+            "canary-ok",
+            vec![step("send", "/echo")],
+            "steps.send.output",
+        ),
+    );
+    assert!(
+        ok_plan.steps[0]
+            .effective_capabilities
+            .contains(&browserflow_contract::Capability::Secrets)
+    );
     let outcome = rider.run(&ok_plan, inputs()).await.unwrap();
     // A run that fails: the server answers 500 (retried, then failed) with the secret in the body.
-    let bad_plan = compile_flow(&registry(), flow("canary-bad", vec![step("fail", "/status/500")], "steps.fail.output"));
+    let bad_plan = compile_flow(
+        &registry(),
+        flow(
+            "canary-bad",
+            vec![step("fail", "/status/500")],
+            "steps.fail.output",
+        ),
+    );
     let failure = rider.run(&bad_plan, inputs()).await.unwrap_err();
     drop(_guard);
 
     // Positive control: the secret really was resolved and sent.
     let requests = server.requests();
-    assert!(requests.iter().any(|r| r.headers.get("authorization").map(String::as_str) == Some(&format!("Bearer {CANARY}"))));
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.headers.get("authorization").map(String::as_str)
+                == Some(&format!("Bearer {CANARY}")))
+    );
     let wire_query: Vec<String> = requests
         .iter()
         .filter_map(|r| r.target.split_once("?k=").map(|(_, q)| q.to_owned()))
         .collect();
-    assert_eq!(wire_query.len(), 5, "1 echo + 4 attempts of the failing step");
+    assert_eq!(
+        wire_query.len(),
+        5,
+        "1 echo + 4 attempts of the failing step"
+    );
     assert_ne!(wire_query[0], CANARY, "the URL carried an encoded form");
     let forms = forbidden_forms(&wire_query);
 
@@ -114,7 +150,12 @@ async fn the_canary_secret_reaches_the_server_and_no_writer() {
         .map(|e| e.unwrap().path())
         .filter(|p| p.to_string_lossy().contains("journal.sqlite"))
         .collect();
-    assert!(journal_files.iter().any(|p| p.to_string_lossy().ends_with("-wal")), "{journal_files:?}");
+    assert!(
+        journal_files
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with("-wal")),
+        "{journal_files:?}"
+    );
     for file in &journal_files {
         let bytes = std::fs::read(file).unwrap();
         assert!(!bytes.is_empty());
@@ -122,21 +163,39 @@ async fn the_canary_secret_reaches_the_server_and_no_writer() {
     }
     let logs = logs.0.lock().unwrap().clone();
     let log_text = String::from_utf8_lossy(&logs);
-    assert!(log_text.contains("posting to"), "the tool logged: {log_text}");
+    assert!(
+        log_text.contains("posting to"),
+        "the tool logged: {log_text}"
+    );
     assert!(log_text.contains("[REDACTED]"), "{log_text}");
     assert_clean("the log output", &logs, &forms);
     assert_eq!(failure.code(), "tool_failed");
-    assert!(failure.message.contains("[REDACTED]"), "{}", failure.message);
+    assert!(
+        failure.message.contains("[REDACTED]"),
+        "{}",
+        failure.message
+    );
     assert_clean("the failure message", failure.message.as_bytes(), &forms);
-    assert_clean("the error's Display", failure.error.to_string().as_bytes(), &forms);
-    assert_clean("the error's Debug", format!("{:?}", failure.error).as_bytes(), &forms);
+    assert_clean(
+        "the error's Display",
+        failure.error.to_string().as_bytes(),
+        &forms,
+    );
+    assert_clean(
+        "the error's Debug",
+        format!("{:?}", failure.error).as_bytes(),
+        &forms,
+    );
     for run_id in [&outcome.run_id, failure.run_id.as_ref().unwrap()] {
         let report = serde_json::to_string(&rider.journal().show(run_id).unwrap()).unwrap();
         assert!(report.contains("[REDACTED]"), "{report}");
         assert_clean("the journal report", report.as_bytes(), &forms);
     }
     let outcome_json = serde_json::to_string(&outcome).unwrap();
-    assert!(outcome_json.contains(r#""authorization":"[REDACTED]""#), "{outcome_json}");
+    assert!(
+        outcome_json.contains(r#""authorization":"[REDACTED]""#),
+        "{outcome_json}"
+    );
     assert_clean("the run outcome", outcome_json.as_bytes(), &forms);
 }
 
@@ -156,7 +215,10 @@ fn the_tool_logger_redacts_even_through_a_plain_writer() {
         logger.warn(format!("hex={}", hex::encode(CANARY)));
     });
     let text = String::from_utf8_lossy(&logs.0.lock().unwrap()).into_owned();
-    assert!(text.contains("run_id=run-1") && text.contains("step_id=step-1"), "{text}");
+    assert!(
+        text.contains("run_id=run-1") && text.contains("step_id=step-1"),
+        "{text}"
+    );
     assert_eq!(text.matches("[REDACTED]").count(), 3, "{text}");
     assert_clean("the logger output", text.as_bytes(), &forbidden_forms(&[]));
 }

@@ -12,7 +12,9 @@ use browserflow_flow::Bound;
 use browserflow_rider::{ChainSecrets, CrashPoint, RiderOptions, RunEvent, ToolRegistry};
 use serde_json::{Value, json};
 
-use crate::tools::{compile_flow, crash_flow, fast_options, post, post_changed, rider, shape, slugify};
+use crate::tools::{
+    compile_flow, crash_flow, fast_options, post, post_changed, rider, shape, slugify,
+};
 
 #[test]
 #[ignore = "entry point of the crash tests' child processes; does nothing unless BF_CHILD is set"]
@@ -21,7 +23,10 @@ fn runner() {
         return;
     };
     let spec: Value = serde_json::from_str(&spec).expect("BF_CHILD is JSON");
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     runtime.block_on(run(spec));
 }
 
@@ -42,10 +47,12 @@ async fn run(spec: Value) {
         registry.register(post).unwrap();
     }
     let plan = compile_flow(&registry, crash_flow());
-    let crash_at = std::env::var("BROWSERFLOW_CRASH_AT").ok().and_then(|value| {
-        let (point, step) = value.split_once(':')?;
-        Some((CrashPoint::parse(point)?, step.to_owned()))
-    });
+    let crash_at = std::env::var("BROWSERFLOW_CRASH_AT")
+        .ok()
+        .and_then(|value| {
+            let (point, step) = value.split_once(':')?;
+            Some((CrashPoint::parse(point)?, step.to_owned()))
+        });
     let mut options = RiderOptions {
         on_event: Some(Arc::new(|event: &RunEvent| {
             if let RunEvent::RunStarted { run_id, .. } = event {
@@ -66,19 +73,30 @@ async fn run(spec: Value) {
         }));
     }
     let secrets = ChainSecrets::standard(None).expect("env secrets");
-    let rider = rider(registry, std::path::Path::new(&text("journal")), secrets, options);
+    let rider = rider(
+        registry,
+        std::path::Path::new(&text("journal")),
+        secrets,
+        options,
+    );
     let result = if text("mode") == "resume" {
         rider.resume(&text("run_id"), &plan).await
     } else {
         let inputs: BTreeMap<String, Bound> = [
-            ("title".to_owned(), Bound::Value(json!("Crash Test: Title!"))),
+            (
+                "title".to_owned(),
+                Bound::Value(json!("Crash Test: Title!")),
+            ),
             ("server".to_owned(), Bound::Value(json!(text("server")))),
         ]
         .into();
         rider.run(&plan, inputs).await
     };
     match result {
-        Ok(outcome) => say(format!("OUTCOME {}", serde_json::to_string(&outcome).unwrap())),
+        Ok(outcome) => say(format!(
+            "OUTCOME {}",
+            serde_json::to_string(&outcome).unwrap()
+        )),
         Err(failure) => say(format!(
             "FAILURE {}",
             json!({"run_id": failure.run_id, "code": failure.code(), "message": failure.message})

@@ -26,7 +26,13 @@ impl Runner {
         let exe = std::env::current_exe().expect("test binary");
         let mut command = Command::new(exe);
         command
-            .args(["child::runner", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+            .args([
+                "child::runner",
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("BF_CHILD", spec.to_string())
             .env("BROWSERFLOW_SECRET_API_TOKEN", TOKEN)
             .env_remove("BROWSERFLOW_CRASH_AT")
@@ -96,18 +102,30 @@ pub fn effects(journal: &Path, run_id: &str) -> Vec<(String, String, String)> {
 /// Runs the crash flow, kills the runner at `point` of `step`, resumes it in a new process,
 /// and checks the guarantees. `calls_after_resume` is what the server must have seen for
 /// the crashed step's key in the end.
-fn crash_and_resume(point: &str, step: &str, calls_before_resume: usize, calls_after_resume: usize) {
+fn crash_and_resume(
+    point: &str,
+    step: &str,
+    calls_before_resume: usize,
+    calls_after_resume: usize,
+) {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("journal.sqlite");
-    let runner = Runner::start(spec(&journal, &server, "run", "", "v1"), Some(&format!("{point}:{step}")));
+    let runner = Runner::start(
+        spec(&journal, &server, "run", "", "v1"),
+        Some(&format!("{point}:{step}")),
+    );
     let run_id = runner.wait_for("RUN_ID");
     let at = runner.wait_for("CRASH_POINT");
     assert_eq!(at, format!("{point} {step}"));
     runner.kill();
 
     let key = idempotency_key(&run_id, step);
-    assert_eq!(server.counts().get(&key).copied().unwrap_or(0), calls_before_resume, "{point}: calls before resume");
+    assert_eq!(
+        server.counts().get(&key).copied().unwrap_or(0),
+        calls_before_resume,
+        "{point}: calls before resume"
+    );
     let before = effects(&journal, &run_id);
     let report = Journal::open(&journal).unwrap().show(&run_id).unwrap();
     assert_eq!(report.status, "running", "a killed run is left running");
@@ -126,8 +144,20 @@ fn crash_and_resume(point: &str, step: &str, calls_before_resume: usize, calls_a
     for (step_id, recorded_key, _) in &after {
         assert_eq!(recorded_key, &idempotency_key(&run_id, step_id));
     }
+    // The secret came from the child's environment (BROWSERFLOW_SECRET_API_TOKEN).
+    let bearer = format!("Bearer {TOKEN}");
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|r| r.headers.get("authorization") == Some(&bearer))
+    );
     let counts = server.counts();
-    assert_eq!(counts.get(&key).copied(), Some(calls_after_resume), "{point}: {counts:?}");
+    assert_eq!(
+        counts.get(&key).copied(),
+        Some(calls_after_resume),
+        "{point}: {counts:?}"
+    );
     assert!(counts.values().all(|&n| n <= 2), "{counts:?}");
     assert_eq!(counts.len(), 2, "one key per effectful step: {counts:?}");
     // Nothing recorded before the crash is lost or rewritten.
@@ -138,11 +168,19 @@ fn crash_and_resume(point: &str, step: &str, calls_before_resume: usize, calls_a
     assert_eq!(report.status, "succeeded");
     assert_eq!(report.sessions, 2);
     let first = report.steps.iter().find(|s| s.step_id == step).unwrap();
-    assert_eq!(first.attempts as usize, if point == "after-commit" { 1 } else { 2 });
+    assert_eq!(
+        first.attempts as usize,
+        if point == "after-commit" { 1 } else { 2 }
+    );
     // The recorded response tells which call the journal kept.
     let response: HashMap<String, Value> = after
         .iter()
-        .map(|(s, _, out)| (s.clone(), serde_json::from_str::<Value>(out).unwrap()["response"].clone()))
+        .map(|(s, _, out)| {
+            (
+                s.clone(),
+                serde_json::from_str::<Value>(out).unwrap()["response"].clone(),
+            )
+        })
         .collect();
     assert_eq!(response[step]["count"], json!(calls_after_resume));
 }

@@ -15,10 +15,16 @@ async fn slugify_is_a_ten_line_tool_with_a_derived_contract() {
     assert!(contract.is_pure());
     assert_eq!(contract.inputs().len(), 1);
     assert_eq!(contract.inputs()[0].name, "text");
-    assert_eq!(contract.inputs()[0].schema.types, Some(vec![JsonType::String]));
+    assert_eq!(
+        contract.inputs()[0].schema.types,
+        Some(vec![JsonType::String])
+    );
     assert_eq!(contract.output().types, Some(vec![JsonType::String]));
     let ctx = ToolCtx::builder("run-1", "slug").build();
-    let out = tool.run(json!({"text": "Hello, World! Ünïcode"}), ctx).await.unwrap();
+    let out = tool
+        .run(json!({"text": "Hello, World! Ünïcode"}), ctx)
+        .await
+        .unwrap();
     assert_eq!(out, json!("hello-world-ünïcode"));
 }
 
@@ -49,8 +55,14 @@ fn optional_fields_get_defaults_and_secret_slots_are_marked() {
     let token = contract.input("token").unwrap();
     assert!(token.secret);
     assert_eq!(token.schema.types, Some(vec![JsonType::String]));
-    assert_eq!(contract.input("limit").unwrap().schema.default, Some(json!(null)));
-    assert_eq!(contract.input("count").unwrap().schema.default, Some(json!(10)));
+    assert_eq!(
+        contract.input("limit").unwrap().schema.default,
+        Some(json!(null))
+    );
+    assert_eq!(
+        contract.input("count").unwrap().schema.default,
+        Some(json!(10))
+    );
     assert!(!contract.input("limit").unwrap().secret);
 }
 
@@ -66,9 +78,10 @@ fn bad_definitions_are_clear_errors() {
     assert!(matches!(err, DefineError::Contract { .. }), "{err}");
     assert!(err.to_string().contains("transform"), "{err}");
     // The input must be a struct.
-    let err = define_tool(ToolDef::new("test/bad", "1.0.0", Kind::Transform), |_input: String, _ctx| async move {
-        Ok(1)
-    })
+    let err = define_tool(
+        ToolDef::new("test/bad", "1.0.0", Kind::Transform),
+        |_input: String, _ctx| async move { Ok(1) },
+    )
     .err()
     .unwrap();
     assert!(matches!(err, DefineError::InputNotAnObject { .. }), "{err}");

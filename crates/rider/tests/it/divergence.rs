@@ -14,7 +14,10 @@ fn a_tool_contract_changed_between_crash_and_resume_is_a_divergence() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("journal.sqlite");
-    let runner = Runner::start(spec(&journal, &server, "run", "", "v1"), Some("after-commit:first"));
+    let runner = Runner::start(
+        spec(&journal, &server, "run", "", "v1"),
+        Some("after-commit:first"),
+    );
     let run_id = runner.wait_for("RUN_ID");
     runner.wait_for("CRASH_POINT");
     runner.kill();
@@ -28,9 +31,20 @@ fn a_tool_contract_changed_between_crash_and_resume_is_a_divergence() {
     let message = failure["message"].as_str().unwrap();
     assert!(message.contains("step `first`"), "{message}");
     assert!(message.contains("contract digest"), "{message}");
-    assert_eq!(server.requests().len(), calls, "no effect was repeated or added");
-    assert_eq!(effects(&journal, &run_id), recorded, "the record is untouched");
-    let report = browserflow_rider::Journal::open(&journal).unwrap().show(&run_id).unwrap();
+    assert_eq!(
+        server.requests().len(),
+        calls,
+        "no effect was repeated or added"
+    );
+    assert_eq!(
+        effects(&journal, &run_id),
+        recorded,
+        "the record is untouched"
+    );
+    let report = browserflow_rider::Journal::open(&journal)
+        .unwrap()
+        .show(&run_id)
+        .unwrap();
     assert_eq!(report.status, "failed");
     assert_eq!(report.error.unwrap().code, "divergence");
 
@@ -65,21 +79,44 @@ async fn a_changed_input_a_removed_step_or_another_flow_is_a_divergence() {
     let changed_input = compile_flow(&registry(), flow(&server, "edited", "two"));
     let failure = rider.resume(&run_id, &changed_input).await.unwrap_err();
     assert_eq!(failure.code(), "divergence");
-    assert!(failure.message.contains("step `one`: the input digest"), "{}", failure.message);
+    assert!(
+        failure.message.contains("step `one`: the input digest"),
+        "{}",
+        failure.message
+    );
 
     let renamed_step = compile_flow(&registry(), flow(&server, "original", "deux"));
     let failure = rider.resume(&run_id, &renamed_step).await.unwrap_err();
     assert_eq!(failure.code(), "divergence");
-    assert!(failure.message.contains("step `two`"), "{}", failure.message);
-    assert!(failure.message.contains("absent from the flow"), "{}", failure.message);
+    assert!(
+        failure.message.contains("step `two`"),
+        "{}",
+        failure.message
+    );
+    assert!(
+        failure.message.contains("absent from the flow"),
+        "{}",
+        failure.message
+    );
 
     let mut other = flow(&server, "original", "two");
     other["name"] = json!("another-flow");
-    let failure = rider.resume(&run_id, &compile_flow(&registry(), other)).await.unwrap_err();
+    let failure = rider
+        .resume(&run_id, &compile_flow(&registry(), other))
+        .await
+        .unwrap_err();
     assert_eq!(failure.code(), "divergence");
-    assert!(failure.message.contains("two-posts@1.0.0"), "{}", failure.message);
+    assert!(
+        failure.message.contains("two-posts@1.0.0"),
+        "{}",
+        failure.message
+    );
 
-    assert_eq!(server.counts().values().sum::<usize>(), 2, "divergent resumes touched nothing");
+    assert_eq!(
+        server.counts().values().sum::<usize>(),
+        2,
+        "divergent resumes touched nothing"
+    );
     // The same flow resumes: `one` is replayed, `two` is attempted again (and fails again).
     let failure = rider.resume(&run_id, &plan).await.unwrap_err();
     assert_eq!(failure.code(), "tool_failed");

@@ -1,8 +1,12 @@
 //! Integration tests of the Rider: real SQLite files, real HTTP on 127.0.0.1, real processes.
 
+// Helpers shared by the tests panic on failure like the tests themselves.
+#![allow(clippy::unwrap_used)]
+
 mod canary;
 mod caps;
 mod child;
+mod composite;
 mod crash;
 mod define;
 mod divergence;

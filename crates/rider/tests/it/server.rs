@@ -105,7 +105,10 @@ fn serve(stream: TcpStream, state: &State) {
                 headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
             }
         }
-        let length: usize = headers.get("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+        let length: usize = headers
+            .get("content-length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         let mut body = vec![0; length];
         if reader.read_exact(&mut body).is_err() {
             return;
@@ -127,19 +130,28 @@ fn serve(stream: TcpStream, state: &State) {
 }
 
 fn respond(request: &Request, state: &State) -> (u16, String) {
-    let key = request.headers.get("idempotency-key").cloned().unwrap_or_default();
+    let key = request
+        .headers
+        .get("idempotency-key")
+        .cloned()
+        .unwrap_or_default();
     let seen = {
         let mut requests = state.requests.lock().unwrap();
         requests.push(request.clone());
         requests
             .iter()
-            .filter(|r| r.headers.get("idempotency-key") == Some(&key) && r.target == request.target)
+            .filter(|r| {
+                r.headers.get("idempotency-key") == Some(&key) && r.target == request.target
+            })
             .count()
     };
     let path = request.target.split('?').next().unwrap_or("/").to_owned();
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     match parts.as_slice() {
-        ["effect"] => (200, serde_json::json!({"key": key, "count": seen, "path": path}).to_string()),
+        ["effect"] => (
+            200,
+            serde_json::json!({"key": key, "count": seen, "path": path}).to_string(),
+        ),
         ["echo"] => (
             200,
             serde_json::json!({
@@ -154,7 +166,10 @@ fn respond(request: &Request, state: &State) -> (u16, String) {
             if seen <= failures {
                 (503, r#"{"error":"try again"}"#.to_owned())
             } else {
-                (200, serde_json::json!({"key": key, "count": seen, "path": path}).to_string())
+                (
+                    200,
+                    serde_json::json!({"key": key, "count": seen, "path": path}).to_string(),
+                )
             }
         }
         ["status", code] => (
@@ -166,7 +181,10 @@ fn respond(request: &Request, state: &State) -> (u16, String) {
             state.peak.fetch_max(now, Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(ms.parse().unwrap_or(100)));
             state.in_flight.fetch_sub(1, Ordering::SeqCst);
-            (200, serde_json::json!({"key": key, "count": seen, "path": path}).to_string())
+            (
+                200,
+                serde_json::json!({"key": key, "count": seen, "path": path}).to_string(),
+            )
         }
         _ => (404, "{}".to_owned()),
     }

@@ -6,8 +6,8 @@ use browserflow_contract::{Capability, Kind};
 use browserflow_flow::{FlowSpec, Plan, compile};
 use browserflow_rider::secrecy::{ExposeSecret, SecretString};
 use browserflow_rider::{
-    Journal, MapSecrets, Rider, RiderOptions, SecretInput, SecretsProvider, Tool, ToolCtx, ToolDef, ToolError,
-    ToolRegistry, define_tool,
+    Journal, MapSecrets, Rider, RiderOptions, SecretInput, SecretsProvider, Tool, ToolCtx, ToolDef,
+    ToolError, ToolRegistry, define_tool,
 };
 use serde_json::{Value, json};
 
@@ -19,10 +19,14 @@ pub struct Text {
 /// The specification's `slugify`, in Rust.
 pub fn slugify() -> impl Tool {
     define_tool(
-        ToolDef::new("test/slugify", "1.0.0", Kind::Transform).description("Lowercase, hyphenate, strip punctuation."),
+        ToolDef::new("test/slugify", "1.0.0", Kind::Transform)
+            .description("Lowercase, hyphenate, strip punctuation."),
         |input: Text, _ctx| async move {
             let lower = input.text.to_lowercase();
-            let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+            let words: Vec<&str> = lower
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .collect();
             Ok(words.join("-"))
         },
     )
@@ -113,7 +117,11 @@ async fn send(input: &PostIn, ctx: &ToolCtx) -> Result<PostOut, ToolError> {
         .json(&input.body);
     if let Some(auth) = &input.authorization {
         let auth = reveal(ctx, auth)?;
-        ctx.logger().info(format!("posting to {} with {}", url.expose_secret(), auth.expose_secret()));
+        ctx.logger().info(format!(
+            "posting to {} with {}",
+            url.expose_secret(),
+            auth.expose_secret()
+        ));
         request = request.header("Authorization", auth.expose_secret());
     }
     let response = request.send().await?;
@@ -135,7 +143,9 @@ pub fn compile_flow(registry: &ToolRegistry, mut flow: Value) -> Plan {
     let steps = flow["steps"].as_array().cloned().unwrap_or_default();
     for step in steps {
         let uses = step["uses"].as_str().expect("uses").to_owned();
-        let contract = registry.contract(&uses).unwrap_or_else(|| panic!("{uses} registered"));
+        let contract = registry
+            .contract(&uses)
+            .unwrap_or_else(|| panic!("{uses} registered"));
         let pin = json!({"ref": uses, "contract_digest": contract.contract_digest().to_string()});
         if !requires.contains(&pin) {
             requires.push(pin);
@@ -157,7 +167,12 @@ pub fn registry() -> ToolRegistry {
 }
 
 /// A Rider over a fresh journal at `path`.
-pub fn rider(registry: ToolRegistry, path: &std::path::Path, secrets: impl SecretsProvider + 'static, options: RiderOptions) -> Rider {
+pub fn rider(
+    registry: ToolRegistry,
+    path: &std::path::Path,
+    secrets: impl SecretsProvider + 'static,
+    options: RiderOptions,
+) -> Rider {
     let journal = Arc::new(Journal::open(path).expect("journal opens"));
     Rider::new(registry, journal, Arc::new(secrets), options).expect("rider")
 }

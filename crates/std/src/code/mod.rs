@@ -65,7 +65,11 @@ pub struct CodeTool {
 
 impl CodeTool {
     /// A tool running `source` under `contract` within `limits`.
-    pub fn new(contract: ToolContract, source: &str, limits: CodeLimits) -> Result<CodeTool, CodeError> {
+    pub fn new(
+        contract: ToolContract,
+        source: &str,
+        limits: CodeLimits,
+    ) -> Result<CodeTool, CodeError> {
         if contract.kind() != Kind::Code {
             return Err(CodeError::WrongKind {
                 tool: contract.reference(),
@@ -82,9 +86,14 @@ impl CodeTool {
     /// Reads a tool file: `{"contract": {…}, "code": {"source": "…", "timeout_ms": …,
     /// "memory_bytes": …, "stack_bytes": …}}`.
     pub fn from_tool_file(value: &Value) -> Result<CodeTool, CodeError> {
-        let contract_json = value.get("contract").ok_or_else(|| CodeError::File("no `contract` member".to_owned()))?;
-        let contract = ToolContract::from_json(contract_json).map_err(|p| CodeError::File(p.to_string()))?;
-        let code = value.get("code").ok_or_else(|| CodeError::File("no `code` member".to_owned()))?;
+        let contract_json = value
+            .get("contract")
+            .ok_or_else(|| CodeError::File("no `contract` member".to_owned()))?;
+        let contract =
+            ToolContract::from_json(contract_json).map_err(|p| CodeError::File(p.to_string()))?;
+        let code = value
+            .get("code")
+            .ok_or_else(|| CodeError::File("no `code` member".to_owned()))?;
         let source = code
             .get("source")
             .and_then(Value::as_str)
@@ -93,7 +102,10 @@ impl CodeTool {
         let number = |key: &str| -> Result<Option<u64>, CodeError> {
             match code.get(key) {
                 None => Ok(None),
-                Some(v) => v.as_u64().map(Some).ok_or_else(|| CodeError::File(format!("`code.{key}` must be a whole number"))),
+                Some(v) => v
+                    .as_u64()
+                    .map(Some)
+                    .ok_or_else(|| CodeError::File(format!("`code.{key}` must be a whole number"))),
             }
         };
         if let Some(ms) = number("timeout_ms")? {
@@ -121,6 +133,13 @@ impl Tool for CodeTool {
     }
 
     async fn run(&self, input: Value, ctx: ToolCtx) -> Result<Value, ToolError> {
-        sandbox::run(&self.contract.reference(), &self.source, self.limits, input, ctx).await
+        sandbox::run(
+            &self.contract.reference(),
+            &self.source,
+            self.limits,
+            input,
+            ctx,
+        )
+        .await
     }
 }

@@ -95,13 +95,22 @@ enum Failure {
 }
 
 /// Runs `source` on `input` with the capabilities of `ctx`.
-pub(crate) async fn run(tool: &str, source: &str, limits: CodeLimits, input: Value, ctx: ToolCtx) -> Result<Value, ToolError> {
+pub(crate) async fn run(
+    tool: &str,
+    source: &str,
+    limits: CodeLimits,
+    input: Value,
+    ctx: ToolCtx,
+) -> Result<Value, ToolError> {
     let handle = tokio::runtime::Handle::current();
     let source = source.to_owned();
-    let task = tokio::task::spawn_blocking(move || run_blocking(&source, limits, &input, &ctx, &handle));
-    let result = task
-        .await
-        .map_err(|e| ToolError::terminal(format!("code tool `{tool}`: the sandbox thread failed: {e}")))?;
+    let task =
+        tokio::task::spawn_blocking(move || run_blocking(&source, limits, &input, &ctx, &handle));
+    let result = task.await.map_err(|e| {
+        ToolError::terminal(format!(
+            "code tool `{tool}`: the sandbox thread failed: {e}"
+        ))
+    })?;
     result.map_err(|failure| match failure {
         Failure::Deadline => ToolError::terminal(format!(
             "code tool `{tool}` was stopped: it ran past its deadline of {} ms",
@@ -123,39 +132,57 @@ fn run_blocking(
     tool_ctx: &ToolCtx,
     handle: &tokio::runtime::Handle,
 ) -> Result<Value, Failure> {
-    let runtime = Runtime::new().map_err(|e| Failure::Script(format!("cannot start the sandbox: {e}")))?;
+    let runtime =
+        Runtime::new().map_err(|e| Failure::Script(format!("cannot start the sandbox: {e}")))?;
     runtime.set_memory_limit(limits.memory_bytes);
     runtime.set_max_stack_size(limits.stack_bytes);
     let deadline = Instant::now() + Duration::from_millis(limits.timeout_ms);
     let signal = tool_ctx.signal().clone();
-    runtime.set_interrupt_handler(Some(Box::new(move || Instant::now() >= deadline || signal.is_cancelled())));
-    let context = Context::full(&runtime).map_err(|e| Failure::Script(format!("cannot start the sandbox: {e}")))?;
+    runtime.set_interrupt_handler(Some(Box::new(move || {
+        Instant::now() >= deadline || signal.is_cancelled()
+    })));
+    let context = Context::full(&runtime)
+        .map_err(|e| Failure::Script(format!("cannot start the sandbox: {e}")))?;
     let outcome = context.with(|ctx| -> Result<Value, String> {
         let fail = |e: rquickjs::CaughtError<'_>| e.to_string().trim_end().to_owned();
         let globals = ctx.globals();
         let random = tool_ctx.random().clone();
         let logger = tool_ctx.logger().clone();
         let install = || -> rquickjs::Result<()> {
-            globals.set("__bf_random", Function::new(ctx.clone(), move || random.next_f64())?)?;
-            globals.set("__bf_log", Function::new(ctx.clone(), move |message: String| logger.info(message))?)?;
+            globals.set(
+                "__bf_random",
+                Function::new(ctx.clone(), move || random.next_f64())?,
+            )?;
+            globals.set(
+                "__bf_log",
+                Function::new(ctx.clone(), move |message: String| logger.info(message))?,
+            )?;
             if let Some(net) = tool_ctx.net().cloned() {
                 let handle = handle.clone();
                 globals.set(
                     "__bf_fetch",
-                    Function::new(ctx.clone(), move |request: String| answer(handle.block_on(fetch(&net, &request))))?,
+                    Function::new(ctx.clone(), move |request: String| {
+                        answer(handle.block_on(fetch(&net, &request)))
+                    })?,
                 )?;
             }
             if let Some(fs) = tool_ctx.fs().cloned() {
                 let handle = handle.clone();
                 globals.set(
                     "__bf_fs",
-                    Function::new(ctx.clone(), move |request: String| answer(handle.block_on(file_op(&fs, &request))))?,
+                    Function::new(ctx.clone(), move |request: String| {
+                        answer(handle.block_on(file_op(&fs, &request)))
+                    })?,
                 )?;
             }
             Ok(())
         };
         install().catch(&ctx).map_err(fail)?;
-        let env: serde_json::Map<String, Value> = tool_ctx.env().iter().map(|(k, v)| (k.to_owned(), json!(v))).collect();
+        let env: serde_json::Map<String, Value> = tool_ctx
+            .env()
+            .iter()
+            .map(|(k, v)| (k.to_owned(), json!(v)))
+            .collect();
         let config = json!({
             "clock": tool_ctx.clock().unix_millis(),
             "env": env,
@@ -164,7 +191,10 @@ fn run_blocking(
             "fs": tool_ctx.fs().is_some(),
         });
         let prelude: Function<'_> = ctx.eval(PRELUDE).catch(&ctx).map_err(fail)?;
-        let js_ctx: rquickjs::Value<'_> = prelude.call((config.to_string(),)).catch(&ctx).map_err(fail)?;
+        let js_ctx: rquickjs::Value<'_> = prelude
+            .call((config.to_string(),))
+            .catch(&ctx)
+            .map_err(fail)?;
         ctx.eval::<(), _>(source).catch(&ctx).map_err(fail)?;
         let run: rquickjs::Value<'_> = globals.get("run").catch(&ctx).map_err(fail)?;
         let Some(run) = run.as_function() else {
@@ -172,10 +202,14 @@ fn run_blocking(
         };
         let input_text = serde_json::to_string(input).map_err(|e| e.to_string())?;
         let js_input = ctx.json_parse(input_text).catch(&ctx).map_err(fail)?;
-        let mut output: rquickjs::Value<'_> = run.call((js_input, js_ctx)).catch(&ctx).map_err(fail)?;
+        let mut output: rquickjs::Value<'_> =
+            run.call((js_input, js_ctx)).catch(&ctx).map_err(fail)?;
         if let Some(promise) = output.as_promise().cloned() {
             // An async `run`: drive the job queue until the promise settles.
-            output = promise.finish::<rquickjs::Value<'_>>().catch(&ctx).map_err(fail)?;
+            output = promise
+                .finish::<rquickjs::Value<'_>>()
+                .catch(&ctx)
+                .map_err(fail)?;
         }
         let text = ctx.json_stringify(output).catch(&ctx).map_err(fail)?;
         match text {
@@ -190,7 +224,9 @@ fn run_blocking(
         Ok(value) => Ok(value),
         Err(_) if tool_ctx.signal().is_cancelled() => Err(Failure::Cancelled),
         Err(_) if Instant::now() >= deadline => Err(Failure::Deadline),
-        Err(message) if message.contains("out of memory") || message.contains("Allocation") => Err(Failure::Memory),
+        Err(message) if message.contains("out of memory") || message.contains("Allocation") => {
+            Err(Failure::Memory)
+        }
         Err(message) => Err(Failure::Script(message)),
     }
 }
@@ -206,27 +242,50 @@ fn answer(result: Result<Value, String>) -> String {
 async fn fetch(net: &browserflow_rider::NetCap, request: &str) -> Result<Value, String> {
     let request: Value = serde_json::from_str(request).map_err(|e| e.to_string())?;
     let url = request["url"].as_str().unwrap_or_default();
-    let method = request["method"].as_str().unwrap_or("GET").to_ascii_uppercase();
-    let method = reqwest::Method::from_bytes(method.as_bytes()).map_err(|_| format!("`{method}` is not an HTTP method"))?;
-    let mut builder = net.request(method, url).map_err(|e| format!("fetch: {e}"))?;
+    let method = request["method"]
+        .as_str()
+        .unwrap_or("GET")
+        .to_ascii_uppercase();
+    let method = reqwest::Method::from_bytes(method.as_bytes())
+        .map_err(|_| format!("`{method}` is not an HTTP method"))?;
+    let mut builder = net
+        .request(method, url)
+        .map_err(|e| format!("fetch: {e}"))?;
     if let Some(headers) = request["headers"].as_object() {
         for (name, value) in headers {
-            builder = builder.header(name.as_str(), value.as_str().map_or_else(|| value.to_string(), str::to_owned));
+            builder = builder.header(
+                name.as_str(),
+                value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_owned),
+            );
         }
     }
     if let Some(body) = request["body"].as_str() {
         builder = builder.body(body.to_owned());
     }
-    let mut response = builder.send().await.map_err(|e| format!("fetch failed: {}", e.without_url()))?;
+    let mut response = builder
+        .send()
+        .await
+        .map_err(|e| format!("fetch failed: {}", e.without_url()))?;
     let status = response.status().as_u16();
     let mut headers = serde_json::Map::new();
     for (name, value) in response.headers() {
-        headers.insert(name.as_str().to_owned(), json!(String::from_utf8_lossy(value.as_bytes())));
+        headers.insert(
+            name.as_str().to_owned(),
+            json!(String::from_utf8_lossy(value.as_bytes())),
+        );
     }
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| format!("fetch failed: {}", e.without_url()))? {
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| format!("fetch failed: {}", e.without_url()))?
+    {
         if body.len() + chunk.len() > FETCH_MAX_BYTES {
-            return Err(format!("fetch: the response body exceeds {FETCH_MAX_BYTES} bytes"));
+            return Err(format!(
+                "fetch: the response body exceeds {FETCH_MAX_BYTES} bytes"
+            ));
         }
         body.extend_from_slice(&chunk);
     }
@@ -237,13 +296,21 @@ async fn file_op(fs: &browserflow_rider::FsCap, request: &str) -> Result<Value, 
     let request: Value = serde_json::from_str(request).map_err(|e| e.to_string())?;
     let path = request["path"].as_str().unwrap_or(".");
     match request["op"].as_str() {
-        Some("read") => fs.read_to_string(path).await.map(Value::String).map_err(|e| e.to_string()),
+        Some("read") => fs
+            .read_to_string(path)
+            .await
+            .map(Value::String)
+            .map_err(|e| e.to_string()),
         Some("write") => fs
             .write(path, request["text"].as_str().unwrap_or_default())
             .await
             .map(|()| Value::Null)
             .map_err(|e| e.to_string()),
-        Some("list") => fs.list(path).await.map(|names| json!(names)).map_err(|e| e.to_string()),
+        Some("list") => fs
+            .list(path)
+            .await
+            .map(|names| json!(names))
+            .map_err(|e| e.to_string()),
         other => Err(format!("unknown fs operation {other:?}")),
     }
 }

@@ -110,7 +110,7 @@ impl Resolver<'_> {
     }
 
     fn clean(&self, message: String) -> String {
-        self.scrub.redact_string(&message).into_owned()
+        self.scrub.redact_string(&message)
     }
 }
 
@@ -123,18 +123,29 @@ fn body_of(value: Option<Value>, resolver: &Resolver<'_>) -> Result<Option<Body>
                 .map_err(|e| ToolError::terminal(format!("slot `body`: {e}")))?;
             Some(Body::Text(resolver.expose("body", &input)?))
         }
-        Some(other) => Some(Body::Json(
-            serde_json::to_vec(&other).map_err(|e| ToolError::terminal(format!("slot `body`: {e}")))?,
-        )),
+        Some(other) => {
+            Some(Body::Json(serde_json::to_vec(&other).map_err(|e| {
+                ToolError::terminal(format!("slot `body`: {e}"))
+            })?))
+        }
     })
 }
 
 fn reqwest_failure(e: reqwest::Error, what: &str) -> ToolError {
     // Without the URL: it may hold a secret.
     let transient = e.is_timeout() || e.is_connect() || e.is_request();
-    let why = if e.is_timeout() { "timed out".to_owned() } else { error_chain(&e.without_url()) };
+    let timed_out = e.is_timeout();
+    let why = if timed_out {
+        "timed out".to_owned()
+    } else {
+        error_chain(&e.without_url())
+    };
     let message = format!("{what}: {why}");
-    if transient { ToolError::transient(message) } else { ToolError::terminal(message) }
+    if transient {
+        ToolError::transient(message)
+    } else {
+        ToolError::terminal(message)
+    }
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -151,11 +162,17 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 /// Performs the exchange.
 pub(crate) async fn perform(request: Request, ctx: &ToolCtx) -> Result<HttpResponse, ToolError> {
     let net = ctx.require_net()?;
-    let resolver = Resolver { ctx, scrub: Redactor::new() };
+    let resolver = Resolver {
+        ctx,
+        scrub: Redactor::new(),
+    };
     let shown_url = request.url.display().into_owned();
     let what = format!("{} {shown_url}", request.method.to_reqwest());
     let result = exchange(request, ctx, net, &resolver, &what).await;
-    result.map_err(|e| ToolError { class: e.class, message: resolver.clean(e.message) })
+    result.map_err(|e| ToolError {
+        class: e.class,
+        message: resolver.clean(e.message),
+    })
 }
 
 async fn exchange(
@@ -172,7 +189,10 @@ async fn exchange(
     };
     let body = body_of(request.body, resolver)?;
     if body.is_some() && matches!(request.method, Method::Get | Method::Head) {
-        return Err(ToolError::terminal(format!("{what}: a {:?} request has no body", request.method)));
+        return Err(ToolError::terminal(format!(
+            "{what}: a {:?} request has no body",
+            request.method
+        )));
     }
     let mut builder = net
         .request(request.method.to_reqwest(), url.expose_secret())
@@ -180,31 +200,59 @@ async fn exchange(
     for (name, value) in &request.headers {
         let header = HeaderName::from_bytes(name.as_bytes())
             .map_err(|_| ToolError::terminal(format!("{what}: `{name}` is not a header name")))?;
-        let value = HeaderValue::from_str(value)
-            .map_err(|_| ToolError::terminal(format!("{what}: the value of header `{name}` is not a valid header value")))?;
+        let value = HeaderValue::from_str(value).map_err(|_| {
+            ToolError::terminal(format!(
+                "{what}: the value of header `{name}` is not a valid header value"
+            ))
+        })?;
         builder = builder.header(header, value);
     }
     if let Some(auth) = &authorization {
-        let mut value = HeaderValue::from_str(auth.expose_secret())
-            .map_err(|_| ToolError::terminal(format!("{what}: `authorization` is not a valid header value")))?;
+        let mut value = HeaderValue::from_str(auth.expose_secret()).map_err(|_| {
+            ToolError::terminal(format!(
+                "{what}: `authorization` is not a valid header value"
+            ))
+        })?;
         value.set_sensitive(true);
         builder = builder.header(AUTHORIZATION, value);
     }
     if !matches!(request.method, Method::Get | Method::Head)
-        && !request.headers.keys().any(|k| k.eq_ignore_ascii_case("idempotency-key"))
+        && !request
+            .headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("idempotency-key"))
     {
         // The key is stable across attempts and resumes: a receiver can drop repeats.
         builder = builder.header("Idempotency-Key", ctx.idempotency_key());
     }
-    let explicit_type = request.content_type.clone();
+    let explicit_type = request.content_type.clone().or_else(|| {
+        request
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+            .map(|(_, v)| v.clone())
+    });
+    // A `Content-Type` among the headers was already added above: send it once.
+    let type_in_headers = request
+        .headers
+        .keys()
+        .any(|k| k.eq_ignore_ascii_case("content-type"));
+    builder = match &body {
+        None => builder,
+        Some(_) if type_in_headers => builder,
+        Some(Body::Json(_)) => builder.header(
+            CONTENT_TYPE,
+            explicit_type.unwrap_or_else(|| "application/json".to_owned()),
+        ),
+        Some(Body::Text(_)) => builder.header(
+            CONTENT_TYPE,
+            explicit_type.unwrap_or_else(|| "text/plain; charset=utf-8".to_owned()),
+        ),
+    };
     builder = match body {
         None => builder,
-        Some(Body::Json(bytes)) => builder
-            .header(CONTENT_TYPE, explicit_type.unwrap_or_else(|| "application/json".to_owned()))
-            .body(bytes),
-        Some(Body::Text(text)) => builder
-            .header(CONTENT_TYPE, explicit_type.unwrap_or_else(|| "text/plain; charset=utf-8".to_owned()))
-            .body(text.expose_secret().to_owned()),
+        Some(Body::Json(bytes)) => builder.body(bytes),
+        Some(Body::Text(text)) => builder.body(text.expose_secret().to_owned()),
     };
     if let Some(ms) = request.timeout_ms {
         builder = builder.timeout(Duration::from_millis(ms));
@@ -221,7 +269,11 @@ async fn exchange(
             return Err(too_large(what, max_bytes));
         }
         let mut bytes = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| reqwest_failure(e, what))? {
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| reqwest_failure(e, what))?
+        {
             if (bytes.len() + chunk.len()) as u64 > max_bytes {
                 return Err(too_large(what, max_bytes));
             }
@@ -251,15 +303,22 @@ async fn exchange(
     } else {
         match request.expect {
             Expect::Text => Value::String(String::from_utf8_lossy(&bytes).into_owned()),
-            Expect::Json => serde_json::from_slice(&bytes)
-                .map_err(|e| ToolError::terminal(format!("{what}: the response is not JSON: {e}")))?,
-            Expect::Auto if is_json => serde_json::from_slice(&bytes)
-                .map_err(|e| ToolError::terminal(format!("{what}: the response says JSON but is not: {e}")))?,
+            Expect::Json => serde_json::from_slice(&bytes).map_err(|e| {
+                ToolError::terminal(format!("{what}: the response is not JSON: {e}"))
+            })?,
+            Expect::Auto if is_json => serde_json::from_slice(&bytes).map_err(|e| {
+                ToolError::terminal(format!("{what}: the response says JSON but is not: {e}"))
+            })?,
             Expect::Auto => Value::String(String::from_utf8_lossy(&bytes).into_owned()),
         }
     };
-    ctx.logger().info(format!("{what} → {status} ({} bytes)", bytes.len()));
-    Ok(HttpResponse { status, headers, body })
+    ctx.logger()
+        .info(format!("{what} → {status} ({} bytes)", bytes.len()));
+    Ok(HttpResponse {
+        status,
+        headers,
+        body,
+    })
 }
 
 async fn sleep_opt(timeout: Option<Duration>) {
@@ -271,13 +330,17 @@ async fn sleep_opt(timeout: Option<Duration>) {
 }
 
 fn too_large(what: &str, max_bytes: u64) -> ToolError {
-    ToolError::terminal(format!("{what}: the response body exceeds the cap of {max_bytes} bytes (`max_bytes`)"))
+    ToolError::terminal(format!(
+        "{what}: the response body exceeds the cap of {max_bytes} bytes (`max_bytes`)"
+    ))
 }
 
 fn bad_url_message(e: browserflow_rider::NetError) -> String {
     match e {
         // The URL itself may be a secret: say what is wrong, not what it is.
-        browserflow_rider::NetError::BadUrl { message, .. } => format!("not a valid URL: {message}"),
+        browserflow_rider::NetError::BadUrl { message, .. } => {
+            format!("not a valid URL: {message}")
+        }
         other => other.to_string(),
     }
 }

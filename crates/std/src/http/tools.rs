@@ -31,37 +31,6 @@ pub struct HttpGetInput {
     pub expect: Option<Expect>,
 }
 
-/// The input of `std/http.post`.
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HttpPostInput {
-    /// The URL; may carry a secret (a webhook URL).
-    pub url: SecretInput,
-    /// The body: a string is sent as text, any other value as JSON. May carry a secret (a
-    /// token body), sent as text.
-    #[serde(default)]
-    pub body: Option<Value>,
-    /// The `Content-Type` (default `application/json` for JSON, `text/plain; charset=utf-8`
-    /// for text).
-    #[serde(default)]
-    pub content_type: Option<String>,
-    /// Extra request headers (plain values).
-    #[serde(default)]
-    pub headers: BTreeMap<String, String>,
-    /// The `Authorization` header value; may carry a secret.
-    #[serde(default)]
-    pub authorization: Option<SecretInput>,
-    /// The request timeout in milliseconds.
-    #[serde(default)]
-    pub timeout_ms: Option<u64>,
-    /// The largest response body accepted, in bytes (default 10 MiB).
-    #[serde(default)]
-    pub max_bytes: Option<u64>,
-    /// How to read the response body.
-    #[serde(default)]
-    pub expect: Option<Expect>,
-}
-
 /// The input of `std/http.request`.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -102,7 +71,10 @@ fn def(name: &str, description: &str) -> ToolDef {
 /// `std/http.get@1.0.0`.
 pub fn http_get() -> Result<impl Tool, DefineError> {
     define_tool(
-        def("std/http.get", "GET a URL; a non-2xx status is an error (5xx, 408, 429 retryable)."),
+        def(
+            "std/http.get",
+            "GET a URL; a non-2xx status is an error (5xx, 408, 429 retryable).",
+        ),
         |input: HttpGetInput, ctx| async move {
             let request = Request {
                 method: Method::Get,
@@ -120,31 +92,13 @@ pub fn http_get() -> Result<impl Tool, DefineError> {
     )
 }
 
-/// `std/http.post@1.0.0`.
-pub fn http_post() -> Result<impl Tool, DefineError> {
-    define_tool(
-        def("std/http.post", "POST a text or JSON body; a non-2xx status is an error (5xx, 408, 429 retryable)."),
-        |input: HttpPostInput, ctx| async move {
-            let request = Request {
-                method: Method::Post,
-                url: input.url,
-                body: input.body,
-                content_type: input.content_type,
-                headers: input.headers,
-                authorization: input.authorization,
-                timeout_ms: input.timeout_ms,
-                max_bytes: input.max_bytes,
-                expect: input.expect.unwrap_or_default(),
-            };
-            perform(request, &ctx).await
-        },
-    )
-}
-
 /// `std/http.request@1.0.0`.
 pub fn http_request() -> Result<impl Tool, DefineError> {
     define_tool(
-        def("std/http.request", "Any HTTP request; a non-2xx status is an error (5xx, 408, 429 retryable)."),
+        def(
+            "std/http.request",
+            "Any HTTP request; a non-2xx status is an error (5xx, 408, 429 retryable).",
+        ),
         |input: HttpRequestInput, ctx| async move {
             let request = Request {
                 method: input.method,

@@ -29,7 +29,11 @@ impl std::fmt::Debug for OpenAiModel {
 
 impl OpenAiModel {
     /// A client of `base_url`, sending `api_key` as a bearer token when given.
-    pub fn new(base_url: &str, api_key: Option<SecretString>, timeout: Duration) -> Result<OpenAiModel, ToolError> {
+    pub fn new(
+        base_url: &str,
+        api_key: Option<SecretString>,
+        timeout: Duration,
+    ) -> Result<OpenAiModel, ToolError> {
         let net = NetCap::new(&NetOptions {
             timeout,
             ..NetOptions::default()
@@ -51,7 +55,8 @@ impl OpenAiModel {
 impl ModelCapability for OpenAiModel {
     async fn call(&self, request: Value) -> Result<Value, ToolError> {
         let endpoint = self.endpoint();
-        let body = serde_json::to_vec(&request).map_err(|e| ToolError::terminal(format!("model request: {e}")))?;
+        let body = serde_json::to_vec(&request)
+            .map_err(|e| ToolError::terminal(format!("model request: {e}")))?;
         let mut builder = self
             .net
             .post(&endpoint)?
@@ -59,14 +64,17 @@ impl ModelCapability for OpenAiModel {
             .body(body);
         if let Some(key) = &self.api_key {
             let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose_secret()))
-                .map_err(|_| ToolError::terminal("the model API key is not a valid header value"))?;
+                .map_err(|_| {
+                    ToolError::terminal("the model API key is not a valid header value")
+                })?;
             value.set_sensitive(true);
             builder = builder.header(AUTHORIZATION, value);
         }
         let what = format!("model call to {endpoint}");
         let fail = |e: reqwest::Error| {
+            let transient = e.is_timeout() || e.is_connect() || e.is_request();
             let message = format!("{what}: {}", e.without_url());
-            if e.is_timeout() || e.is_connect() || e.is_request() {
+            if transient {
                 ToolError::transient(message)
             } else {
                 ToolError::terminal(message)
@@ -77,7 +85,9 @@ impl ModelCapability for OpenAiModel {
         let mut bytes = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(fail)? {
             if bytes.len() + chunk.len() > MAX_ANSWER_BYTES {
-                return Err(ToolError::terminal(format!("{what}: the answer exceeds {MAX_ANSWER_BYTES} bytes")));
+                return Err(ToolError::terminal(format!(
+                    "{what}: the answer exceeds {MAX_ANSWER_BYTES} bytes"
+                )));
             }
             bytes.extend_from_slice(&chunk);
         }
@@ -89,7 +99,8 @@ impl ModelCapability for OpenAiModel {
             }
             return Err(error);
         }
-        serde_json::from_slice(&bytes).map_err(|e| ToolError::terminal(format!("{what}: the answer is not JSON: {e}")))
+        serde_json::from_slice(&bytes)
+            .map_err(|e| ToolError::terminal(format!("{what}: the answer is not JSON: {e}")))
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -10,7 +10,8 @@ use serde_json::Value;
 
 /// The digest identifying a request: `sha256:` of its RFC 8785 canonical JSON.
 pub fn request_digest(request: &Value) -> Result<Digest, ToolError> {
-    let text = canonical_json(request).map_err(|e| ToolError::terminal(format!("model request: {e}")))?;
+    let text =
+        canonical_json(request).map_err(|e| ToolError::terminal(format!("model request: {e}")))?;
     Ok(Digest::of_bytes(text.as_bytes()))
 }
 
@@ -37,13 +38,17 @@ pub struct Recording {
 impl Recording {
     /// The answer recorded for `digest`.
     pub fn answer(&self, digest: &str) -> Option<&Value> {
-        self.calls.iter().find(|c| c.request_digest == digest).map(|c| &c.response)
+        self.calls
+            .iter()
+            .find(|c| c.request_digest == digest)
+            .map(|c| &c.response)
     }
 
     /// Reads a recording file.
     pub fn load(path: &Path) -> Result<Recording, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}: not a model recording: {e}", path.display()))
+        serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not a model recording: {e}", path.display()))
     }
 
     /// Writes the recording as pretty JSON.
@@ -70,7 +75,10 @@ impl RecordingModel {
 
     /// What was recorded so far.
     pub fn recording(&self) -> Recording {
-        self.recording.lock().map(|r| r.clone()).unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+        self.recording
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
     }
 }
 
@@ -79,8 +87,13 @@ impl ModelCapability for RecordingModel {
     async fn call(&self, request: Value) -> Result<Value, ToolError> {
         let digest = request_digest(&request)?;
         let response = self.live.call(request.clone()).await?;
-        let mut recording = self.recording.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        recording.calls.retain(|c| c.request_digest != digest.as_str());
+        let mut recording = self
+            .recording
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        recording
+            .calls
+            .retain(|c| c.request_digest != digest.as_str());
         recording.calls.push(RecordedCall {
             request_digest: digest.to_string(),
             request,

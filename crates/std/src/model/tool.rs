@@ -64,16 +64,28 @@ impl ModelTool {
             message,
         };
         if contract.kind() != Kind::Model {
-            return Err(fail(format!("a model tool's contract must have kind `model`, found `{}`", contract.kind().as_str())));
+            return Err(fail(format!(
+                "a model tool's contract must have kind `model`, found `{}`",
+                contract.kind().as_str()
+            )));
         }
         if !contract.has(Capability::Model) {
-            return Err(fail("a model tool must declare the `model` capability".to_owned()));
+            return Err(fail(
+                "a model tool must declare the `model` capability".to_owned(),
+            ));
         }
         let names: Vec<&str> = contract.inputs().iter().map(|i| i.name.as_str()).collect();
-        let placeholders = BTreeMap::from_iter(names.iter().map(|n| ((*n).to_owned(), Value::Null)));
-        render_template(&spec.prompt, &placeholders).map_err(|e| fail(format!("the prompt: {e}")))?;
-        let output = CompiledSchema::new(contract.output()).map_err(|p| fail(format!("the output schema: {p}")))?;
-        Ok(ModelTool { contract, spec, output })
+        let placeholders =
+            BTreeMap::from_iter(names.iter().map(|n| ((*n).to_owned(), Value::Null)));
+        render_template(&spec.prompt, &placeholders)
+            .map_err(|e| fail(format!("the prompt: {e}")))?;
+        let output = CompiledSchema::new(contract.output())
+            .map_err(|p| fail(format!("the output schema: {p}")))?;
+        Ok(ModelTool {
+            contract,
+            spec,
+            output,
+        })
     }
 
     /// Reads a tool file: `{"contract": {…}, "model": {"model": …, "system": …, "prompt": …}}`.
@@ -81,9 +93,13 @@ impl ModelTool {
         let contract = value
             .get("contract")
             .ok_or_else(|| ModelError::File("no `contract` member".to_owned()))?;
-        let contract = ToolContract::from_json(contract).map_err(|p| ModelError::File(p.to_string()))?;
-        let spec = value.get("model").ok_or_else(|| ModelError::File("no `model` member".to_owned()))?;
-        let spec: ModelSpec = serde_json::from_value(spec.clone()).map_err(|e| ModelError::File(format!("`model`: {e}")))?;
+        let contract =
+            ToolContract::from_json(contract).map_err(|p| ModelError::File(p.to_string()))?;
+        let spec = value
+            .get("model")
+            .ok_or_else(|| ModelError::File("no `model` member".to_owned()))?;
+        let spec: ModelSpec = serde_json::from_value(spec.clone())
+            .map_err(|e| ModelError::File(format!("`model`: {e}")))?;
         ModelTool::new(contract, spec)
     }
 
@@ -96,12 +112,20 @@ impl ModelTool {
     pub fn request(&self, input: &Value) -> Result<Value, ToolError> {
         let values: BTreeMap<String, Value> = match input {
             Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            _ => return Err(ToolError::terminal("a model tool's input must be an object")),
+            _ => {
+                return Err(ToolError::terminal(
+                    "a model tool's input must be an object",
+                ));
+            }
         };
-        if values.values().any(|v| v.get(browserflow_rider::SECRET_TEMPLATE_KEY).is_some()) {
+        if values
+            .values()
+            .any(|v| v.get(browserflow_rider::SECRET_TEMPLATE_KEY).is_some())
+        {
             return Err(ToolError::terminal("a secret may not be sent to a model"));
         }
-        let prompt = render_template(&self.spec.prompt, &values).map_err(|e| ToolError::terminal(format!("the prompt: {e}")))?;
+        let prompt = render_template(&self.spec.prompt, &values)
+            .map_err(|e| ToolError::terminal(format!("the prompt: {e}")))?;
         let mut messages = Vec::new();
         if let Some(system) = &self.spec.system {
             messages.push(json!({"role": "system", "content": system}));
@@ -132,7 +156,9 @@ impl Tool for ModelTool {
         let content = answer
             .pointer("/choices/0/message/content")
             .and_then(Value::as_str)
-            .ok_or_else(|| ToolError::terminal("the model's answer has no `choices[0].message.content` string"))?;
+            .ok_or_else(|| {
+                ToolError::terminal("the model's answer has no `choices[0].message.content` string")
+            })?;
         let output: Value = serde_json::from_str(content)
             .or_else(|_| serde_json::from_str(strip_fence(content)))
             .map_err(|e| ToolError::terminal(format!("the model's answer is not JSON: {e}")))?;
@@ -143,7 +169,8 @@ impl Tool for ModelTool {
                 list.join("; ")
             )));
         }
-        ctx.logger().info(format!("model `{}` answered", self.spec.model));
+        ctx.logger()
+            .info(format!("model `{}` answered", self.spec.model));
         Ok(output)
     }
 }
@@ -151,7 +178,9 @@ impl Tool for ModelTool {
 /// The inside of a Markdown code fence, which some models wrap JSON in.
 fn strip_fence(text: &str) -> &str {
     let t = text.trim();
-    let Some(rest) = t.strip_prefix("```") else { return t };
+    let Some(rest) = t.strip_prefix("```") else {
+        return t;
+    };
     let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphabetic());
     rest.strip_suffix("```").unwrap_or(rest).trim()
 }

@@ -83,7 +83,11 @@ fn position(code: &str, offset: usize) -> String {
 fn offset_of(code: &str, part: &str) -> usize {
     let start = code.as_ptr() as usize;
     let at = part.as_ptr() as usize;
-    if at >= start && at <= start + code.len() { at - start } else { code.len() }
+    if at >= start && at <= start + code.len() {
+        at - start
+    } else {
+        code.len()
+    }
 }
 
 fn lex_expectation(e: &load::lex::Expect<&str>) -> &'static str {
@@ -99,6 +103,7 @@ fn lex_expectation(e: &load::lex::Expect<&str>) -> &'static str {
         Expect::Escape => "a string escape sequence",
         Expect::Unicode => "a 4-digit hexadecimal code point",
         Expect::Token => "a token",
+        _ => "something else",
     }
 }
 
@@ -115,35 +120,48 @@ impl JqProgram {
             .filter(|(name, _, _)| !IMPURE_BUILTINS.contains(name));
         let arena = Arena::default();
         let loader = Loader::new(defs);
-        let modules = loader.load(&arena, File { code, path: () }).map_err(|errors| {
-            let mut found = Vec::new();
-            for (_, error) in errors {
-                match error {
-                    load::Error::Io(list) => {
-                        for (path, why) in list {
-                            found.push(format!("module `{path}` at {}: {why}", position(code, offset_of(code, path))));
+        let modules = loader
+            .load(&arena, File { code, path: () })
+            .map_err(|errors| {
+                let mut found = Vec::new();
+                for (_, error) in errors {
+                    match error {
+                        load::Error::Io(list) => {
+                            for (path, why) in list {
+                                found.push(format!(
+                                    "module `{path}` at {}: {why}",
+                                    position(code, offset_of(code, path))
+                                ));
+                            }
                         }
-                    }
-                    load::Error::Lex(list) => {
-                        for (expect, at) in list {
-                            found.push(format!("expected {} at {}", lex_expectation(&expect), position(code, offset_of(code, at))));
+                        load::Error::Lex(list) => {
+                            for (expect, at) in list {
+                                found.push(format!(
+                                    "expected {} at {}",
+                                    lex_expectation(&expect),
+                                    position(code, offset_of(code, at))
+                                ));
+                            }
                         }
-                    }
-                    load::Error::Parse(list) => {
-                        for (expect, at) in list {
-                            let near = at.chars().take(12).collect::<String>();
-                            let near = if near.is_empty() { "the end of the program".to_owned() } else { format!("`{near}`") };
-                            found.push(format!(
-                                "expected {} at {} (found {near})",
-                                expect.as_str(),
-                                position(code, offset_of(code, at))
-                            ));
+                        load::Error::Parse(list) => {
+                            for (expect, at) in list {
+                                let near = at.chars().take(12).collect::<String>();
+                                let near = if near.is_empty() {
+                                    "the end of the program".to_owned()
+                                } else {
+                                    format!("`{near}`")
+                                };
+                                found.push(format!(
+                                    "expected {} at {} (found {near})",
+                                    expect.as_str(),
+                                    position(code, offset_of(code, at))
+                                ));
+                            }
                         }
                     }
                 }
-            }
-            JqError::Compile(found)
-        })?;
+                JqError::Compile(found)
+            })?;
         let filter = Compiler::default().with_funs(funs).compile(modules).map_err(|errors| {
             let mut found = Vec::new();
             for (_, list) in errors {
@@ -167,7 +185,8 @@ impl JqProgram {
     /// Runs the program on `input`, collecting every result.
     pub fn run(&self, input: &Value) -> Result<Vec<Value>, JqError> {
         let text = serde_json::to_vec(input).map_err(|e| JqError::Value(e.to_string()))?;
-        let val = jaq_json::read::parse_single(&text).map_err(|e| JqError::Value(format!("{e:?}")))?;
+        let val =
+            jaq_json::read::parse_single(&text).map_err(|e| JqError::Value(format!("{e:?}")))?;
         let ctx = Ctx::<data::JustLut<Val>>::new(&self.filter.lut, Vars::new([]));
         let mut out = Vec::new();
         for result in self.filter.id.run((ctx, val)).map(jaq_core::unwrap_valr) {
@@ -200,11 +219,15 @@ pub struct JqInput {
 /// `std/transform.jq@1.0.0`.
 pub fn jq() -> Result<impl Tool, DefineError> {
     define_tool(
-        ToolDef::new("std/transform.jq", "1.0.0", Kind::Transform)
-            .description("Run a pure jq program over a JSON value (no clock, env, input or debug builtins)."),
+        ToolDef::new("std/transform.jq", "1.0.0", Kind::Transform).description(
+            "Run a pure jq program over a JSON value (no clock, env, input or debug builtins).",
+        ),
         |input: JqInput, _ctx| async move {
-            let program = JqProgram::compile(&input.program).map_err(|e| ToolError::terminal(e.to_string()))?;
-            let mut results = program.run(&input.input).map_err(|e| ToolError::terminal(e.to_string()))?;
+            let program = JqProgram::compile(&input.program)
+                .map_err(|e| ToolError::terminal(e.to_string()))?;
+            let mut results = program
+                .run(&input.input)
+                .map_err(|e| ToolError::terminal(e.to_string()))?;
             if input.collect {
                 return Ok(Value::Array(results));
             }

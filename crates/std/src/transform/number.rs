@@ -29,8 +29,8 @@ pub struct ParsedPrice {
 
 /// Languages that write decimals with a comma.
 const COMMA_DECIMAL_LANGUAGES: &[&str] = &[
-    "de", "fr", "es", "it", "pt", "nl", "ru", "pl", "sv", "da", "nb", "nn", "no", "fi", "cs", "sk", "tr", "el", "hu",
-    "ro", "bg", "uk", "hr", "sl", "sr", "lt", "lv", "et", "id", "vi",
+    "de", "fr", "es", "it", "pt", "nl", "ru", "pl", "sv", "da", "nb", "nn", "no", "fi", "cs", "sk",
+    "tr", "el", "hu", "ro", "bg", "uk", "hr", "sl", "sr", "lt", "lv", "et", "id", "vi",
 ];
 
 /// Regions of comma languages that write decimals with a point.
@@ -45,16 +45,24 @@ fn decimal_separator(decimal: Option<&str>, locale: Option<&str>) -> Result<Opti
             other => Err(format!("`decimal` must be \".\" or \",\", found {other:?}")),
         };
     }
-    let Some(locale) = locale else { return Ok(None) };
+    let Some(locale) = locale else {
+        return Ok(None);
+    };
     let lower = locale.to_ascii_lowercase().replace('_', "-");
     let language = lower.split('-').next().unwrap_or_default();
     if language.is_empty() || !language.chars().all(|c| c.is_ascii_alphabetic()) {
-        return Err(format!("`locale` {locale:?} is not a locale such as \"en-US\" or \"de\""));
+        return Err(format!(
+            "`locale` {locale:?} is not a locale such as \"en-US\" or \"de\""
+        ));
     }
     if POINT_DECIMAL_REGIONS.iter().any(|r| lower.starts_with(r)) {
         return Ok(Some('.'));
     }
-    Ok(Some(if COMMA_DECIMAL_LANGUAGES.contains(&language) { ',' } else { '.' }))
+    Ok(Some(if COMMA_DECIMAL_LANGUAGES.contains(&language) {
+        ','
+    } else {
+        '.'
+    }))
 }
 
 fn is_grouping_only(c: char) -> bool {
@@ -65,11 +73,18 @@ fn is_grouping_only(c: char) -> bool {
 /// last of `.` and `,` is the decimal point when both appear, a separator that repeats groups
 /// thousands, and a single separator followed by exactly three digits groups thousands.
 pub fn parse_number_text(text: &str, decimal: Option<char>) -> Result<f64, String> {
-    let first = text.find(|c: char| c.is_ascii_digit()).ok_or_else(|| format!("no number in {text:?}"))?;
+    let first = text
+        .find(|c: char| c.is_ascii_digit())
+        .ok_or_else(|| format!("no number in {text:?}"))?;
     let last = text.rfind(|c: char| c.is_ascii_digit()).unwrap_or(first);
     let core = &text[first..=last];
-    if let Some(bad) = core.chars().find(|&c| !(c.is_ascii_digit() || c == '.' || c == ',' || is_grouping_only(c))) {
-        return Err(format!("{text:?} holds more than one number, or {bad:?} inside a number"));
+    if let Some(bad) = core
+        .chars()
+        .find(|&c| !(c.is_ascii_digit() || c == '.' || c == ',' || is_grouping_only(c)))
+    {
+        return Err(format!(
+            "{text:?} holds more than one number, or {bad:?} inside a number"
+        ));
     }
     let before = &text[..first];
     let after = &text[last + 1..];
@@ -99,12 +114,16 @@ pub fn parse_number_text(text: &str, decimal: Option<char>) -> Result<f64, Strin
         previous_was_digit = false;
         if Some(c) == decimal {
             if seen_decimal {
-                return Err(format!("{text:?}: the decimal separator {c:?} appears twice"));
+                return Err(format!(
+                    "{text:?}: the decimal separator {c:?} appears twice"
+                ));
             }
             seen_decimal = true;
             normal.push('.');
         } else if seen_decimal {
-            return Err(format!("{text:?}: a grouping separator {c:?} after the decimal separator"));
+            return Err(format!(
+                "{text:?}: a grouping separator {c:?} after the decimal separator"
+            ));
         }
     }
     let value: f64 = normal.parse().map_err(|e| format!("{text:?}: {e}"))?;
@@ -120,8 +139,12 @@ fn guess_decimal(core: &str) -> Option<char> {
         (Some(i), None) | (None, Some(i)) => {
             let sep = if last_point.is_some() { '.' } else { ',' };
             let repeated = core.matches(sep).count() > 1;
-            let digits_after = core[i + 1..].chars().take_while(char::is_ascii_digit).count();
-            let thousands = repeated || (digits_after == 3 && core[i + 1..].len() == 3 && !core.starts_with('0'));
+            let digits_after = core[i + 1..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .count();
+            let thousands = repeated
+                || (digits_after == 3 && core[i + 1..].len() == 3 && !core.starts_with('0'));
             if thousands { None } else { Some(sep) }
         }
     }
@@ -156,7 +179,10 @@ fn currency_of(text: &str) -> Option<String> {
     if let Some(code) = code {
         return Some(code.to_owned());
     }
-    SYMBOLS.iter().find(|(symbol, _)| text.contains(symbol)).map(|(_, code)| (*code).to_owned())
+    SYMBOLS
+        .iter()
+        .find(|(symbol, _)| text.contains(symbol))
+        .map(|(_, code)| (*code).to_owned())
 }
 
 /// Reads a price: its amount and, when the text names one, its currency.
@@ -170,10 +196,12 @@ pub fn parse_price_text(text: &str, decimal: Option<char>) -> Result<ParsedPrice
 /// `std/transform.parse-number@1.0.0`.
 pub fn parse_number() -> Result<impl Tool, DefineError> {
     define_tool(
-        ToolDef::new("std/transform.parse-number", "1.0.0", Kind::Transform)
-            .description("Read the number in a text, locale-aware: \"1,299.00\", \"1.299,00\", \"1 299,5\"."),
+        ToolDef::new("std/transform.parse-number", "1.0.0", Kind::Transform).description(
+            "Read the number in a text, locale-aware: \"1,299.00\", \"1.299,00\", \"1 299,5\".",
+        ),
         |input: ParseNumberInput, _ctx| async move {
-            let decimal = decimal_separator(input.decimal.as_deref(), input.locale.as_deref()).map_err(ToolError::terminal)?;
+            let decimal = decimal_separator(input.decimal.as_deref(), input.locale.as_deref())
+                .map_err(ToolError::terminal)?;
             parse_number_text(&input.text, decimal).map_err(ToolError::terminal)
         },
     )
@@ -182,10 +210,12 @@ pub fn parse_number() -> Result<impl Tool, DefineError> {
 /// `std/transform.parse-price@1.0.0`.
 pub fn parse_price() -> Result<impl Tool, DefineError> {
     define_tool(
-        ToolDef::new("std/transform.parse-price", "1.0.0", Kind::Transform)
-            .description("Read a price and its currency from a text: \"$1,299.00\", \"1.299,00 €\"."),
+        ToolDef::new("std/transform.parse-price", "1.0.0", Kind::Transform).description(
+            "Read a price and its currency from a text: \"$1,299.00\", \"1.299,00 €\".",
+        ),
         |input: ParseNumberInput, _ctx| async move {
-            let decimal = decimal_separator(input.decimal.as_deref(), input.locale.as_deref()).map_err(ToolError::terminal)?;
+            let decimal = decimal_separator(input.decimal.as_deref(), input.locale.as_deref())
+                .map_err(ToolError::terminal)?;
             parse_price_text(&input.text, decimal).map_err(ToolError::terminal)
         },
     )

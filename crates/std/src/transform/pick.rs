@@ -30,7 +30,8 @@ pub struct MapInput {
 pub fn pick_fields(input: &Value, fields: &[String]) -> Result<Map<String, Value>, String> {
     let mut out = Map::new();
     for field in fields {
-        let value = json_path::get(input, field).map_err(|why| format!("field `{field}`: {why}"))?;
+        let value =
+            json_path::get(input, field).map_err(|why| format!("field `{field}`: {why}"))?;
         let name = field.rsplit('.').next().unwrap_or(field);
         out.insert(name.to_owned(), value.clone());
     }
@@ -59,9 +60,9 @@ pub fn map() -> Result<impl Tool, DefineError> {
                 .iter()
                 .enumerate()
                 .map(|(i, item)| {
-                    json_path::get(item, &input.path)
-                        .cloned()
-                        .map_err(|why| ToolError::terminal(format!("item {i}, path `{}`: {why}", input.path)))
+                    json_path::get(item, &input.path).cloned().map_err(|why| {
+                        ToolError::terminal(format!("item {i}, path `{}`: {why}", input.path))
+                    })
                 })
                 .collect::<Result<Vec<Value>, ToolError>>()
         },

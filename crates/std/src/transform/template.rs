@@ -30,7 +30,9 @@ pub fn render_template(template: &str, values: &BTreeMap<String, Value>) -> Resu
             continue;
         }
         if c == '}' {
-            return Err(format!("an unmatched `}}` at offset {offset}: write `}}}}` for a literal brace"));
+            return Err(format!(
+                "an unmatched `}}` at offset {offset}: write `}}}}` for a literal brace"
+            ));
         }
         if c != '{' {
             out.push(c);
@@ -39,10 +41,13 @@ pub fn render_template(template: &str, values: &BTreeMap<String, Value>) -> Resu
             continue;
         }
         let Some(end) = rest.find('}') else {
-            return Err(format!("an unclosed `{{` at offset {offset}: write `{{{{` for a literal brace"));
+            return Err(format!(
+                "an unclosed `{{` at offset {offset}: write `{{{{` for a literal brace"
+            ));
         };
         let path = rest[1..end].trim();
-        let value = lookup(values, path).map_err(|why| format!("placeholder `{{{path}}}` at offset {offset}: {why}"))?;
+        let value = lookup(values, path)
+            .map_err(|why| format!("placeholder `{{{path}}}` at offset {offset}: {why}"))?;
         match value {
             Value::String(s) => out.push_str(s),
             Value::Null => {}
@@ -63,7 +68,14 @@ fn lookup<'v>(values: &'v BTreeMap<String, Value>, path: &str) -> Result<&'v Val
     }
     let mut current = values.get(first).ok_or_else(|| {
         let known: Vec<&str> = values.keys().map(String::as_str).collect();
-        format!("no value `{first}` (values: {})", if known.is_empty() { "none".to_owned() } else { known.join(", ") })
+        format!(
+            "no value `{first}` (values: {})",
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
+        )
     })?;
     for segment in segments {
         current = crate::json_path::step(current, segment)?;

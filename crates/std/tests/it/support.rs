@@ -18,7 +18,10 @@ pub struct Seen {
 
 impl Seen {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -32,10 +35,20 @@ pub struct Reply {
 
 impl Reply {
     pub fn json(status: u16, body: serde_json::Value) -> Reply {
-        Reply { status, content_type: "application/json", body: body.to_string().into_bytes(), delay: Duration::ZERO }
+        Reply {
+            status,
+            content_type: "application/json",
+            body: body.to_string().into_bytes(),
+            delay: Duration::ZERO,
+        }
     }
     pub fn text(status: u16, body: &str) -> Reply {
-        Reply { status, content_type: "text/plain; charset=utf-8", body: body.as_bytes().to_vec(), delay: Duration::ZERO }
+        Reply {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            body: body.as_bytes().to_vec(),
+            delay: Duration::ZERO,
+        }
     }
 }
 
@@ -57,11 +70,15 @@ impl Server {
         let seen_in = seen.clone();
         let task = tokio::spawn(async move {
             loop {
-                let Ok((mut socket, _)) = listener.accept().await else { return };
+                let Ok((mut socket, _)) = listener.accept().await else {
+                    return;
+                };
                 let handler = handler.clone();
                 let seen = seen_in.clone();
                 tokio::spawn(async move {
-                    let Some(request) = read_request(&mut socket).await else { return };
+                    let Some(request) = read_request(&mut socket).await else {
+                        return;
+                    };
                     seen.lock().unwrap().push(request.clone());
                     let reply = handler(&request);
                     tokio::time::sleep(reply.delay).await;
@@ -134,7 +151,12 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Seen> {
         }
         body.extend_from_slice(&chunk[..n]);
     }
-    Some(Seen { method, path, headers, body })
+    Some(Seen {
+        method,
+        path,
+        headers,
+        body,
+    })
 }
 
 /// A context with no capability.
@@ -149,4 +171,41 @@ pub fn net_ctx() -> ToolCtx {
 
 pub fn net() -> NetCap {
     NetCap::new(&NetOptions::default()).unwrap()
+}
+
+/// Every log line of this test binary: a global `tracing` subscriber, installed once
+/// (a scoped one misses events from callsites cached by other test threads).
+#[derive(Clone, Default)]
+pub struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+pub fn captured_logs() -> Captured {
+    static LOGS: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
+    LOGS.get_or_init(|| {
+        let logs = Captured::default();
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_max_level(tracing::Level::DEBUG)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).unwrap();
+        logs
+    })
+    .clone()
 }

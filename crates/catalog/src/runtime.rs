@@ -1,0 +1,74 @@
+//! A ready-to-run Rider for the shells: the catalog's tools, a journal, the standard secrets
+//! provider (`BROWSERFLOW_SECRET_<NAME>` variables, then an optional 0600 secrets file), a
+//! lazily launched Chromium, and a run folder for screenshots beside the journal.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use browserflow_browser::tool::RUN_DIR_ENV;
+use browserflow_browser::{BrowserConfig, SharedBrowser};
+use browserflow_rider::{ChainSecrets, EventSink, Journal, Rider, RiderOptions};
+
+use crate::Catalog;
+use crate::invocation::runs_folder;
+
+/// How to set up a run.
+#[derive(Default, Clone)]
+pub struct RunSetup {
+    /// The journal file; `None`: the default journal in the user's data folder.
+    pub journal: Option<PathBuf>,
+    /// A secrets file (mode 0600) read after the environment.
+    pub secrets_file: Option<PathBuf>,
+    /// The browser: Chromium path, CDP endpoint, headless or visible.
+    pub browser: BrowserConfig,
+    /// Progress events.
+    pub on_event: Option<EventSink>,
+}
+
+/// Why a Rider could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// A tool file did not load.
+    #[error("{0}")]
+    Tools(browserflow_flow::Diagnostics),
+    /// The journal could not be opened.
+    #[error("journal: {0}")]
+    Journal(#[from] browserflow_rider::JournalError),
+    /// The secrets file could not be read.
+    #[error("secrets: {0}")]
+    Secrets(#[from] browserflow_rider::SecretsError),
+    /// The Rider refused its options.
+    #[error(transparent)]
+    Rider(#[from] browserflow_rider::RiderError),
+}
+
+impl Catalog {
+    /// A Rider that can run every tool of the catalog.
+    pub fn rider(&self, setup: &RunSetup) -> Result<Rider, SetupError> {
+        let tools = self.tools().map_err(SetupError::Tools)?;
+        let journal = match &setup.journal {
+            Some(path) => Journal::open(path)?,
+            None => Journal::open_default()?,
+        };
+        let mut env = BTreeMap::new();
+        env.insert(
+            RUN_DIR_ENV.to_owned(),
+            runs_folder(journal.path()).display().to_string(),
+        );
+        let secrets = ChainSecrets::standard(setup.secrets_file.as_deref())?;
+        let browser = SharedBrowser::new(setup.browser.clone()).into_capability();
+        let options = RiderOptions {
+            browser: Some(browser),
+            env,
+            on_event: setup.on_event.clone(),
+            ..RiderOptions::default()
+        };
+        Ok(Rider::new(
+            tools,
+            Arc::new(journal),
+            Arc::new(secrets),
+            options,
+        )?)
+    }
+}

@@ -1,0 +1,71 @@
+//! Runnable tools from files: the standard pack's built-ins, browser tool files, and `code`
+//! and `model` tool files.
+
+use std::path::PathBuf;
+
+use browserflow_browser::BrowserTool;
+use browserflow_browser::tool_file::ToolFile;
+use browserflow_contract::ToolContract;
+use browserflow_flow::{Code, Diagnostic, Diagnostics};
+use browserflow_rider::{DynTool, Tool, ToolCtx, ToolError, ToolRegistry};
+use serde_json::Value;
+
+/// The registry of every built-in and every runnable tool file among `files`. Contract-only
+/// files and flows have nothing to run and are skipped (flows run as composites of their
+/// plan). Every file that fails is reported, each naming its file.
+pub(crate) fn runnable(files: &[PathBuf]) -> Result<ToolRegistry, Diagnostics> {
+    let mut registry = ToolRegistry::new();
+    let mut scratch = browserflow_flow::Registry::new();
+    browserflow_std::register_builtins(&mut registry, &mut scratch)
+        .map_err(|e| Diagnostics(vec![Diagnostic::new(Code::BadFile, "", e.to_string())]))?;
+    let mut problems = Vec::new();
+    for path in files {
+        let name = path.display().to_string();
+        let bad = |message: String| Diagnostic::new(Code::BadFile, "", message).file(name.clone());
+        let Ok(text) = std::fs::read_to_string(path) else {
+            problems.push(bad("cannot read the file".to_owned()));
+            continue;
+        };
+        let Ok(value) = serde_json::from_str::<Value>(&text) else {
+            continue; // The contract registry reports JSON errors with their position.
+        };
+        let kind = value.pointer("/contract/kind").and_then(Value::as_str);
+        let registered = match kind {
+            Some("browser") => match ToolFile::from_json_str(&text) {
+                Ok(file) => registry
+                    .register(BrowserTool::factory(file))
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            },
+            Some(_) => match browserflow_std::tool_from_file(&value) {
+                Ok(Some(tool)) => registry
+                    .register(move || Shared(tool.clone()))
+                    .map(|_| ())
+                    .map_err(|e| e.to_string()),
+                Ok(None) => Ok(()),
+                Err(e) => Err(e),
+            },
+            None => Ok(()),
+        };
+        if let Err(message) = registered {
+            problems.push(bad(message));
+        }
+    }
+    Diagnostics::check(problems)?;
+    Ok(registry)
+}
+
+/// One tool instance shared by every call: `code` and `model` tools hold no mutable state.
+struct Shared(DynTool);
+
+#[async_trait::async_trait]
+impl Tool for Shared {
+    fn contract(&self) -> &ToolContract {
+        self.0.contract()
+    }
+
+    async fn run(&self, input: Value, ctx: ToolCtx) -> Result<Value, ToolError> {
+        self.0.run(input, ctx).await
+    }
+}

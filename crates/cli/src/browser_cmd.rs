@@ -1,0 +1,176 @@
+//! `bflow run TOOL`, `bflow demo`, `bflow import devtools`, `bflow export playwright`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use browserflow_browser::SharedBrowser;
+use browserflow_browser::run::{self as browser_run, RunToolOptions};
+use clap::{Args, Subcommand};
+
+use crate::exit::Outcome;
+use crate::runtime::BrowserArgs;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// A tool file, or `name@version` looked up in `--tools` folders and `recordings/`.
+    tool: String,
+    /// A tool input, `name=value` (`name=secret.NAME` for secret inputs). Repeatable.
+    #[arg(long = "input", value_name = "NAME=VALUE")]
+    inputs: Vec<String>,
+    /// A folder of tool files (repeatable).
+    #[arg(long = "tools", value_name = "DIR")]
+    tools: Vec<PathBuf>,
+    /// Where per-step screenshots and `report.json` go.
+    #[arg(long, value_name = "DIR")]
+    screenshots: Option<PathBuf>,
+    #[command(flatten)]
+    browser: BrowserArgs,
+}
+
+#[derive(Args)]
+pub struct DemoArgs {
+    /// Only serve the fixture shop (until Ctrl-C), so `bflow run` and flows can target it.
+    #[arg(long)]
+    serve: bool,
+    /// The address `--serve` listens on.
+    #[arg(long, default_value = browser_run::DEMO_ADDR)]
+    addr: SocketAddr,
+    /// What to search for.
+    #[arg(long, default_value = "keyboard")]
+    query: String,
+    /// Where the step screenshots go (default: a `bflow-demo` folder in the temp dir).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    browser: BrowserArgs,
+}
+
+#[derive(Subcommand)]
+pub enum ImportCommand {
+    /// Convert a Chrome DevTools Recorder recording (JSON) into a browser tool file.
+    Devtools {
+        /// The recording.
+        recording: PathBuf,
+        /// The tool name.
+        #[arg(long)]
+        name: String,
+        /// The tool version.
+        #[arg(long, default_value = "1.0.0")]
+        version: String,
+        /// Where to write the tool file (default: stdout).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum ExportCommand {
+    /// Write a browser tool as an equivalent Playwright (playwright-core) script.
+    Playwright {
+        /// The tool file.
+        tool: PathBuf,
+        /// Where to write the script (default: stdout).
+        #[arg(short, long)]
+        out: Option<PathBuf>,
+    },
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Runtime::new().context("cannot start the async runtime")
+}
+
+pub fn run_tool(args: RunArgs) -> Outcome {
+    let mut dirs = args.tools.clone();
+    dirs.push(PathBuf::from("recordings"));
+    let file = browser_run::resolve_tool(&args.tool, &dirs)?;
+    let options = RunToolOptions {
+        browser: Arc::new(SharedBrowser::new(args.browser.config())),
+        run_dir: args.screenshots.clone(),
+        ..RunToolOptions::default()
+    };
+    let run = runtime()?.block_on(browser_run::run_tool(&file, &args.inputs, options))?;
+    if let Some(report) = &run.report {
+        for step in &report.steps {
+            eprintln!(
+                "  {} {:?} {:.0} ms",
+                step.kind, step.status, step.duration_ms
+            );
+        }
+    }
+    if let Some(dir) = &run.call_dir {
+        eprintln!("screenshots: {}", dir.display());
+    }
+    println!("{}", serde_json::to_string_pretty(&run.output)?);
+    Ok(true)
+}
+
+pub fn demo(args: DemoArgs) -> Outcome {
+    if args.serve {
+        let shop = browserflow_browser::fixture_server::serve_shop(args.addr)
+            .with_context(|| format!("cannot serve the shop on {}", args.addr))?;
+        eprintln!(
+            "serving the fixture shop at {} (Ctrl-C to stop)",
+            shop.origin()
+        );
+        loop {
+            std::thread::park();
+        }
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("bflow-demo"));
+    let browser = Arc::new(SharedBrowser::new(args.browser.config()));
+    eprintln!("serving the embedded fixture shop and replaying search-price@1.2.0 …");
+    let outcome = runtime()?.block_on(browser_run::demo(&args.query, &out, browser))?;
+    if let Some(report) = &outcome.report {
+        for step in &outcome_steps(report) {
+            eprintln!("  {step}");
+        }
+    }
+    println!("{}", serde_json::to_string_pretty(&outcome.output)?);
+    eprintln!("step screenshots: {}", outcome.screenshots.display());
+    Ok(true)
+}
+
+fn outcome_steps(report: &browserflow_browser::ReplayReport) -> Vec<String> {
+    report
+        .steps
+        .iter()
+        .map(|s| format!("{} {:?} {:.0} ms", s.kind, s.status, s.duration_ms))
+        .collect()
+}
+
+pub fn import(command: ImportCommand) -> Outcome {
+    let ImportCommand::Devtools {
+        recording,
+        name,
+        version,
+        out,
+    } = command;
+    let text = std::fs::read_to_string(&recording)
+        .with_context(|| format!("cannot read {}", recording.display()))?;
+    let file = browserflow_browser::devtools::import_devtools(&text, &name, &version)
+        .with_context(|| format!("{} cannot be imported", recording.display()))?;
+    write_or_print(out, &file.to_json_pretty())
+}
+
+pub fn export(command: ExportCommand) -> Outcome {
+    let ExportCommand::Playwright { tool, out } = command;
+    let file = browserflow_browser::tool_file::ToolFile::load(&tool)?;
+    write_or_print(
+        out,
+        &browserflow_browser::playwright::export_playwright(&file),
+    )
+}
+
+fn write_or_print(out: Option<PathBuf>, text: &str) -> Outcome {
+    match out {
+        Some(path) => std::fs::write(&path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => print!("{text}"),
+    }
+    Ok(true)
+}

@@ -1,0 +1,154 @@
+//! `bflow flow run FLOW --input k=v…` and `bflow flow resume RUN_ID`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use browserflow_catalog::{Catalog, Invocation, RunSetup};
+use browserflow_flow::Plan;
+use browserflow_rider::{RunEvent, RunFailure, RunOutcome};
+use clap::{Args, Subcommand};
+
+use crate::exit::Outcome;
+use crate::runtime::BrowserArgs;
+
+#[derive(Subcommand)]
+pub enum FlowCommand {
+    /// Run a flow; prints the run id and the output as JSON (progress on stderr).
+    Run(RunArgs),
+    /// Resume a run that crashed or failed, without repeating a recorded effect.
+    Resume(ResumeArgs),
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The flow file (`*.flow.json`).
+    flow: PathBuf,
+    /// A flow input, `name=value` (JSON, or plain text for string inputs; a secret input
+    /// takes `secret.NAME`). Repeatable.
+    #[arg(long = "input", value_name = "NAME=VALUE")]
+    inputs: Vec<String>,
+    /// A folder of tool files to resolve refs from (repeatable).
+    #[arg(long = "tools", value_name = "DIR")]
+    tools: Vec<PathBuf>,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Args)]
+pub struct ResumeArgs {
+    /// The run to resume.
+    run_id: String,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Args)]
+pub struct CommonArgs {
+    /// The journal file (default: the user's data folder). Run folders (screenshots) go
+    /// beside it.
+    #[arg(long, value_name = "PATH")]
+    journal: Option<PathBuf>,
+    /// A secrets file (mode 0600, `NAME=value` lines), read after `BROWSERFLOW_SECRET_*`.
+    #[arg(long, value_name = "PATH")]
+    secrets_file: Option<PathBuf>,
+    #[command(flatten)]
+    browser: BrowserArgs,
+}
+
+pub fn run(command: FlowCommand) -> Outcome {
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    match command {
+        FlowCommand::Run(args) => runtime.block_on(run_flow(args)),
+        FlowCommand::Resume(args) => runtime.block_on(resume_flow(args)),
+    }
+}
+
+async fn run_flow(args: RunArgs) -> Outcome {
+    let Some((catalog, plan)) = compile(&args.flow, &args.tools)? else {
+        return Ok(false);
+    };
+    let inputs = browserflow_rider::parse_input_args(&plan, &args.inputs)?;
+    let invocation = Invocation::new(&args.flow, &args.tools);
+    let journal = journal_path(&args.common)?;
+    let saver = journal.clone();
+    let setup = setup(&args.common, journal, move |event| {
+        if let RunEvent::RunStarted { run_id, .. } = event
+            && let Err(e) = invocation.save(&saver, run_id)
+        {
+            eprintln!("warning: {e}");
+        }
+    });
+    let rider = catalog.rider(&setup)?;
+    finish(rider.run(&plan, inputs).await)
+}
+
+async fn resume_flow(args: ResumeArgs) -> Outcome {
+    let journal = journal_path(&args.common)?;
+    let invocation = Invocation::load(&journal, &args.run_id)
+        .with_context(|| format!("cannot find how run {} was started", args.run_id))?;
+    let Some((catalog, plan)) = compile(&invocation.flow, &invocation.tools)? else {
+        return Ok(false);
+    };
+    let setup = setup(&args.common, journal, |_| {});
+    let rider = catalog.rider(&setup)?;
+    finish(rider.resume(&args.run_id, &plan).await)
+}
+
+/// The catalog and compiled plan of `flow`, or `None` with the diagnostics printed.
+fn compile(flow: &Path, tools: &[PathBuf]) -> anyhow::Result<Option<(Catalog, Plan)>> {
+    let catalog = Catalog::for_flow(flow, tools);
+    let plan = catalog
+        .contracts()
+        .and_then(|contracts| browserflow_flow::check_file(flow, &contracts));
+    match plan {
+        Ok(plan) => Ok(Some((catalog, plan))),
+        Err(diagnostics) => {
+            eprintln!("{}: the flow does not compile", flow.display());
+            for d in diagnostics.iter() {
+                eprintln!("{d}");
+            }
+            Ok(None)
+        }
+    }
+}
+
+fn journal_path(common: &CommonArgs) -> anyhow::Result<PathBuf> {
+    match &common.journal {
+        Some(path) => Ok(path.clone()),
+        None => Ok(browserflow_rider::Journal::default_path()?),
+    }
+}
+
+fn setup(
+    common: &CommonArgs,
+    journal: PathBuf,
+    also: impl Fn(&RunEvent) + Send + Sync + 'static,
+) -> RunSetup {
+    RunSetup {
+        journal: Some(journal),
+        secrets_file: common.secrets_file.clone(),
+        browser: common.browser.config(),
+        on_event: Some(Arc::new(move |event: &RunEvent| {
+            crate::progress::print(event);
+            also(event);
+        })),
+    }
+}
+
+fn finish(result: Result<RunOutcome, RunFailure>) -> Outcome {
+    match result {
+        Ok(outcome) => {
+            let report = serde_json::json!({"run_id": outcome.run_id, "output": outcome.output});
+            println!("{}", serde_json::to_string_pretty(&report)?);
+            Ok(true)
+        }
+        Err(failure) => {
+            eprintln!("error [{}]: {}", failure.code(), failure.message);
+            if let Some(run_id) = &failure.run_id {
+                eprintln!("resume with: bflow flow resume {run_id}");
+            }
+            Ok(false)
+        }
+    }
+}

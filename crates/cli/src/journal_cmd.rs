@@ -1,0 +1,48 @@
+//! `bflow journal show RUN_ID` and `bflow journal list`.
+
+use std::path::PathBuf;
+
+use browserflow_rider::Journal;
+use clap::Subcommand;
+
+use crate::exit::Outcome;
+
+#[derive(Subcommand)]
+pub enum JournalCommand {
+    /// A run's steps, statuses, timings and outputs (secrets redacted), as JSON.
+    Show {
+        /// The run.
+        run_id: String,
+        /// The journal file (default: the user's data folder).
+        #[arg(long, value_name = "PATH")]
+        journal: Option<PathBuf>,
+    },
+    /// The most recent runs.
+    List {
+        /// The journal file (default: the user's data folder).
+        #[arg(long, value_name = "PATH")]
+        journal: Option<PathBuf>,
+        /// How many runs.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+}
+
+pub fn run(command: JournalCommand) -> Outcome {
+    let open = |path: Option<PathBuf>| match path {
+        Some(path) => Journal::open(path),
+        None => Journal::open_default(),
+    };
+    match command {
+        JournalCommand::Show { run_id, journal } => {
+            let report = open(journal)?.show(&run_id)?;
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
+        JournalCommand::List { journal, limit } => {
+            for run in open(journal)?.runs(limit)? {
+                println!("{}", serde_json::to_string(&run)?);
+            }
+        }
+    }
+    Ok(true)
+}
