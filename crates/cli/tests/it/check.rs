@@ -72,7 +72,7 @@ fn one_changed_byte_of_a_pin_is_a_digest_mismatch() {
 #[test]
 fn one_changed_wire_type_is_a_type_mismatch() {
     // The threshold becomes a string; the alert step's `threshold` slot takes a number.
-    let (_dir, flow) = edited_copy(|text| threshold_as_string(text));
+    let (_dir, flow) = edited_copy(threshold_as_string);
     let out = bflow(&["check", &flow]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
@@ -83,7 +83,7 @@ fn one_changed_wire_type_is_a_type_mismatch() {
 
 #[test]
 fn json_output_carries_code_step_slot_and_pointer() {
-    let (_dir, flow) = edited_copy(|text| threshold_as_string(text));
+    let (_dir, flow) = edited_copy(threshold_as_string);
     let out = bflow(&["check", &flow, "--json"]);
     assert_eq!(out.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();

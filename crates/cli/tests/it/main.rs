@@ -1,5 +1,8 @@
 //! Integration tests of the `bflow` binary: real processes, real files.
 
+// Helpers outside `#[test]` functions unwrap too: a panic is how a test fails.
+#![allow(clippy::unwrap_used)]
+
 mod check;
 mod contract;
 
