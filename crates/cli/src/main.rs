@@ -7,6 +7,7 @@ mod contract_cmd;
 mod exit;
 mod flow_cmd;
 mod journal_cmd;
+mod pack_cmd;
 mod progress;
 mod runtime;
 mod tools_cmd;
@@ -46,6 +47,9 @@ enum Command {
     /// Show what the journal recorded.
     #[command(subcommand)]
     Journal(journal_cmd::JournalCommand),
+    /// Export, verify, import, sign and publish packs.
+    #[command(subcommand)]
+    Pack(pack_cmd::PackCommand),
     /// The built-in standard pack.
     #[command(subcommand)]
     Tools(tools_cmd::ToolsCommand),
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::Contract(command) => contract_cmd::run(command),
         Command::Flow(command) => flow_cmd::run(command),
         Command::Journal(command) => journal_cmd::run(command),
+        Command::Pack(command) => pack_cmd::run(command),
         Command::Tools(command) => tools_cmd::run(command),
     };
     exit::report(result)

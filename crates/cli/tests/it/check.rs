@@ -18,6 +18,11 @@ fn edited_copy(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, String) {
         let path = entry.unwrap().path();
         std::fs::copy(&path, contracts.join(path.file_name().unwrap())).unwrap();
     }
+    std::fs::copy(
+        recordings().join("search-price@1.2.0.json"),
+        dir.path().join("search-price@1.2.0.json"),
+    )
+    .unwrap();
     let text = std::fs::read_to_string(recordings().join("daily-price-watch.flow.json")).unwrap();
     let edited = edit(&text);
     let flow = dir.path().join("daily-price-watch.flow.json");

@@ -127,18 +127,17 @@ fn changing_one_wire_type_is_a_type_mismatch() {
     let dir = tempfile::tempdir().unwrap();
     for entry in std::fs::read_dir(repo_root().join("recordings/contracts")).unwrap() {
         let path = entry.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let text = if path.to_string_lossy().contains("search-price") {
-            text.replacen(
-                "\"price\": {\n        \"type\": \"number\"",
-                "\"price\": {\n        \"type\": \"string\"",
-                1,
-            )
-        } else {
-            text
-        };
-        std::fs::write(dir.path().join(path.file_name().unwrap()), text).unwrap();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
     }
+    let tool = std::fs::read_to_string(repo_root().join("recordings/search-price@1.2.0.json"))
+        .unwrap();
+    let mut tool: serde_json::Value = serde_json::from_str(&tool).unwrap();
+    tool["contract"]["output"]["properties"]["price"] = json!({"type": "string"});
+    std::fs::write(
+        dir.path().join("search-price@1.2.0.json"),
+        serde_json::to_string_pretty(&tool).unwrap(),
+    )
+    .unwrap();
     let mut registry = Registry::new();
     registry.load_dir(dir.path()).unwrap();
     let mut spec = FlowSpec::from_json_str(&flow_text()).unwrap();

@@ -15,6 +15,10 @@ pub fn recordings_registry() -> Registry {
     registry
         .load_dir(repo_root().join("recordings/contracts"))
         .unwrap_or_else(|e| panic!("recordings/contracts load: {e}"));
+    // search-price has a real tool file; its contract is read from it.
+    registry
+        .load_files(&[repo_root().join("recordings/search-price@1.2.0.json")])
+        .unwrap_or_else(|e| panic!("recordings/search-price@1.2.0.json load: {e}"));
     registry
 }
 

@@ -23,12 +23,22 @@ impl Fixture {
     pub fn new() -> Fixture {
         let dir = tempfile::tempdir().expect("temp dir");
         let contracts = recordings().join("contracts");
-        for name in [
-            "search-price@1.2.0.contract.json",
-            "price-alert@1.0.0.contract.json",
-        ] {
-            std::fs::copy(contracts.join(name), dir.path().join(name)).expect("copy a contract");
-        }
+        std::fs::copy(
+            contracts.join("price-alert@1.0.0.contract.json"),
+            dir.path().join("price-alert@1.0.0.contract.json"),
+        )
+        .expect("copy a contract");
+        // search-price ships as a real tool file; the fixture keeps its bare contract.
+        let tool: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(recordings().join("search-price@1.2.0.json"))
+                .expect("read search-price"),
+        )
+        .expect("search-price is JSON");
+        std::fs::write(
+            dir.path().join("search-price@1.2.0.contract.json"),
+            serde_json::to_string_pretty(&tool["contract"]).expect("serialise") + "\n",
+        )
+        .expect("write the search-price contract");
         std::fs::copy(
             recordings().join("daily-price-watch.flow.json"),
             dir.path().join("daily-price-watch.flow.json"),

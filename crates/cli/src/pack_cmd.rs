@@ -1,0 +1,244 @@
+//! `bflow pack export|verify|import|sign|keygen|push|pull|list`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use browserflow_flow::Registry;
+use browserflow_pack::oci::{self, OciOptions};
+use browserflow_pack::{
+    Catalog, DenyList, ExportRequest, Store, VerifiedPack, VerifyOptions, VerifyingKey,
+};
+use clap::{Args, Subcommand};
+
+use crate::exit::Outcome;
+
+#[derive(Subcommand)]
+pub enum PackCommand {
+    /// Export tools and flows (and everything they require) as `NAME@VERSION.bfpack`.
+    Export {
+        /// The pack name.
+        #[arg(long)]
+        name: String,
+        /// The pack version.
+        #[arg(long)]
+        version: semver::Version,
+        /// Tool or flow files, or `name@version` refs found in `--tools` folders.
+        #[arg(required = true)]
+        roots: Vec<String>,
+        /// A folder of tool and flow files (repeatable; default: `recordings` and
+        /// `recordings/contracts`).
+        #[arg(long = "tools", value_name = "DIR")]
+        tools: Vec<PathBuf>,
+        /// The pack file to write.
+        #[arg(short, long)]
+        out: PathBuf,
+    },
+    /// Verify every digest (and signatures) of a pack file.
+    Verify {
+        file: PathBuf,
+        #[command(flatten)]
+        trust: TrustArgs,
+    },
+    /// Verify a pack and install it into the local store.
+    Import {
+        file: PathBuf,
+        #[command(flatten)]
+        trust: TrustArgs,
+        /// The store folder (default: the user's data folder).
+        #[arg(long, value_name = "DIR")]
+        store: Option<PathBuf>,
+    },
+    /// Sign a pack with an Ed25519 private key (PEM, as `openssl genpkey -algorithm ed25519`).
+    Sign {
+        file: PathBuf,
+        #[arg(long, value_name = "KEY")]
+        key: PathBuf,
+    },
+    /// Make an Ed25519 key pair: `PREFIX.key` (0600) and `PREFIX.pub`.
+    Keygen { prefix: PathBuf },
+    /// Publish a pack to an OCI registry: `oci://HOST/REPO:TAG`.
+    Push { file: PathBuf, location: String },
+    /// Fetch a pack from an OCI registry, verify it, and write it.
+    Pull {
+        location: String,
+        #[arg(short, long)]
+        out: PathBuf,
+        #[command(flatten)]
+        trust: TrustArgs,
+    },
+    /// The packs installed in the local store.
+    List {
+        #[arg(long, value_name = "DIR")]
+        store: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+pub struct TrustArgs {
+    /// A trusted public key (PEM; repeatable).
+    #[arg(long = "trust", value_name = "PUBKEY")]
+    keys: Vec<PathBuf>,
+    /// Refuse the pack unless a trusted key signed it.
+    #[arg(long)]
+    require_signature: bool,
+}
+
+pub fn run(command: PackCommand) -> Outcome {
+    let builtins = builtin_registry()?;
+    match command {
+        PackCommand::Export {
+            name,
+            version,
+            roots,
+            tools,
+            out,
+        } => {
+            let mut catalog = Catalog::new();
+            let dirs = if tools.is_empty() {
+                vec![PathBuf::from("recordings"), PathBuf::from("recordings/contracts")]
+            } else {
+                tools
+            };
+            for dir in &dirs {
+                catalog.add_dir(dir)?;
+            }
+            let roots = roots
+                .iter()
+                .map(|r| catalog.root(r))
+                .collect::<Result<Vec<_>, _>>()?;
+            let deny = DenyList::from_env();
+            let request = ExportRequest {
+                name,
+                version,
+                roots,
+                builtins: &builtins,
+                deny: &deny,
+            };
+            let pack = browserflow_pack::export_to_file(&catalog, &request, &out)?;
+            for entry in &pack.manifest.entries {
+                println!("{} {}", entry.reference, entry.contract_digest);
+            }
+            println!("wrote {} ({})", out.display(), pack.digest);
+        }
+        PackCommand::Verify { file, trust } => {
+            let keys = trust.keys()?;
+            let options = trust.options(&keys, &builtins);
+            let pack = browserflow_pack::verify_file(&file, &options)
+                .with_context(|| format!("{} does not verify", file.display()))?;
+            print_verified(&pack);
+        }
+        PackCommand::Import { file, trust, store } => {
+            let keys = trust.keys()?;
+            let options = trust.options(&keys, &builtins);
+            let store = open_store(store)?;
+            let imported = store
+                .import_file(&file, &options)
+                .with_context(|| format!("{} was not imported", file.display()))?;
+            print_verified(&imported.pack);
+            let verb = if imported.newly_installed {
+                "installed in"
+            } else {
+                "already in"
+            };
+            println!("{verb} {}", imported.dir.display());
+        }
+        PackCommand::Sign { file, key } => {
+            let id = browserflow_pack::sign_file(&file, &key)?;
+            println!("signed {} with key {id}", file.display());
+        }
+        PackCommand::Keygen { prefix } => {
+            let key = browserflow_pack::generate_key()?;
+            let private = with_extension(&prefix, "key");
+            let public = with_extension(&prefix, "pub");
+            browserflow_pack::write_key_files(&key, &private, &public)?;
+            println!(
+                "{} (private, 0600) and {} (public), key {}",
+                private.display(),
+                public.display(),
+                browserflow_pack::key_id(&key.verifying_key())
+            );
+        }
+        PackCommand::Push { file, location } => {
+            let bytes =
+                std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let pushed = oci::push_blocking(&bytes, &location, &OciOptions::default())?;
+            println!("pushed {} to {}", pushed.pack_digest, pushed.manifest_url);
+        }
+        PackCommand::Pull {
+            location,
+            out,
+            trust,
+        } => {
+            let keys = trust.keys()?;
+            let options = trust.options(&keys, &builtins);
+            let pulled = oci::pull_blocking(&location, &OciOptions::default(), &options)?;
+            std::fs::write(&out, &pulled.bytes)
+                .with_context(|| format!("cannot write {}", out.display()))?;
+            print_verified(&pulled.pack);
+            println!("wrote {}", out.display());
+        }
+        PackCommand::List { store } => {
+            for pack in open_store(store)?.packs()? {
+                println!("{}", pack.dir.display());
+            }
+        }
+    }
+    Ok(true)
+}
+
+impl TrustArgs {
+    fn keys(&self) -> anyhow::Result<Vec<VerifyingKey>> {
+        self.keys
+            .iter()
+            .map(|k| browserflow_pack::read_public_key(k).map_err(Into::into))
+            .collect()
+    }
+
+    fn options<'a>(&self, keys: &[VerifyingKey], builtins: &'a Registry) -> VerifyOptions<'a> {
+        VerifyOptions {
+            trusted_keys: keys.to_vec(),
+            require_signature: self.require_signature,
+            builtins: Some(builtins),
+            expected_digest: None,
+        }
+    }
+}
+
+fn builtin_registry() -> anyhow::Result<Registry> {
+    let mut registry = Registry::new();
+    for contract in browserflow_std::builtin_contracts()? {
+        registry
+            .insert(contract)
+            .map_err(|d| anyhow::anyhow!("{d}"))?;
+    }
+    Ok(registry)
+}
+
+fn open_store(root: Option<PathBuf>) -> anyhow::Result<Store> {
+    Ok(Store::open(match root {
+        Some(root) => root,
+        None => Store::default_root()?,
+    }))
+}
+
+fn print_verified(pack: &VerifiedPack) {
+    println!("ok {}", pack.digest);
+    for entry in &pack.manifest.entries {
+        println!("  {} {}", entry.reference, entry.contract_digest);
+    }
+    for signature in &pack.signatures {
+        let trust = if signature.trusted {
+            "trusted"
+        } else {
+            "untrusted"
+        };
+        println!("  signed by {} ({trust})", signature.key_id);
+    }
+}
+
+fn with_extension(prefix: &Path, extension: &str) -> PathBuf {
+    let mut name = prefix.as_os_str().to_owned();
+    name.push(".");
+    name.push(extension);
+    PathBuf::from(name)
+}
