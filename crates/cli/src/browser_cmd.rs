@@ -25,6 +25,10 @@ pub struct RunArgs {
     /// Where per-step screenshots and `report.json` go.
     #[arg(long, value_name = "DIR")]
     screenshots: Option<PathBuf>,
+    /// The store of installed packs searched after the folders (default: the user's data
+    /// folder).
+    #[arg(long, value_name = "DIR")]
+    store: Option<PathBuf>,
     #[command(flatten)]
     browser: BrowserArgs,
 }
@@ -84,7 +88,13 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 pub fn run_tool(args: RunArgs) -> Outcome {
     let mut dirs = args.tools.clone();
     dirs.push(PathBuf::from("recordings"));
-    let file = browser_run::resolve_tool(&args.tool, &dirs)?;
+    let file = match browser_run::resolve_tool(&args.tool, &dirs) {
+        Ok(file) => file,
+        Err(not_in_folders) => match installed(&args.tool, args.store.clone())? {
+            Some(path) => browserflow_browser::tool_file::ToolFile::load(&path)?,
+            None => return Err(not_in_folders.into()),
+        },
+    };
     let options = RunToolOptions {
         browser: Arc::new(SharedBrowser::new(args.browser.config())),
         run_dir: args.screenshots.clone(),
@@ -104,6 +114,19 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     }
     println!("{}", serde_json::to_string_pretty(&run.output)?);
     Ok(true)
+}
+
+/// The file of `spec` (a `name@version`) in the store of installed packs, if it is there.
+fn installed(spec: &str, store: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
+    let Ok(reference) = spec.parse::<browserflow_contract::ToolRef>() else {
+        return Ok(None);
+    };
+    let root = match store {
+        Some(root) => root,
+        None => browserflow_pack::Store::default_root()?,
+    };
+    let found = browserflow_pack::Store::open(root).resolve(&reference)?;
+    Ok(found.map(|tool| tool.path))
 }
 
 pub fn demo(args: DemoArgs) -> Outcome {

@@ -95,7 +95,10 @@ pub fn run(command: PackCommand) -> Outcome {
         } => {
             let mut catalog = Catalog::new();
             let dirs = if tools.is_empty() {
-                vec![PathBuf::from("recordings"), PathBuf::from("recordings/contracts")]
+                vec![
+                    PathBuf::from("recordings"),
+                    PathBuf::from("recordings/contracts"),
+                ]
             } else {
                 tools
             };

@@ -5,6 +5,7 @@
 
 mod check;
 mod contract;
+mod pack;
 
 use std::path::Path;
 use std::process::{Command, Output};

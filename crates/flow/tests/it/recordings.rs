@@ -129,8 +129,8 @@ fn changing_one_wire_type_is_a_type_mismatch() {
         let path = entry.unwrap().path();
         std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
     }
-    let tool = std::fs::read_to_string(repo_root().join("recordings/search-price@1.2.0.json"))
-        .unwrap();
+    let tool =
+        std::fs::read_to_string(repo_root().join("recordings/search-price@1.2.0.json")).unwrap();
     let mut tool: serde_json::Value = serde_json::from_str(&tool).unwrap();
     tool["contract"]["output"]["properties"]["price"] = json!({"type": "string"});
     std::fs::write(

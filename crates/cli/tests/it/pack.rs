@@ -1,0 +1,132 @@
+//! `bflow pack`: export → sign → verify → import → `bflow run` from the store, with real
+//! Chromium against the fixture shop served by `bflow demo --serve`.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::{bflow, stderr, stdout};
+
+/// `bflow demo --serve` on the address the shipped search-price tool points at.
+struct Shop(Child);
+
+impl Shop {
+    fn start() -> Shop {
+        let child = Command::new(env!("CARGO_BIN_EXE_bflow"))
+            .args(["demo", "--serve", "--addr", "127.0.0.1:4780"])
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("bflow demo --serve starts");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect("127.0.0.1:4780").is_err() {
+            assert!(Instant::now() < deadline, "the shop did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Shop(child)
+    }
+}
+
+impl Drop for Shop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn export_sign_import_then_run_from_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let pack = dir.path().join("shop-tools@1.0.0.bfpack");
+    let pack_arg = pack.to_string_lossy().into_owned();
+    let recordings = root.join("recordings");
+    let export = |out: &str| {
+        bflow(&[
+            "pack",
+            "export",
+            "--name",
+            "shop-tools",
+            "--version",
+            "1.0.0",
+            "--tools",
+            &recordings.to_string_lossy(),
+            "search-price@1.2.0",
+            "-o",
+            out,
+        ])
+    };
+    let out = export(&pack_arg);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let again = dir.path().join("again.bfpack");
+    assert!(export(&again.to_string_lossy()).status.success());
+    assert_eq!(
+        std::fs::read(&pack).unwrap(),
+        std::fs::read(&again).unwrap(),
+        "the same tools give byte-identical packs"
+    );
+
+    let key = dir.path().join("k");
+    assert!(
+        bflow(&["pack", "keygen", &key.to_string_lossy()])
+            .status
+            .success()
+    );
+    let public = format!("{}.pub", key.display());
+    let private = format!("{}.key", key.display());
+    assert!(
+        bflow(&["pack", "sign", &pack_arg, "--key", &private])
+            .status
+            .success()
+    );
+    let verified = bflow(&[
+        "pack",
+        "verify",
+        &pack_arg,
+        "--trust",
+        &public,
+        "--require-signature",
+    ]);
+    assert!(verified.status.success(), "{}", stderr(&verified));
+    assert!(
+        stdout(&verified).contains("(trusted)"),
+        "{}",
+        stdout(&verified)
+    );
+
+    let store = dir.path().join("store");
+    let store_arg = store.to_string_lossy().into_owned();
+    let imported = bflow(&[
+        "pack", "import", &pack_arg, "--store", &store_arg, "--trust", &public,
+    ]);
+    assert!(imported.status.success(), "{}", stderr(&imported));
+
+    // Run from the store: no folder holds the tool (the working folder has no recordings).
+    let _shop = Shop::start();
+    let run = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "search-price@1.2.0",
+            "--store",
+            &store_arg,
+            "--input",
+            "query=keyboard",
+        ])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    let output: serde_json::Value = serde_json::from_str(&stdout(&run)).unwrap();
+    assert_eq!(output["price"], 89.99);
+    assert_eq!(output["currency"], "USD");
+
+    // One flipped byte is refused, naming what is wrong.
+    let mut bytes = std::fs::read(&pack).unwrap();
+    bytes[1100] ^= 0x01;
+    std::fs::write(&pack, bytes).unwrap();
+    let tampered = bflow(&["pack", "verify", &pack_arg]);
+    assert_eq!(tampered.status.code(), Some(1));
+    assert!(
+        stderr(&tampered).contains("does not verify"),
+        "{}",
+        stderr(&tampered)
+    );
+}
