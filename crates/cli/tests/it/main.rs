@@ -5,6 +5,7 @@
 
 mod check;
 mod contract;
+mod flow;
 mod pack;
 
 use std::path::Path;
