@@ -62,10 +62,7 @@ impl Catalog {
     /// installed packs. A file that does not load is an error naming the file, even when the
     /// flow would not need it: a broken tool file next to a flow is worth knowing about.
     pub fn contracts(&self) -> Result<Registry, Diagnostics> {
-        let mut registry = Registry::new();
-        for contract in browserflow_std::builtin_contracts().map_err(|e| one(e.to_string()))? {
-            registry.insert(contract)?;
-        }
+        let mut registry = builtin_contracts()?;
         registry.load_files(&self.files()?)?;
         Ok(registry)
     }
@@ -97,6 +94,33 @@ impl Catalog {
         }
         Ok(files)
     }
+}
+
+/// The contracts of the built-in standard pack alone (what a pack records as externals).
+pub fn builtin_contracts() -> Result<Registry, Diagnostics> {
+    let mut registry = Registry::new();
+    for contract in browserflow_std::builtin_contracts().map_err(|e| one(e.to_string()))? {
+        registry.insert(contract)?;
+    }
+    Ok(registry)
+}
+
+/// The file of the installed tool `spec` (a `name@version`) in the pack store at `store`
+/// (default: the user's data folder), when it is there. `Ok(None)` for a `spec` that is not
+/// a ref, or a ref the store does not hold.
+pub fn installed_tool(
+    spec: &str,
+    store: Option<PathBuf>,
+) -> Result<Option<PathBuf>, browserflow_pack::PackError> {
+    let Ok(reference) = spec.parse::<browserflow_contract::ToolRef>() else {
+        return Ok(None);
+    };
+    let root = match store {
+        Some(root) => root,
+        None => Store::default_root()?,
+    };
+    let found = Store::open(root).resolve(&reference)?;
+    Ok(found.map(|tool| tool.path))
 }
 
 fn one(message: String) -> Diagnostics {

@@ -90,10 +90,12 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     dirs.push(PathBuf::from("recordings"));
     let file = match browser_run::resolve_tool(&args.tool, &dirs) {
         Ok(file) => file,
-        Err(not_in_folders) => match installed(&args.tool, args.store.clone())? {
-            Some(path) => browserflow_browser::tool_file::ToolFile::load(&path)?,
-            None => return Err(not_in_folders.into()),
-        },
+        Err(not_in_folders) => {
+            match browserflow_catalog::installed_tool(&args.tool, args.store.clone())? {
+                Some(path) => browserflow_browser::tool_file::ToolFile::load(&path)?,
+                None => return Err(not_in_folders.into()),
+            }
+        }
     };
     let options = RunToolOptions {
         browser: Arc::new(SharedBrowser::new(args.browser.config())),
@@ -114,19 +116,6 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     }
     println!("{}", serde_json::to_string_pretty(&run.output)?);
     Ok(true)
-}
-
-/// The file of `spec` (a `name@version`) in the store of installed packs, if it is there.
-fn installed(spec: &str, store: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
-    let Ok(reference) = spec.parse::<browserflow_contract::ToolRef>() else {
-        return Ok(None);
-    };
-    let root = match store {
-        Some(root) => root,
-        None => browserflow_pack::Store::default_root()?,
-    };
-    let found = browserflow_pack::Store::open(root).resolve(&reference)?;
-    Ok(found.map(|tool| tool.path))
 }
 
 pub fn demo(args: DemoArgs) -> Outcome {

@@ -84,7 +84,7 @@ pub struct TrustArgs {
 }
 
 pub fn run(command: PackCommand) -> Outcome {
-    let builtins = builtin_registry()?;
+    let builtins = browserflow_catalog::builtin_contracts().map_err(|d| anyhow::anyhow!("{d}"))?;
     match command {
         PackCommand::Export {
             name,
@@ -205,16 +205,6 @@ impl TrustArgs {
             expected_digest: None,
         }
     }
-}
-
-fn builtin_registry() -> anyhow::Result<Registry> {
-    let mut registry = Registry::new();
-    for contract in browserflow_std::builtin_contracts()? {
-        registry
-            .insert(contract)
-            .map_err(|d| anyhow::anyhow!("{d}"))?;
-    }
-    Ok(registry)
 }
 
 fn open_store(root: Option<PathBuf>) -> anyhow::Result<Store> {

@@ -52,6 +52,6 @@ pub use assign::{Mismatch, PathSegment, check_assignable};
 pub use contract::{Capability, ContractParts, InputDecl, Kind, ToolContract};
 pub use digest::{CanonicalError, canonical_json};
 pub use names::{Digest, MAX_NAME_LEN, Require, ToolName, ToolRef};
-pub use problem::{Problem, Problems, Rule, push_pointer};
+pub use problem::{Problem, Problems, Rule, json_type_name, push_pointer};
 pub use schema::{Additional, DIALECT, Format, JsonType, Schema};
 pub use validate::{CompiledSchema, ValueError};

@@ -168,8 +168,8 @@ pub fn push_pointer(base: &str, token: &str) -> String {
     format!("{base}/{escaped}")
 }
 
-/// The JSON type name of a value, for messages.
-pub(crate) fn json_type_name(value: &serde_json::Value) -> &'static str {
+/// The JSON type name of a value, for messages (`integer` for whole numbers).
+pub fn json_type_name(value: &serde_json::Value) -> &'static str {
     use serde_json::Value;
     match value {
         Value::Null => "null",
