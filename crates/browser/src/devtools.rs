@@ -23,8 +23,8 @@
 //! Targets: a step whose `target` is a URL not seen before opens a popup when the previous
 //! step was an action on another page (the action gets `opens_popup`), and is otherwise a
 //! frame (an out-of-process iframe) identified by that URL. `frame` index paths are refused:
-//! frames are identified by URL or name, never by index alone. Asserted navigations of steps
-//! inside frames are not checked (the replayer checks navigations of the top document only).
+//! frames are identified by URL or name, never by index alone. The asserted navigation of a
+//! click inside a frame is that frame's: the replayer waits for it and checks its URL.
 //! `deviceType` (touch) and `duration` (long press) have no equivalent and are ignored.
 
 use serde_json::{Map, Value, json};
@@ -196,22 +196,13 @@ impl Importer {
             frame = self.enter_target(target, index);
         }
         let expected = asserted_navigation(raw);
-        let selector = |importer: &mut Importer| -> Result<Selector, ImportError> {
+        let selector = |_: &mut Importer| -> Result<Selector, ImportError> {
             let mut selector = selectors(raw, index)?;
             selector.frame = frame.clone();
-            if frame.is_some() && expected.is_some() {
-                importer.notes.push(format!(
-                    "step {}: the asserted navigation happens in a frame and is not checked",
-                    index + 1
-                ));
-            }
             Ok(selector)
         };
-        let navigation = if frame.is_some() {
-            None
-        } else {
-            expected.clone()
-        };
+        // In a frame step, the asserted navigation is the frame's (the replayer waits for it).
+        let navigation = expected.clone();
         let offset = match (num_field(raw, "offsetX"), num_field(raw, "offsetY")) {
             (Some(x), Some(y)) => Some(Offset { x, y }),
             _ => None,

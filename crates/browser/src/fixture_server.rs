@@ -1,8 +1,13 @@
 //! A tiny static-file HTTP server on 127.0.0.1 for the embedded fixture shop (used by the tests
 //! and by `bflow demo`). One thread accepts; each connection gets a short-lived thread.
+//!
+//! Two things are not static: files under `downloads/` are sent as attachments
+//! (`Content-Disposition`), so following a link to one downloads it; and `POST /upload`
+//! takes a `multipart/form-data` form and answers with a page naming each uploaded file with
+//! its size (`data-testid="upload-name"`, `"upload-size"`) and the other fields' values.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::Arc;
@@ -180,13 +185,38 @@ fn serve_connection(stream: TcpStream, site: &Site) {
             Ok(_) => {}
         }
         let mut header = String::new();
+        let mut content_length = 0usize;
+        let mut request_type = String::new();
         loop {
             header.clear();
             match reader.read_line(&mut header) {
                 Ok(0) | Err(_) => return,
                 Ok(_) if header == "\r\n" || header == "\n" => break,
-                Ok(_) => {}
+                Ok(_) => {
+                    if let Some((name, value)) = header.split_once(':') {
+                        let value = value.trim();
+                        if name.eq_ignore_ascii_case("content-length") {
+                            content_length = value.parse().unwrap_or(0);
+                        } else if name.eq_ignore_ascii_case("content-type") {
+                            request_type = value.to_string();
+                        }
+                    }
+                }
             }
+        }
+        // Uploads are small test files; anything larger is refused rather than buffered.
+        if content_length > MAX_BODY {
+            let _ = writer.write_all(&build_response(
+                "413 Content Too Large",
+                "text/plain",
+                0,
+                &[],
+            ));
+            return;
+        }
+        let mut body = vec![0; content_length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
         }
         let mut parts = request_line.split_whitespace();
         let method = parts.next().unwrap_or_default();
@@ -195,9 +225,26 @@ fn serve_connection(stream: TcpStream, site: &Site) {
         let path = path.trim_start_matches('/');
         let path = if path.is_empty() { "index.html" } else { path };
         let response = match site.get(path) {
+            _ if method == "POST" && path == "upload" => {
+                let page = upload_page(&request_type, &body);
+                build_response(
+                    "200 OK",
+                    content_type("x.html"),
+                    page.len(),
+                    page.as_bytes(),
+                )
+            }
             Some(contents) if method == "GET" || method == "HEAD" => {
                 let body = if method == "HEAD" { &[][..] } else { contents };
-                build_response("200 OK", content_type(path), contents.len(), body)
+                let mut response =
+                    build_response("200 OK", content_type(path), contents.len(), body);
+                if let Some(name) = path.strip_prefix("downloads/") {
+                    response = with_header(
+                        response,
+                        &format!("Content-Disposition: attachment; filename=\"{name}\""),
+                    );
+                }
+                response
             }
             Some(_) => build_response("405 Method Not Allowed", "text/plain", 0, &[]),
             None => {
@@ -221,6 +268,115 @@ fn build_response(status: &str, content_type: &str, length: usize, body: &[u8]) 
     out
 }
 
+/// The largest request body the server reads (uploads of test files).
+const MAX_BODY: usize = 8 * 1024 * 1024;
+
+/// Inserts one header line after the status line.
+fn with_header(response: Vec<u8>, header: &str) -> Vec<u8> {
+    let Some(end) = response.windows(2).position(|w| w == b"\r\n") else {
+        return response;
+    };
+    let mut out = response[..end + 2].to_vec();
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(&response[end + 2..]);
+    out
+}
+
+/// One part of a `multipart/form-data` body.
+#[derive(Debug, PartialEq)]
+struct FormPart {
+    name: String,
+    filename: Option<String>,
+    content: Vec<u8>,
+}
+
+/// Splits a `multipart/form-data` body into its parts; `None` when it is not one.
+fn multipart(content_type: &str, body: &[u8]) -> Option<Vec<FormPart>> {
+    let boundary = content_type
+        .split(';')
+        .map(str::trim)
+        .find_map(|p| p.strip_prefix("boundary="))?
+        .trim_matches('"');
+    let delimiter = format!("--{boundary}");
+    let delimiter = delimiter.as_bytes();
+    let mut parts = Vec::new();
+    let mut rest = body;
+    // Skip the preamble up to the first delimiter.
+    let start = find(rest, delimiter)?;
+    rest = &rest[start + delimiter.len()..];
+    loop {
+        if rest.starts_with(b"--") {
+            return Some(parts);
+        }
+        rest = rest.strip_prefix(b"\r\n")?;
+        let headers_end = find(rest, b"\r\n\r\n")?;
+        let headers = String::from_utf8_lossy(&rest[..headers_end]).into_owned();
+        rest = &rest[headers_end + 4..];
+        let end = find(rest, delimiter)?;
+        // The content ends before the CRLF that precedes the next delimiter.
+        let content = rest[..end].strip_suffix(b"\r\n").unwrap_or(&rest[..end]);
+        let disposition = headers
+            .lines()
+            .find(|l| l.to_ascii_lowercase().starts_with("content-disposition:"))
+            .unwrap_or_default();
+        let param = |key: &str| {
+            disposition.split(';').map(str::trim).find_map(|p| {
+                p.strip_prefix(key)
+                    .and_then(|v| v.strip_prefix('='))
+                    .map(|v| v.trim_matches('"').to_string())
+            })
+        };
+        parts.push(FormPart {
+            name: param("name").unwrap_or_default(),
+            filename: param("filename"),
+            content: content.to_vec(),
+        });
+        rest = &rest[end + delimiter.len()..];
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The page `POST /upload` answers with.
+fn upload_page(content_type: &str, body: &[u8]) -> String {
+    let items = match multipart(content_type, body) {
+        None => "<li data-testid=\"upload-error\">not a multipart/form-data body</li>".to_string(),
+        Some(parts) => parts
+            .iter()
+            .map(|part| match &part.filename {
+                Some(filename) => format!(
+                    "<li>{}: <span data-testid=\"upload-name\">{}</span> \
+                     (<span data-testid=\"upload-size\">{}</span> bytes)</li>",
+                    escape_html(&part.name),
+                    escape_html(filename),
+                    part.content.len()
+                ),
+                None => format!(
+                    "<li>{}: <span data-testid=\"upload-field-{}\">{}</span></li>",
+                    escape_html(&part.name),
+                    escape_html(&part.name),
+                    escape_html(&String::from_utf8_lossy(&part.content))
+                ),
+            })
+            .collect(),
+    };
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Upload received</title>\
+         <link rel=\"stylesheet\" href=\"/shop.css\"></head>\n<body><main><h1>Upload received</h1>\
+         <ul data-testid=\"upload-result\">{items}</ul><a href=\"/files.html\">Back</a></main></body></html>\n"
+    )
+}
+
 fn content_type(path: &str) -> &'static str {
     match path.rsplit('.').next().unwrap_or_default() {
         "html" => "text/html; charset=utf-8",
@@ -229,6 +385,46 @@ fn content_type(path: &str) -> &'static str {
         "json" => "application/json",
         "png" => "image/png",
         "svg" => "image/svg+xml",
+        "csv" => "text/csv; charset=utf-8",
         _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multipart_bodies_split_into_fields_and_files() {
+        let body =
+            b"preamble\r\n--XyZ\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n\
+--XyZ\r\nContent-Disposition: form-data; name=\"attachment\"; filename=\"a b.txt\"\r\n\
+Content-Type: text/plain\r\n\r\nline1\r\nline2\r\n--XyZ--\r\n";
+        let parts = multipart("multipart/form-data; boundary=XyZ", body).unwrap();
+        assert_eq!(
+            parts,
+            vec![
+                FormPart {
+                    name: "note".into(),
+                    filename: None,
+                    content: b"hello".to_vec()
+                },
+                FormPart {
+                    name: "attachment".into(),
+                    filename: Some("a b.txt".into()),
+                    content: b"line1\r\nline2".to_vec()
+                },
+            ]
+        );
+        assert!(multipart("text/plain", body).is_none());
+        let page = upload_page("multipart/form-data; boundary=XyZ", body);
+        assert!(
+            page.contains("<span data-testid=\"upload-name\">a b.txt</span>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<span data-testid=\"upload-size\">12</span>"),
+            "{page}"
+        );
     }
 }

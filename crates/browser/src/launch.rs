@@ -34,9 +34,13 @@ const CANDIDATE_NAMES: &[&str] = &[
     "chrome",
 ];
 
+/// How long a launched browser may take to exit after `Browser.close` before it is killed.
+const CLOSE_GRACE: Duration = Duration::from_millis(250);
+
 /// Flags every launched browser gets: quiet, deterministic, no background traffic, and no
 /// throttling of pages that are not in front (replays run side by side in one browser).
-const BASE_FLAGS: &[&str] = &[
+/// `--headless` and, as root, `--no-sandbox` are added by [`Browser::launch`].
+pub const BASE_FLAGS: &[&str] = &[
     "--disable-gpu",
     "--disable-background-networking",
     "--disable-component-update",
@@ -318,12 +322,14 @@ impl Browser {
     /// one is only disconnected from.
     pub async fn close(mut self) -> Result<(), BrowserError> {
         if let Some(mut process) = self.process.take() {
-            let _ = self
-                .conn
-                .session(None)
-                .call("Browser.close", json!({}))
-                .await;
-            if tokio::time::timeout(Duration::from_secs(5), process.child.wait())
+            // The profile is a throwaway: there is nothing to flush, and Chromium's orderly
+            // shutdown takes seconds. Ask it to close, give it a moment, then kill it.
+            let _ = tokio::time::timeout(
+                CLOSE_GRACE,
+                self.conn.session(None).call("Browser.close", json!({})),
+            )
+            .await;
+            if tokio::time::timeout(CLOSE_GRACE, process.child.wait())
                 .await
                 .is_err()
             {

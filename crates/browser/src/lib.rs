@@ -8,7 +8,10 @@
 //! * [`replay`]: the [`Replayer`]: every candidate watched for the whole wait budget, the
 //!   highest-ranked match wins, Playwright-style actionability (unique, visible, stable for two
 //!   animation frames, enabled/editable, receives the pointer event), real CDP input events,
-//!   navigations waited for as outcomes, popups and dialogs as typed steps, a per-step report.
+//!   navigations waited for as outcomes, popups, dialogs, downloads (saved under their name,
+//!   described by path, size and SHA-256) and uploads (file inputs or intercepted file
+//!   choosers) as typed steps, a per-step report.
+//! * [`bench`]: the replay benchmark (cold, warm, per step) behind `cargo bench --bench replay`.
 //! * [`coerce`]: extracted text to typed values (`"$1,299.00"` → `1299.0`, currency `USD`).
 //! * [`tool_file`]: a recorded tool on disk: contract, steps, metadata.
 //! * [`fixture_server`]: the embedded fixture shop, served on 127.0.0.1.
@@ -57,6 +60,7 @@
 //! # }
 //! ```
 
+pub mod bench;
 pub mod cdp;
 pub mod coerce;
 pub mod devtools;
@@ -67,6 +71,7 @@ mod keys;
 pub mod launch;
 pub mod page;
 pub mod playwright;
+pub mod record;
 pub mod replay;
 pub mod run;
 pub mod run_dir;

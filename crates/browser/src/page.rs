@@ -117,9 +117,31 @@ pub(crate) struct NavMark {
     same_document: u64,
 }
 
+/// A file chooser the page opened while interception was on (`Page.fileChooserOpened`).
+#[derive(Debug, Clone)]
+pub(crate) struct FileChooser {
+    /// The `<input type=file>` behind the chooser.
+    pub backend_node_id: i64,
+    /// `selectSingle` or `selectMultiple`.
+    pub mode: String,
+    /// The flattened session the event came from (`None` = the page's own session).
+    pub session: Option<String>,
+}
+
+/// The replayer's isolated world of one frame's document.
+#[derive(Debug, Clone)]
+struct CachedWorld {
+    /// The document (loader) the world was made in.
+    loader_id: String,
+    context: ExecContext,
+}
+
 #[derive(Debug, Default)]
 struct PageState {
     frames: HashMap<String, FrameState>,
+    /// Isolated worlds by frame id, reused while the frame shows the same document.
+    worlds: HashMap<String, CachedWorld>,
+    file_choosers: Vec<FileChooser>,
     armed_dialogs: VecDeque<DialogResponse>,
     dialogs: Vec<DialogRecord>,
     closed: bool,
@@ -393,6 +415,75 @@ impl Page {
             .collect()
     }
 
+    /// File choosers opened so far (only while interception is on).
+    pub(crate) fn file_choosers(&self) -> Vec<FileChooser> {
+        self.shared.state().file_choosers.clone()
+    }
+
+    /// A session handle by id (`None` = this page's own session).
+    pub(crate) fn session_by_id(&self, id: Option<&str>) -> CdpSession {
+        match id {
+            Some(id) => self.shared.conn.session(Some(id.to_string())),
+            None => self.session.clone(),
+        }
+    }
+
+    /// Turns interception of file choosers on or off, in the page and every out-of-process
+    /// frame: while on, a chooser raises `Page.fileChooserOpened` instead of opening.
+    pub(crate) async fn intercept_file_choosers(&self, enabled: bool) -> Result<(), CdpError> {
+        let mut sessions: Vec<CdpSession> = vec![self.session.clone()];
+        let children: Vec<String> = {
+            let state = self.shared.state();
+            let mut ids: Vec<String> = state
+                .frames
+                .values()
+                .filter_map(|f| f.session.clone())
+                .collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        };
+        sessions.extend(
+            children
+                .into_iter()
+                .map(|id| self.shared.conn.session(Some(id))),
+        );
+        let calls = sessions.iter().map(|s| {
+            s.call(
+                "Page.setInterceptFileChooserDialog",
+                json!({ "enabled": enabled }),
+            )
+        });
+        let results = futures::future::join_all(calls).await;
+        // The page's own session must accept it; a frame that went away meanwhile may not.
+        results
+            .into_iter()
+            .next()
+            .unwrap_or(Ok(Value::Null))
+            .map(|_| ())
+    }
+
+    /// A handle (remote object id) on the value of `expression` in `ctx`.
+    pub(crate) async fn evaluate_handle(
+        &self,
+        ctx: &ExecContext,
+        expression: &str,
+    ) -> Result<String, EvalError> {
+        let mut params = json!({ "expression": expression, "returnByValue": false });
+        if let Some(id) = ctx.context_id {
+            params["contextId"] = json!(id);
+        }
+        let answer = ctx.session.call("Runtime.evaluate", params).await?;
+        if let Some(details) = answer.get("exceptionDetails") {
+            let text = details["text"].as_str().unwrap_or("unknown exception");
+            return Err(EvalError::Exception(text.to_string()));
+        }
+        answer["result"]["objectId"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| EvalError::Exception(format!("{expression} is not an object")))
+    }
+
     pub(crate) fn dialog_count(&self) -> usize {
         self.shared.state().dialogs.len()
     }
@@ -434,8 +525,53 @@ impl Page {
         }
     }
 
-    /// A fresh isolated world in `frame_id`'s current document.
+    /// The replayer's isolated world in `frame_id`'s current document: the one made earlier
+    /// for this document when there is one (saves a round trip per step), else a fresh one.
     pub(crate) async fn isolated_world(&self, frame_id: &str) -> Result<ExecContext, EvalError> {
+        Ok(self.utility_world(frame_id).await?.0)
+    }
+
+    /// Like [`Self::isolated_world`]; the flag says whether the world was just created (so
+    /// nothing has been installed in it yet).
+    pub(crate) async fn utility_world(
+        &self,
+        frame_id: &str,
+    ) -> Result<(ExecContext, bool), EvalError> {
+        {
+            let state = self.shared.state();
+            let loader = state.frames.get(frame_id).map(|f| f.loader_id.as_str());
+            if let Some(world) = state.worlds.get(frame_id)
+                && Some(world.loader_id.as_str()) == loader
+            {
+                return Ok((world.context.clone(), false));
+            }
+        }
+        let loader_id = self
+            .frame_state(frame_id)
+            .map(|f| f.loader_id)
+            .unwrap_or_default();
+        let context = self.create_isolated_world(frame_id).await?;
+        self.shared.state().worlds.insert(
+            frame_id.to_string(),
+            CachedWorld {
+                loader_id,
+                context: context.clone(),
+            },
+        );
+        Ok((context, true))
+    }
+
+    /// Forgets the cached world of `frame_id` (its document went away under an evaluation).
+    pub(crate) fn forget_world(&self, frame_id: &str) {
+        self.shared.state().worlds.remove(frame_id);
+    }
+
+    /// Forgets every cached world (a frame on the way to an element went away).
+    pub(crate) fn forget_all_worlds(&self) {
+        self.shared.state().worlds.clear();
+    }
+
+    async fn create_isolated_world(&self, frame_id: &str) -> Result<ExecContext, EvalError> {
         let session = self.session_for_frame(frame_id);
         let created = session
             .call(
@@ -734,18 +870,30 @@ impl Page {
 
     /// A PNG screenshot of the viewport.
     pub async fn screenshot_png(&self) -> Result<Vec<u8>, BrowserError> {
-        let answer = self
-            .session
-            .call(
-                "Page.captureScreenshot",
-                json!({ "format": "png", "fromSurface": true }),
-            )
-            .await
-            .map_err(BrowserError::cdp("taking a screenshot"))?;
-        let data = answer["data"].as_str().unwrap_or_default();
+        let data = self.screenshot_base64().await?;
         base64::engine::general_purpose::STANDARD
             .decode(data)
             .map_err(|e| BrowserError::Page(format!("screenshot data is not base64: {e}")))
+    }
+
+    /// A PNG screenshot of the viewport, base64-encoded as Chromium sends it.
+    pub(crate) async fn screenshot_base64(&self) -> Result<String, BrowserError> {
+        let mut answer = self
+            .session
+            .call(
+                "Page.captureScreenshot",
+                // Chromium's fast PNG settings: bigger files, a fraction of the encoding
+                // time, which is on every step's critical path.
+                json!({ "format": "png", "fromSurface": true, "optimizeForSpeed": true }),
+            )
+            .await
+            .map_err(BrowserError::cdp("taking a screenshot"))?;
+        match answer.get_mut("data").map(Value::take) {
+            Some(Value::String(data)) => Ok(data),
+            _ => Err(BrowserError::Page(
+                "the screenshot answer has no data".into(),
+            )),
+        }
     }
 
     /// Closes this page.
@@ -946,6 +1094,13 @@ async fn on_event(
                     }
                 }
             }
+        }
+        "Page.fileChooserOpened" => {
+            shared.state().file_choosers.push(FileChooser {
+                backend_node_id: p["backendNodeId"].as_i64().unwrap_or_default(),
+                mode: p["mode"].as_str().unwrap_or_default().to_string(),
+                session: session.id().map(str::to_string),
+            });
         }
         "Inspector.targetCrashed" => shared.state().crashed = true,
         "Inspector.detached" => shared.state().closed = true,

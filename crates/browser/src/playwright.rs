@@ -8,8 +8,8 @@
 use serde_json::Value;
 
 use crate::steps::{
-    CountOperator, ExtractSource, Modifier, MouseButton, OutputKind, Selector, SelectorCandidate,
-    SelectorKind, Step,
+    CountOperator, DownloadOutput, ExtractSource, Modifier, MouseButton, OutputKind, Selector,
+    SelectorCandidate, SelectorKind, Step,
 };
 use crate::tool_file::ToolFile;
 
@@ -322,6 +322,45 @@ fn step_code(step: &Step) -> String {
         Step::ClosePage(s) => format!(
             "  await pages[{0}].close();\n  delete pages[{0}];\n  page = pages.main;\n",
             js_literal(&s.page)
+        ),
+        Step::Download(s) => {
+            let position = s
+                .offset
+                .map(|o| format!("{{ x: {}, y: {} }}", o.x, o.y))
+                .unwrap_or("undefined".into());
+            let store = match (&s.field, s.output) {
+                (None, _) => String::new(),
+                (Some(field), output) => {
+                    let part = match output {
+                        DownloadOutput::File => "",
+                        DownloadOutput::Path => ".path",
+                        DownloadOutput::Name => ".name",
+                        DownloadOutput::Size => ".size",
+                        DownloadOutput::Sha256 => ".sha256",
+                    };
+                    format!("\n    output[{}] = file{part};", js_literal(field))
+                }
+            };
+            format!(
+                "  {{\n    const el = await find(page, {}, {});\n    const file = await download(page, el, {{ position: {position}, filename: {}, timeout: {} }});{store}\n  }}\n",
+                selector_js(&s.selector),
+                timeout_js(s.timeout_ms),
+                s.filename
+                    .as_deref()
+                    .map(js_string)
+                    .unwrap_or("null".into()),
+                s.timeout_ms.unwrap_or(30_000),
+            )
+        }
+        Step::Upload(s) => format!(
+            "  await uploadTo(page, {}, [{}], {});\n",
+            selector_js(&s.selector),
+            s.files
+                .iter()
+                .map(|f| js_string(f))
+                .collect::<Vec<_>>()
+                .join(", "),
+            timeout_js(s.timeout_ms)
         ),
     }
 }

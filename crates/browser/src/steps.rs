@@ -42,6 +42,10 @@ pub enum Step {
     SwitchPage(SwitchPageStep),
     /// Close a popup page.
     ClosePage(ClosePageStep),
+    /// Click an element that starts a download, and wait for the file to be saved.
+    Download(DownloadStep),
+    /// Put files into a file input, or into the file chooser a button opens.
+    Upload(UploadStep),
 }
 
 /// A ranked list of ways to find one element, plus the frame it lives in.
@@ -574,6 +578,69 @@ pub struct ClosePageStep {
     pub page: String,
 }
 
+/// What a download step stores in its output field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DownloadOutput {
+    /// An object `{name, path, size, sha256, url}`.
+    #[default]
+    File,
+    /// The saved file's absolute path.
+    Path,
+    /// The file name the server suggested.
+    Name,
+    /// The size in bytes.
+    Size,
+    /// The SHA-256 of the content, lowercase hex.
+    Sha256,
+}
+
+/// See [`Step::Download`]. The file is saved under the replay's download folder
+/// ([`crate::ReplayOptions::download_dir`]) with the name the server suggested.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DownloadStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The link or button that starts the download.
+    pub selector: Selector,
+    /// Where to click, relative to the element; its centre when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Offset>,
+    /// The suggested file name must match (exact, or a pattern with `*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+    /// The output field that receives the download (see `output`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// What `field` receives (default the whole file description).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub output: DownloadOutput,
+    /// Overrides the per-candidate wait budget for the element, and the navigation timeout
+    /// for the download to finish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::Upload`]. The element is either an `<input type=file>` (its files are set
+/// directly, visible or not) or an element whose click opens a file chooser (the chooser is
+/// intercepted and answered with `files`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UploadStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The file input, or the button that opens a file chooser.
+    pub selector: Selector,
+    /// Paths of the files to upload (usually `{{file}}`); each must exist when the step runs.
+    pub files: Vec<String>,
+    /// Overrides the per-candidate wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
 fn one() -> u8 {
     1
 }
@@ -608,6 +675,8 @@ impl Step {
             Step::HandleDialog(_) => "handle_dialog",
             Step::SwitchPage(_) => "switch_page",
             Step::ClosePage(_) => "close_page",
+            Step::Download(_) => "download",
+            Step::Upload(_) => "upload",
         }
     }
 
@@ -628,6 +697,8 @@ impl Step {
             Step::HandleDialog(s) => s.label.as_deref(),
             Step::SwitchPage(s) => s.label.as_deref(),
             Step::ClosePage(s) => s.label.as_deref(),
+            Step::Download(s) => s.label.as_deref(),
+            Step::Upload(s) => s.label.as_deref(),
         }
     }
 
@@ -642,6 +713,8 @@ impl Step {
             Step::WaitForElement(s) => Some(&s.selector),
             Step::Extract(s) => Some(&s.selector),
             Step::Assert(s) => s.selector.as_ref(),
+            Step::Download(s) => Some(&s.selector),
+            Step::Upload(s) => Some(&s.selector),
             _ => None,
         }
     }
@@ -692,6 +765,16 @@ impl Step {
                 } else {
                     Ok(())
                 }
+            }
+            Step::Download(s) if s.field.as_deref().is_some_and(|f| f.trim().is_empty()) => {
+                Err("field is empty".into())
+            }
+            Step::Download(s) if s.field.is_none() && s.output != DownloadOutput::File => {
+                Err("`output` needs `field`".into())
+            }
+            Step::Upload(s) if s.files.is_empty() => Err("`files` is empty".into()),
+            Step::Upload(s) if s.files.iter().any(|f| f.trim().is_empty()) => {
+                Err("a path in `files` is empty".into())
             }
             Step::SetViewport(s) if s.width == 0 || s.height == 0 => {
                 Err("viewport width and height must be positive".into())

@@ -318,6 +318,11 @@ impl Tool for BrowserTool {
         });
         let options = ReplayOptions {
             screenshots: run_dir.is_some() || shared.replay.screenshots,
+            // Downloads are kept with the call's screenshots and report.
+            download_dir: run_dir
+                .as_ref()
+                .map(|dir| dir.join("downloads"))
+                .or_else(|| shared.replay.download_dir.clone()),
             ..shared.replay.clone()
         };
         let context = shared
@@ -384,7 +389,9 @@ pub fn classify_replay_error(
 ) -> ToolError {
     let message = secrets.apply(&error.to_string());
     match error {
-        ReplayError::InvalidStep { .. } | ReplayError::Input { .. } => ToolError::terminal(message),
+        ReplayError::InvalidStep { .. } | ReplayError::Input { .. } | ReplayError::File { .. } => {
+            ToolError::terminal(message)
+        }
         ReplayError::StepFailed { .. } if !browser_alive => ToolError::transient(format!(
             "the browser crashed or its connection dropped: {message}"
         )),

@@ -17,7 +17,11 @@
 //! # let _ = (plan, tools);
 //! ```
 
+pub mod flow_view;
 mod invocation;
+pub mod library;
+pub mod pack_view;
+pub mod preview;
 mod runtime;
 mod tools;
 
@@ -27,7 +31,7 @@ use browserflow_flow::{Diagnostic, Diagnostics, Registry};
 use browserflow_pack::Store;
 
 pub use invocation::{Invocation, InvocationError, runs_folder};
-pub use runtime::{RunSetup, SetupError};
+pub use runtime::{CRASH_AT_ENV, RunSetup, SetupError, crash_hook_from_env};
 
 /// The places tools are found.
 #[derive(Debug, Clone, Default)]

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use browserflow_browser::tool::RUN_DIR_ENV;
 use browserflow_browser::{BrowserConfig, SharedBrowser};
-use browserflow_rider::{ChainSecrets, EventSink, Journal, Rider, RiderOptions};
+use browserflow_rider::{
+    ChainSecrets, CrashHook, CrashPoint, EventSink, Journal, Rider, RiderOptions,
+};
 
 use crate::Catalog;
 use crate::invocation::runs_folder;
@@ -24,6 +26,34 @@ pub struct RunSetup {
     pub browser: BrowserConfig,
     /// Progress events.
     pub on_event: Option<EventSink>,
+    /// Called at each crash point of an effectful step; see [`crash_hook_from_env`].
+    pub crash_hook: Option<CrashHook>,
+}
+
+/// The variable that makes a run stop dead at a crash point, for crash tests of the shells:
+/// `point:step` (`before-effect`, `after-effect` or `after-commit`, and a step id).
+pub const CRASH_AT_ENV: &str = "BROWSERFLOW_TEST_CRASH_AT";
+
+/// The crash hook [`CRASH_AT_ENV`] asks for, if set: at that point of that step it prints
+/// `CRASH_POINT <point> <step>` on stderr and blocks for good, so the test that set it can
+/// SIGKILL the process exactly there. An unparsable value is ignored with a warning.
+pub fn crash_hook_from_env() -> Option<CrashHook> {
+    let value = std::env::var(CRASH_AT_ENV).ok()?;
+    let parsed = value
+        .split_once(':')
+        .and_then(|(point, step)| Some((CrashPoint::parse(point)?, step.to_owned())));
+    let Some((point, step)) = parsed else {
+        tracing::warn!("{CRASH_AT_ENV}={value:?} is not `point:step`; ignored");
+        return None;
+    };
+    Some(Arc::new(move |at: CrashPoint, at_step: &str| {
+        if at == point && at_step == step {
+            eprintln!("CRASH_POINT {} {at_step}", at.as_str());
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        }
+    }))
 }
 
 /// Why a Rider could not be set up.
@@ -62,6 +92,7 @@ impl Catalog {
             browser: Some(browser),
             env,
             on_event: setup.on_event.clone(),
+            crash_hook: setup.crash_hook.clone(),
             ..RiderOptions::default()
         };
         Ok(Rider::new(

@@ -80,6 +80,7 @@ async fn run_flow(args: RunArgs) -> Outcome {
         }
     });
     let rider = catalog.rider(&setup)?;
+    crate::logging::init_redacted(rider.redactor());
     finish(rider.run(&plan, inputs).await)
 }
 
@@ -92,6 +93,7 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
     };
     let setup = setup(&args.common, journal, |_| {});
     let rider = catalog.rider(&setup)?;
+    crate::logging::init_redacted(rider.redactor());
     finish(rider.resume(&args.run_id, &plan).await)
 }
 
@@ -133,6 +135,7 @@ fn setup(
             crate::progress::print(event);
             also(event);
         })),
+        crash_hook: browserflow_catalog::crash_hook_from_env(),
     }
 }
 

@@ -7,8 +7,10 @@ mod contract_cmd;
 mod exit;
 mod flow_cmd;
 mod journal_cmd;
+mod logging;
 mod pack_cmd;
 mod progress;
+mod record_cmd;
 mod runtime;
 mod tools_cmd;
 
@@ -30,6 +32,8 @@ enum Command {
     Run(browser_cmd::RunArgs),
     /// Serve the embedded fixture shop and replay search-price headless.
     Demo(browser_cmd::DemoArgs),
+    /// Record a journey in Chromium and write it as a browser tool.
+    Record(record_cmd::RecordArgs),
     /// Import a recording made elsewhere.
     #[command(subcommand)]
     Import(browser_cmd::ImportCommand),
@@ -57,9 +61,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A run installs its own, redacting subscriber once its Rider exists.
+    if !matches!(cli.command, Command::Flow(_)) {
+        logging::init_plain();
+    }
     let result = match cli.command {
         Command::Run(args) => browser_cmd::run_tool(args),
         Command::Demo(args) => browser_cmd::demo(args),
+        Command::Record(args) => record_cmd::run(args),
         Command::Import(command) => browser_cmd::import(command),
         Command::Export(command) => browser_cmd::export(command),
         Command::Check(args) => check_cmd::run(args),

@@ -52,6 +52,8 @@ pub struct ToolCtx {
     pub(crate) clock: Clock,
     pub(crate) random: Random,
     pub(crate) env: EnvView,
+    pub(crate) run_id: Arc<str>,
+    pub(crate) step_id: Arc<str>,
     pub(crate) idempotency_key: String,
     pub(crate) logger: Logger,
     pub(crate) signal: CancelSignal,
@@ -115,6 +117,16 @@ impl ToolCtx {
         &self.env
     }
 
+    /// The run this step belongs to.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The step's id in the flow (for a composite's inner step, its path).
+    pub fn step_id(&self) -> &str {
+        &self.step_id
+    }
+
     /// Derived from (run id, step id); the same on every attempt and every resume. Send it
     /// with effects (an `Idempotency-Key` header) so a receiver can drop repeats.
     pub fn idempotency_key(&self) -> &str {
@@ -173,6 +185,8 @@ impl ToolCtx {
                 clock: Clock::at_unix_millis(0),
                 random: Random::for_step(run_id, step_id),
                 env: EnvView::default(),
+                run_id: Arc::from(run_id),
+                step_id: Arc::from(step_id),
                 idempotency_key: idempotency_key(run_id, step_id),
                 logger: Logger::new(run_id, step_id, redactor),
                 signal: crate::signal::CancelHandle::new().signal(),

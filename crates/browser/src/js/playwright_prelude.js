@@ -1,5 +1,9 @@
 'use strict';
 const { chromium } = require('playwright-core');
+const crypto = require('crypto');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
 
 const DEFAULT_TIMEOUT = 5000;
 
@@ -48,8 +52,9 @@ function describe(c) {
   return `${c.kind} ${JSON.stringify(c.value)}${c.name ? ` name ${JSON.stringify(c.name)}` : ''}`;
 }
 
-// The highest-ranked candidate that matches exactly one visible element, polled until the budget ends.
-async function find(page, selector, timeout = DEFAULT_TIMEOUT) {
+// The highest-ranked candidate that matches exactly one visible (or, with `attached`, any) element,
+// polled until the budget ends.
+async function find(page, selector, timeout = DEFAULT_TIMEOUT, { attached = false } = {}) {
   const deadline = Date.now() + timeout;
   const states = [];
   for (;;) {
@@ -58,7 +63,7 @@ async function find(page, selector, timeout = DEFAULT_TIMEOUT) {
       const locator = locatorOf(scope, c);
       const count = await locator.count().catch(() => 0);
       states[i] = count === 1 ? 'hidden' : `${count} matches`;
-      if (count === 1 && (await locator.isVisible().catch(() => false))) return locator;
+      if (count === 1 && (attached || (await locator.isVisible().catch(() => false)))) return locator;
     }
     if (Date.now() > deadline) {
       throw new Error('no selector candidate was actionable; tried:\n' + selector.candidates.map((c, i) => `  ${i + 1}. ${describe(c)}: ${states[i]}`).join('\n'));
@@ -79,6 +84,35 @@ async function clickWith(page, el, { button, clickCount, position }) {
     return;
   }
   await el.click({ button, clickCount, position });
+}
+
+// A file input gets the files directly; any other element is clicked and its file chooser answered.
+async function uploadTo(page, selector, files, timeout = DEFAULT_TIMEOUT) {
+  for (const file of files) {
+    if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) throw new Error(`the file to upload ${JSON.stringify(file)} does not exist`);
+  }
+  const el = await find(page, selector, timeout, { attached: true });
+  if (await el.evaluate((e) => e instanceof HTMLInputElement && e.type === 'file')) return el.setInputFiles(files);
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout }), el.click()]);
+  await chooser.setFiles(files);
+}
+
+let downloadDir = null;
+
+// Clicks `el`, waits for the download it starts and saves it under its suggested name in
+// DOWNLOAD_DIR (or a fresh temporary folder); describes the file like browserflow does.
+async function download(page, el, { position, filename, timeout }) {
+  const [started] = await Promise.all([page.waitForEvent('download', { timeout }), el.click({ position })]);
+  const name = path.basename(started.suggestedFilename()) || 'download';
+  if (filename != null && !globToRegExp(filename).test(name)) {
+    throw new Error(`expected a download named ${JSON.stringify(filename)}, but got ${JSON.stringify(name)}`);
+  }
+  downloadDir = downloadDir || process.env.DOWNLOAD_DIR || fs.mkdtempSync(path.join(os.tmpdir(), 'browserflow-downloads-'));
+  fs.mkdirSync(downloadDir, { recursive: true });
+  const target = path.resolve(downloadDir, name);
+  await started.saveAs(target);
+  const bytes = fs.readFileSync(target);
+  return { name, path: target, size: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex'), url: started.url() };
 }
 
 async function fillAny(el, value) {

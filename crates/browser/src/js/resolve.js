@@ -81,9 +81,28 @@ async (spec) => {
     const root = el.getRootNode();
     return (root.getElementById && root.getElementById(id)) || document.getElementById(id);
   };
+  // A label's text as the name of `self`: a label that wraps its control does not count the
+  // control's own content (a wrapped <select> is named "Select", not "Select option 1 …").
+  const labelText = (label, self) => {
+    if (!self || !label.contains(self)) return textOf(label);
+    let out = '';
+    const walk = (node) => {
+      for (const child of node.childNodes) {
+        if (child === self) continue;
+        if (child.nodeType === Node.TEXT_NODE) out += child.data;
+        else if (child.nodeType === Node.ELEMENT_NODE && !['SCRIPT', 'STYLE', 'TEMPLATE'].includes(child.tagName)) {
+          out += ' ';
+          walk(child);
+          out += ' ';
+        }
+      }
+    };
+    walk(label);
+    return norm(out);
+  };
   const labelsText = (el) => {
     const parts = [];
-    if (el.labels) for (const l of el.labels) parts.push(textOf(l));
+    if (el.labels) for (const l of el.labels) parts.push(labelText(l, el));
     return norm(parts.join(' '));
   };
   const accessibleName = (el) => {
@@ -117,7 +136,7 @@ async (spec) => {
     const lb = el.getAttribute('aria-labelledby');
     if (lb && norm(lb.split(/\s+/).map((id) => { const r = byIdNear(el, id); return r ? textOf(r) : ''; }).join(' ')) === want) return true;
     if (norm(el.getAttribute('aria-label')) === want) return true;
-    if (el.labels) for (const l of el.labels) if (textOf(l) === want) return true;
+    if (el.labels) for (const l of el.labels) if (labelText(l, el) === want) return true;
     return false;
   };
 
@@ -128,15 +147,34 @@ async (spec) => {
   };
 
   // Returns {els} or {error, permanent}.
+  // Every match of every host of a shadow chain is searched: a chain matches across hosts.
   const query = (c) => {
-    let root = document;
+    let roots = [document];
     for (const hostSel of c.shadow || []) {
-      let host;
-      try { host = root.querySelector(hostSel); } catch (e) { return { error: 'invalid shadow host selector `' + hostSel + '`', permanent: true }; }
-      if (!host) return { error: 'shadow host `' + hostSel + '` not found' };
-      if (!host.shadowRoot) return { error: 'shadow host `' + hostSel + '` has no open shadow root' };
-      root = host.shadowRoot;
+      const next = [];
+      let hosts = 0;
+      for (const root of roots) {
+        let found;
+        try { found = root.querySelectorAll(hostSel); } catch (e) { return { error: 'invalid shadow host selector `' + hostSel + '`', permanent: true }; }
+        for (const host of found) {
+          hosts++;
+          if (host.shadowRoot) next.push(host.shadowRoot);
+        }
+      }
+      if (!hosts) return { error: 'shadow host `' + hostSel + '` not found' };
+      if (!next.length) return { error: 'shadow host `' + hostSel + '` has no open shadow root' };
+      roots = next;
     }
+    if (roots.length === 1) return queryIn(c, roots[0]);
+    const els = [];
+    for (const root of roots) {
+      const r = queryIn(c, root);
+      if (r.error) return r;
+      els.push(...r.els);
+    }
+    return { els };
+  };
+  const queryIn = (c, root) => {
     const v = c.value;
     try {
       switch (c.kind) {
@@ -295,6 +333,13 @@ async (spec) => {
       if (a.value === '') { document.execCommand('delete'); return { done: true }; }
       return { type: true };
     }
+    if (a.kind === 'upload') {
+      // A file input gets its files set directly; anything else is clicked to open a chooser.
+      if (!(el instanceof HTMLInputElement) || el.type !== 'file') return { fileInput: false };
+      if (a.count > 1 && !el.multiple) return { error: describe(el) + ' accepts one file, not ' + a.count };
+      globalThis.__browserflowUploadTarget = el;
+      return { fileInput: true };
+    }
     return { error: 'unknown action `' + a.kind + '`' };
   };
 
@@ -346,7 +391,14 @@ async (spec) => {
       }
       if (!reason && req.scroll) {
         const r0 = el.getBoundingClientRect();
-        if (!inViewport(r0)) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+        if (!inViewport(r0)) {
+          el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+          // An element larger than the viewport: bring the action point itself into view.
+          const p = actionPoint(el.getBoundingClientRect());
+          if (p.x < 0 || p.y < 0 || p.x >= innerWidth || p.y >= innerHeight) {
+            scrollBy({ left: p.x - innerWidth / 2, top: p.y - innerHeight / 2, behavior: 'instant' });
+          }
+        }
       }
       if (!reason && req.stable) {
         const r = el.getBoundingClientRect();
@@ -362,7 +414,9 @@ async (spec) => {
         if (p.x < 0 || p.y < 0 || p.x > innerWidth || p.y > innerHeight) reason = describe(el) + ' is outside the viewport';
         else {
           const hit = deepElementFromPoint(p.x, p.y);
-          if (!hit || !composedContains(el, hit)) reason = describe(el) + ' is covered by ' + describe(hit);
+          // An SVG shape's box includes unpainted area, where the hit is the drawing holding it.
+          const svgCanvas = el instanceof SVGElement && hit instanceof SVGElement && composedContains(hit, el);
+          if (!hit || (!composedContains(el, hit) && !svgCanvas)) reason = describe(el) + ' is covered by ' + describe(hit);
         }
       }
       if (!reason) {

@@ -1,6 +1,7 @@
 //! Running each step type.
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -11,16 +12,21 @@ use crate::coerce::{coerce, currency_code};
 use crate::interpolate::expand_step;
 use crate::keys::{key_definition, key_events};
 use crate::launch::BrowserContext;
-use crate::page::{DialogResponse, EvalError, Page};
+use crate::page::{DialogResponse, EvalError, NavMark, Page};
 use crate::steps::{
-    AssertStep, ExpectedNavigation, ExtractStep, Modifier, OutputKind, Selector, Step,
+    AssertStep, DownloadOutput, DownloadStep, ExpectedNavigation, ExtractStep, Modifier,
+    MouseButton, OutputKind, Selector, Step, UploadStep,
 };
 
+use super::files::{DownloadWatch, allow_downloads, fresh_download_dir, upload_paths};
 use super::glob::glob_match;
 use super::resolve::{
     Requirements, ResolveFailure, ResolveSpec, Resolved, describe_frame, resolve, wait_change,
 };
-use super::{ReplayError, ReplayOptions, ReplayReport, StepReport, StepStatus, WinningSelector};
+use super::{
+    DownloadRecord, ReplayError, ReplayOptions, ReplayReport, StepReport, StepStatus,
+    WinningSelector,
+};
 
 /// The name of the page a replay starts on.
 const MAIN_PAGE: &str = "main";
@@ -30,6 +36,7 @@ const MAIN_PAGE: &str = "main";
 struct Outcome {
     winner: Option<usize>,
     navigated_to: Option<String>,
+    download: Option<DownloadRecord>,
 }
 
 /// One replay in progress.
@@ -39,6 +46,8 @@ pub(super) struct Run<'a> {
     pages: Vec<(String, Page)>,
     current: usize,
     outputs: Map<String, Value>,
+    /// The folder downloads go to, once the context allows them.
+    download_dir: Option<PathBuf>,
 }
 
 impl<'a> Run<'a> {
@@ -49,6 +58,7 @@ impl<'a> Run<'a> {
             pages: vec![(MAIN_PAGE.to_string(), context.page().clone())],
             current: 0,
             outputs: Map::new(),
+            download_dir: None,
         }
     }
 
@@ -73,8 +83,25 @@ impl<'a> Run<'a> {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        // Files to upload must exist before the browser does anything, too.
+        let expanded = expanded
+            .into_iter()
+            .enumerate()
+            .map(|(index, step)| match step {
+                Step::Upload(mut s) => {
+                    s.files = upload_paths(&s.files).map_err(|message| ReplayError::File {
+                        index,
+                        kind: "upload".into(),
+                        message,
+                    })?;
+                    Ok(Step::Upload(s))
+                }
+                other => Ok(other),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let started = Instant::now();
         let mut reports: Vec<StepReport> = Vec::with_capacity(steps.len());
+        let mut screenshots = Vec::new();
         for (index, (step, original)) in expanded.iter().zip(steps).enumerate() {
             let step_started = Instant::now();
             let page = self.page();
@@ -85,27 +112,34 @@ impl<'a> Run<'a> {
                 .get(dialogs_before..)
                 .unwrap_or_default()
                 .to_vec();
-            let screenshot = if self.options.screenshots && !self.page().is_closed() {
-                self.page().screenshot_png().await.ok()
-            } else {
-                None
-            };
+            let duration_ms = millis(step_started.elapsed());
+            // The capture must happen now (it shows the page after this step); decoding it
+            // does not, so it runs beside the next steps.
+            if self.options.screenshots && !self.page().is_closed() {
+                let capture = self.page().screenshot_base64().await;
+                screenshots.push((
+                    index,
+                    tokio::task::spawn_blocking(move || capture.ok().and_then(|b| decode_png(&b))),
+                ));
+            }
             let mut report = StepReport {
                 index,
                 kind: step.kind().to_string(),
                 label: original.label().map(str::to_string),
                 status: StepStatus::Passed,
-                duration_ms: millis(step_started.elapsed()),
+                duration_ms,
                 selector: None,
                 navigated_to: None,
                 dialogs,
+                download: None,
                 error: None,
-                screenshot,
+                screenshot: None,
             };
             match result {
                 Ok(outcome) => {
                     report.selector = outcome.winner.and_then(|i| winning(original, i));
                     report.navigated_to = outcome.navigated_to;
+                    report.download = outcome.download;
                     reports.push(report);
                 }
                 Err(failure) => {
@@ -123,10 +157,12 @@ impl<'a> Run<'a> {
                             selector: None,
                             navigated_to: None,
                             dialogs: Vec::new(),
+                            download: None,
                             error: None,
                             screenshot: None,
                         });
                     }
+                    attach_screenshots(&mut reports, screenshots).await;
                     let final_url = self.page().url();
                     return Err(ReplayError::StepFailed {
                         index,
@@ -143,6 +179,7 @@ impl<'a> Run<'a> {
                 }
             }
         }
+        attach_screenshots(&mut reports, screenshots).await;
         Ok(ReplayReport {
             steps: reports,
             final_url: self.page().url(),
@@ -174,6 +211,7 @@ impl<'a> Run<'a> {
                 Ok(Outcome {
                     winner: None,
                     navigated_to: Some(page.url()),
+                    ..Outcome::default()
                 })
             }
             Step::Click(s) => {
@@ -187,9 +225,11 @@ impl<'a> Run<'a> {
                 let (x, y) = point_of(&found)?;
                 let (button, count) = (s.button, s.click_count);
                 let click_page = page.clone();
+                let frame = (found.frame_id != page.target_id()).then_some(found.frame_id.as_str());
                 let navigated_to = self
-                    .act_and_follow(
+                    .act_and_follow_in(
                         &page,
+                        frame,
                         s.navigation.as_ref(),
                         s.opens_popup.as_deref(),
                         || async move { click_page.mouse_click(x, y, button, count).await },
@@ -199,8 +239,11 @@ impl<'a> Run<'a> {
                 Ok(Outcome {
                     winner: Some(found.winner),
                     navigated_to,
+                    ..Outcome::default()
                 })
             }
+            Step::Download(s) => self.download(&page, s, shown).await,
+            Step::Upload(s) => self.upload(&page, s, shown).await,
             Step::Fill(s) => {
                 let spec = ResolveSpec {
                     act: Some(json!({ "kind": "fill", "value": s.value })),
@@ -217,6 +260,7 @@ impl<'a> Run<'a> {
                 Ok(Outcome {
                     winner: Some(found.winner),
                     navigated_to: None,
+                    ..Outcome::default()
                 })
             }
             Step::KeyPress(s) => {
@@ -251,6 +295,7 @@ impl<'a> Run<'a> {
                 Ok(Outcome {
                     winner,
                     navigated_to,
+                    ..Outcome::default()
                 })
             }
             Step::Hover(s) => {
@@ -268,6 +313,7 @@ impl<'a> Run<'a> {
                 Ok(Outcome {
                     winner: Some(found.winner),
                     navigated_to: None,
+                    ..Outcome::default()
                 })
             }
             Step::Scroll(s) => match &s.selector {
@@ -282,6 +328,7 @@ impl<'a> Run<'a> {
                     Ok(Outcome {
                         winner: Some(found.winner),
                         navigated_to: None,
+                        ..Outcome::default()
                     })
                 }
                 None => {
@@ -318,6 +365,7 @@ impl<'a> Run<'a> {
                 Ok(Outcome {
                     winner: Some(found.winner),
                     navigated_to: None,
+                    ..Outcome::default()
                 })
             }
             Step::WaitForExpression(s) => {
@@ -330,6 +378,7 @@ impl<'a> Run<'a> {
                 Ok(Outcome {
                     winner: Some(winner),
                     navigated_to: None,
+                    ..Outcome::default()
                 })
             }
             Step::Assert(s) => self.assert(&page, s, shown).await,
@@ -374,6 +423,192 @@ impl<'a> Run<'a> {
                 Ok(Outcome::default())
             }
         }
+    }
+
+    async fn download(
+        &mut self,
+        page: &Page,
+        s: &DownloadStep,
+        shown: Option<&Selector>,
+    ) -> Result<Outcome, Failure> {
+        let dir = match &self.download_dir {
+            Some(dir) => dir.clone(),
+            None => {
+                let dir = match &self.options.download_dir {
+                    Some(dir) => dir.clone(),
+                    None => fresh_download_dir().map_err(|e| {
+                        Failure::new(format!("cannot create a download folder: {e}"))
+                    })?,
+                };
+                allow_downloads(page, self.context.id(), &dir)
+                    .await
+                    .map_err(Failure::new)?;
+                self.download_dir = Some(dir.clone());
+                dir
+            }
+        };
+        let spec = ResolveSpec {
+            offset: s.offset,
+            ..ResolveSpec::action(Requirements::pointer())
+        };
+        let found = self
+            .find(page, &s.selector, shown, &spec, s.timeout_ms)
+            .await?;
+        let (x, y) = point_of(&found)?;
+        let watch = DownloadWatch::start(page);
+        let click_page = page.clone();
+        self.act_and_follow(page, None, None, || async move {
+            click_page.mouse_click(x, y, MouseButton::Left, 1).await
+        })
+        .await
+        .map_err(|f| f.with_winner(found.winner))?;
+        let wait = s
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.options.navigation_timeout);
+        let record = watch
+            .finish(page, &dir, Instant::now() + wait)
+            .await
+            .map_err(|e| {
+                Failure::new(format!("{e} within {} ms of the click", wait.as_millis()))
+                    .with_winner(found.winner)
+            })?;
+        if let Some(pattern) = &s.filename
+            && !glob_match(pattern, &record.name)
+            && !glob_match(
+                pattern,
+                &record
+                    .path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            )
+        {
+            return Err(Failure::new(format!(
+                "expected a download named {pattern:?}, but got {:?} (saved as {})",
+                record.name,
+                record.path.display()
+            ))
+            .with_winner(found.winner));
+        }
+        if let Some(field) = &s.field {
+            let value = match s.output {
+                DownloadOutput::File => json!({
+                    "name": record.name,
+                    "path": record.path.to_string_lossy(),
+                    "size": record.size,
+                    "sha256": record.sha256,
+                    "url": record.url,
+                }),
+                DownloadOutput::Path => json!(record.path.to_string_lossy()),
+                DownloadOutput::Name => json!(record.name),
+                DownloadOutput::Size => json!(record.size),
+                DownloadOutput::Sha256 => json!(record.sha256),
+            };
+            self.outputs.insert(field.clone(), value);
+        }
+        Ok(Outcome {
+            winner: Some(found.winner),
+            download: Some(record),
+            ..Outcome::default()
+        })
+    }
+
+    async fn upload(
+        &mut self,
+        page: &Page,
+        s: &UploadStep,
+        shown: Option<&Selector>,
+    ) -> Result<Outcome, Failure> {
+        // A file input needs no actionability (they are often hidden behind a styled label);
+        // anything else must be clickable, since its click opens the chooser.
+        let probe = ResolveSpec {
+            act: Some(json!({ "kind": "upload", "count": s.files.len() })),
+            ..ResolveSpec::action(Requirements::default())
+        };
+        let found = self
+            .find(page, &s.selector, shown, &probe, s.timeout_ms)
+            .await?;
+        let winner = found.winner;
+        if found.result["fileInput"] == true {
+            let object_id = page
+                .evaluate_handle(&found.world, "globalThis.__browserflowUploadTarget")
+                .await
+                .map_err(|e| {
+                    Failure::new(format!("lost the file input: {e}")).with_winner(winner)
+                })?;
+            found
+                .world
+                .session
+                .call(
+                    "DOM.setFileInputFiles",
+                    json!({ "files": s.files, "objectId": object_id }),
+                )
+                .await
+                .map_err(|e| {
+                    Failure::new(format!("setting the files failed: {e}")).with_winner(winner)
+                })?;
+            return Ok(Outcome {
+                winner: Some(winner),
+                ..Outcome::default()
+            });
+        }
+        let spec = ResolveSpec::action(Requirements::pointer());
+        let found = self
+            .find(page, &s.selector, shown, &spec, s.timeout_ms)
+            .await?;
+        let (x, y) = point_of(&found)?;
+        let choosers_before = page.file_choosers().len();
+        page.intercept_file_choosers(true).await.map_err(|e| {
+            Failure::new(format!("cannot intercept the file chooser: {e}"))
+                .with_winner(found.winner)
+        })?;
+        let click_page = page.clone();
+        let clicked = self
+            .act_and_follow(page, None, None, || async move {
+                click_page.mouse_click(x, y, MouseButton::Left, 1).await
+            })
+            .await;
+        let chooser = match clicked {
+            Ok(_) => {
+                let deadline = Instant::now() + self.budget(s.timeout_ms);
+                let mut changes = page.changes();
+                loop {
+                    if let Some(chooser) = page.file_choosers().get(choosers_before) {
+                        break Ok(chooser.clone());
+                    }
+                    if !wait_change(&mut changes, deadline).await {
+                        break Err(Failure::new(
+                            "the click opened no file chooser (and the element is not a file input)",
+                        ));
+                    }
+                }
+            }
+            Err(f) => Err(f),
+        };
+        let _ = page.intercept_file_choosers(false).await;
+        let chooser = chooser.map_err(|f| f.with_winner(found.winner))?;
+        if chooser.mode == "selectSingle" && s.files.len() > 1 {
+            return Err(Failure::new(format!(
+                "the file chooser accepts one file, not {}",
+                s.files.len()
+            ))
+            .with_winner(found.winner));
+        }
+        page.session_by_id(chooser.session.as_deref())
+            .call(
+                "DOM.setFileInputFiles",
+                json!({ "files": s.files, "backendNodeId": chooser.backend_node_id }),
+            )
+            .await
+            .map_err(|e| {
+                Failure::new(format!("answering the file chooser failed: {e}"))
+                    .with_winner(found.winner)
+            })?;
+        Ok(Outcome {
+            winner: Some(found.winner),
+            ..Outcome::default()
+        })
     }
 
     fn unknown_page(&self, name: &str) -> String {
@@ -513,6 +748,7 @@ impl<'a> Run<'a> {
         Ok(Outcome {
             winner,
             navigated_to: None,
+            ..Outcome::default()
         })
     }
 
@@ -530,6 +766,31 @@ impl<'a> Run<'a> {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<(), CdpError>>,
     {
+        self.act_and_follow_in(page, None, expected, opens_popup, action)
+            .await
+    }
+
+    /// [`Self::act_and_follow`] for an action on an element of `frame` (a child frame): the
+    /// expected navigation is that frame's, waited for and checked once the action is done.
+    async fn act_and_follow_in<F, Fut>(
+        &mut self,
+        page: &Page,
+        frame: Option<&str>,
+        expected: Option<&ExpectedNavigation>,
+        opens_popup: Option<&str>,
+        action: F,
+    ) -> Result<Option<String>, Failure>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<(), CdpError>>,
+    {
+        let (expected, frame_expected) = match frame {
+            Some(frame) => (None, expected.map(|e| (frame.to_string(), e))),
+            None => (expected, None),
+        };
+        let frame_mark = frame_expected
+            .as_ref()
+            .map(|(frame, _)| page.nav_mark(frame));
         let main = page.target_id().to_string();
         let mark = page.nav_mark(&main);
         let popups_before = page.popups_opened().len();
@@ -576,6 +837,12 @@ impl<'a> Run<'a> {
                 check_navigation(page, expected).await?;
             }
         }
+        if let (Some((frame, expected)), Some(frame_mark)) = (&frame_expected, &frame_mark) {
+            navigated_to = Some(
+                self.follow_frame_navigation(page, frame, frame_mark, expected)
+                    .await?,
+            );
+        }
         if let Some(name) = opens_popup {
             let popup = self.follow_popup(page, popups_before).await?;
             navigated_to = Some(popup.url());
@@ -584,6 +851,46 @@ impl<'a> Run<'a> {
             self.current = self.pages.len() - 1;
         }
         Ok(navigated_to)
+    }
+
+    /// Waits for the navigation of a child frame an action was recorded as causing (it may
+    /// move the frame to another process), then checks where the frame went.
+    async fn follow_frame_navigation(
+        &self,
+        page: &Page,
+        frame: &str,
+        mark: &NavMark,
+        expected: &ExpectedNavigation,
+    ) -> Result<String, Failure> {
+        let deadline = Instant::now() + self.options.candidate_timeout;
+        let mut changes = page.changes();
+        while !page.navigation_began(frame, mark) {
+            if !wait_change(&mut changes, deadline).await {
+                return Err(Failure::new(format!(
+                    "expected the frame to navigate{}, but it stayed at {:?}",
+                    describe_expected(expected),
+                    page.frame_state(frame).map(|f| f.url).unwrap_or_default()
+                )));
+            }
+        }
+        if !page
+            .wait_navigation_settled(frame, mark, self.options.navigation_timeout)
+            .await
+        {
+            return Err(Failure::new(format!(
+                "the frame navigation started by this step did not finish within {} ms",
+                self.options.navigation_timeout.as_millis()
+            )));
+        }
+        let url = page.frame_state(frame).map(|f| f.url).unwrap_or_default();
+        if let Some(pattern) = &expected.url
+            && !glob_match(pattern, &url)
+        {
+            return Err(Failure::new(format!(
+                "expected the frame to navigate to url {pattern:?}, but it is at {url:?}"
+            )));
+        }
+        Ok(url)
     }
 
     async fn follow_popup(&self, opener: &Page, before: usize) -> Result<Page, Failure> {
@@ -608,6 +915,24 @@ impl<'a> Run<'a> {
         let _ = popup.bring_to_front().await;
         Ok(popup)
     }
+}
+
+/// Screenshots being decoded, by step index.
+type PendingScreenshots = Vec<(usize, tokio::task::JoinHandle<Option<Vec<u8>>>)>;
+
+async fn attach_screenshots(reports: &mut [StepReport], pending: PendingScreenshots) {
+    for (index, decoding) in pending {
+        if let (Some(report), Ok(png)) = (reports.get_mut(index), decoding.await) {
+            report.screenshot = png;
+        }
+    }
+}
+
+fn decode_png(base64_png: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(base64_png)
+        .ok()
 }
 
 /// Why a step failed, and which candidate had been found when it did.

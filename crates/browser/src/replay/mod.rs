@@ -6,9 +6,11 @@
 //! document and carries on.
 
 mod execute;
+mod files;
 mod glob;
 mod resolve;
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -29,6 +31,10 @@ pub struct ReplayOptions {
     pub navigation_timeout: Duration,
     /// Take a PNG screenshot after every step (and of a failing step).
     pub screenshots: bool,
+    /// Where `download` steps save files. When absent, a replay that downloads creates a
+    /// fresh `browserflow-downloads-*` folder under the system temp dir and keeps it (the
+    /// step's output names the file in it).
+    pub download_dir: Option<PathBuf>,
 }
 
 impl Default for ReplayOptions {
@@ -37,6 +43,7 @@ impl Default for ReplayOptions {
             candidate_timeout: Duration::from_secs(5),
             navigation_timeout: Duration::from_secs(30),
             screenshots: false,
+            download_dir: None,
         }
     }
 }
@@ -94,12 +101,31 @@ pub struct StepReport {
     /// Dialogs that opened during the step and how they were answered.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dialogs: Vec<DialogRecord>,
+    /// The file a `download` step saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download: Option<DownloadRecord>,
     /// Why the step failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// PNG screenshot taken after the step (when enabled). Not serialized.
     #[serde(skip)]
     pub screenshot: Option<Vec<u8>>,
+}
+
+/// A file saved by a `download` step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DownloadRecord {
+    /// The file name the server suggested (the saved file's name, unless a file of that name
+    /// already existed in the folder: then ` (1)`, ` (2)`, … is inserted before the extension).
+    pub name: String,
+    /// Absolute path of the saved file.
+    pub path: PathBuf,
+    /// Size in bytes.
+    pub size: u64,
+    /// SHA-256 of the content, lowercase hex.
+    pub sha256: String,
+    /// The URL the file came from (`blob:` and `data:` URLs included).
+    pub url: String,
 }
 
 /// The outcome of a replay.
@@ -126,6 +152,17 @@ pub enum ReplayError {
         /// Step type.
         kind: String,
         /// What is wrong.
+        message: String,
+    },
+    /// An upload step names a file that cannot be read (checked before anything runs, after
+    /// inputs are expanded).
+    #[error("step {} ({kind}): {message}", .index + 1)]
+    File {
+        /// 0-based step position.
+        index: usize,
+        /// Step type.
+        kind: String,
+        /// Which file and what is wrong with it.
         message: String,
     },
     /// A step references an input that was not given.

@@ -7,12 +7,15 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::page::{EvalError, Page};
+use crate::page::{EvalError, ExecContext, Page};
 use crate::steps::{FrameSelector, Offset, Selector};
 
 use super::glob::glob_match;
 
 const RESOLVE_JS: &str = include_str!("../js/resolve.js");
+
+/// Where the resolver function lives in the replayer's isolated world.
+const RESOLVER: &str = "__browserflowResolve";
 
 /// What the element must be before the step acts on it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -96,6 +99,10 @@ pub(crate) struct Resolved {
     pub point: Option<(f64, f64)>,
     /// What the in-page action or read returned.
     pub result: Value,
+    /// The isolated world the element was found in (an `upload` keeps a handle on it there).
+    pub world: ExecContext,
+    /// The frame the element was found in.
+    pub frame_id: String,
 }
 
 /// Why no element was found.
@@ -154,7 +161,7 @@ pub(crate) async fn resolve(
         };
         let remaining = deadline.saturating_duration_since(Instant::now());
         let mut changes = page.changes();
-        let world = match page.isolated_world(&frame_id).await {
+        let (world, fresh) = match page.utility_world(&frame_id).await {
             Ok(world) => world,
             Err(EvalError::Navigated) => {
                 if !wait_change(&mut changes, deadline).await {
@@ -171,7 +178,13 @@ pub(crate) async fn resolve(
                 });
             }
         };
-        let expression = format!("({RESOLVE_JS})({})", js_spec(selector, spec, remaining));
+        // The resolver is installed once per document's world; later steps only send a spec.
+        let spec_json = js_spec(selector, spec, remaining);
+        let expression = if fresh {
+            format!("(globalThis.{RESOLVER} = ({RESOLVE_JS}))({spec_json})")
+        } else {
+            format!("globalThis.{RESOLVER}({spec_json})")
+        };
         // The in-page wait ends by itself at the deadline; the margin only guards against a
         // renderer that stopped answering.
         let answer = tokio::time::timeout(
@@ -188,11 +201,18 @@ pub(crate) async fn resolve(
             }
             Ok(Err(EvalError::Navigated)) => {
                 // The document was replaced while we waited: keep waiting in the new one.
+                page.forget_world(&frame_id);
                 if Instant::now() >= deadline {
                     return Err(ResolveFailure::Timeout {
                         states: last_states,
                     });
                 }
+                continue;
+            }
+            // A cached world whose resolver is gone (cannot happen unless the world was
+            // replaced under the same document): start over with a fresh one.
+            Ok(Err(EvalError::Exception(e))) if !fresh && e.contains(RESOLVER) => {
+                page.forget_world(&frame_id);
                 continue;
             }
             Ok(Err(e)) => {
@@ -226,7 +246,10 @@ pub(crate) async fn resolve(
             Some(p) if frame_id == page.target_id() => Some((p.x, p.y)),
             Some(p) => match page.frame_origin(&frame_id).await {
                 Ok((ox, oy)) => Some((p.x + ox, p.y + oy)),
-                Err(EvalError::Navigated) if Instant::now() < deadline => continue,
+                Err(EvalError::Navigated) if Instant::now() < deadline => {
+                    page.forget_all_worlds();
+                    continue;
+                }
                 Err(e) => {
                     return Err(ResolveFailure::Fatal {
                         winner: Some(winner),
@@ -239,6 +262,8 @@ pub(crate) async fn resolve(
             winner,
             point,
             result: outcome.result,
+            world,
+            frame_id,
         });
     }
 }

@@ -39,32 +39,11 @@ const NOT_RUN: &[(&str, &str)] = &[
 ];
 
 /// Cases that run but are known to fail, with why.
-const KNOWN_FAILURES: &[(&str, &str)] = &[
-    (
-        "should replay navigations from local from to OOPIF",
-        "frame index paths are refused on import",
-    ),
-    (
-        "should be able to replay click steps on SVG elements",
-        "actionability reports the <path> outside the viewport (no scroll into view for SVG children)",
-    ),
-    (
-        "should be able to replay events on select",
-        "accessible_name does not compute the name of this <select>",
-    ),
-    (
-        "should close the select dropdown after the click + change",
-        "accessible_name does not compute the name of this <select>",
-    ),
-    (
-        "should work with operators",
-        "shadow chains search only the first matching host, so counts across hosts stay 1",
-    ),
-    (
-        "should record interactions with OOPIFs",
-        "the click in the out-of-process frame does not navigate it",
-    ),
-];
+const KNOWN_FAILURES: &[(&str, &str)] = &[(
+    "should replay navigations from local from to OOPIF",
+    "the click step addresses its frame by index path (`frame: [0]`), which the import \
+         refuses: browserflow identifies frames by URL or name, and the flow gives neither",
+)];
 
 fn substitute(value: &mut Value, base: &str, cross: &str) {
     match value {

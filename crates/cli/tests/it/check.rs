@@ -18,11 +18,9 @@ fn edited_copy(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, String) {
         let path = entry.unwrap().path();
         std::fs::copy(&path, contracts.join(path.file_name().unwrap())).unwrap();
     }
-    std::fs::copy(
-        recordings().join("search-price@1.2.0.json"),
-        dir.path().join("search-price@1.2.0.json"),
-    )
-    .unwrap();
+    for tool in ["search-price@1.2.0.json", "price-alert@1.0.0.json"] {
+        std::fs::copy(recordings().join(tool), dir.path().join(tool)).unwrap();
+    }
     let text = std::fs::read_to_string(recordings().join("daily-price-watch.flow.json")).unwrap();
     let edited = edit(&text);
     let flow = dir.path().join("daily-price-watch.flow.json");

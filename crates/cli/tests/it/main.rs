@@ -5,8 +5,12 @@
 
 mod check;
 mod contract;
+mod daily_price_watch;
 mod flow;
 mod pack;
+mod record;
+mod shop;
+mod webhook;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -1,36 +1,10 @@
 //! `bflow pack`: export → sign → verify → import → `bflow run` from the store, with real
 //! Chromium against the fixture shop served by `bflow demo --serve`.
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
+use crate::shop::Shop;
 use crate::{bflow, stderr, stdout};
-
-/// `bflow demo --serve` on the address the shipped search-price tool points at.
-struct Shop(Child);
-
-impl Shop {
-    fn start() -> Shop {
-        let child = Command::new(env!("CARGO_BIN_EXE_bflow"))
-            .args(["demo", "--serve", "--addr", "127.0.0.1:4780"])
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("bflow demo --serve starts");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect("127.0.0.1:4780").is_err() {
-            assert!(Instant::now() < deadline, "the shop did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Shop(child)
-    }
-}
-
-impl Drop for Shop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 #[test]
 fn export_sign_import_then_run_from_the_store() {

@@ -1,4 +1,4 @@
-//! The canonical example: recordings/daily-price-watch.flow.json with recordings/contracts/.
+//! The canonical example: recordings/daily-price-watch.flow.json with the recorded tools.
 
 use browserflow_contract::Capability;
 use browserflow_flow::{Bound, FlowSpec, Registry, check_file, check_str, compile};
@@ -129,6 +129,11 @@ fn changing_one_wire_type_is_a_type_mismatch() {
         let path = entry.unwrap().path();
         std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
     }
+    std::fs::copy(
+        repo_root().join("recordings/price-alert@1.0.0.json"),
+        dir.path().join("price-alert@1.0.0.json"),
+    )
+    .unwrap();
     let tool =
         std::fs::read_to_string(repo_root().join("recordings/search-price@1.2.0.json")).unwrap();
     let mut tool: serde_json::Value = serde_json::from_str(&tool).unwrap();

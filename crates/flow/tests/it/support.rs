@@ -15,10 +15,14 @@ pub fn recordings_registry() -> Registry {
     registry
         .load_dir(repo_root().join("recordings/contracts"))
         .unwrap_or_else(|e| panic!("recordings/contracts load: {e}"));
-    // search-price has a real tool file; its contract is read from it.
+    // search-price and price-alert are real tool files; their contracts are read from them.
+    let tools = [
+        repo_root().join("recordings/search-price@1.2.0.json"),
+        repo_root().join("recordings/price-alert@1.0.0.json"),
+    ];
     registry
-        .load_files(&[repo_root().join("recordings/search-price@1.2.0.json")])
-        .unwrap_or_else(|e| panic!("recordings/search-price@1.2.0.json load: {e}"));
+        .load_files(&tools)
+        .unwrap_or_else(|e| panic!("recordings' tool files load: {e}"));
     registry
 }
 

@@ -162,7 +162,7 @@ fn a_missing_ref_and_a_wrong_pin_are_refused_by_name() {
     let err = fixture.export(&["nope@1.0.0"]).expect_err("unknown root");
     assert!(err.to_string().contains("`nope@1.0.0`"), "{err}");
 
-    std::fs::remove_file(fixture.path("price-alert@1.0.0.contract.json")).expect("remove");
+    std::fs::remove_file(fixture.path("price-alert@1.0.0.json")).expect("remove");
     let err = fixture
         .export(&["daily-price-watch@1.0.0"])
         .expect_err("missing tool");

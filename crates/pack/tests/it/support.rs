@@ -24,10 +24,10 @@ impl Fixture {
         let dir = tempfile::tempdir().expect("temp dir");
         let contracts = recordings().join("contracts");
         std::fs::copy(
-            contracts.join("price-alert@1.0.0.contract.json"),
-            dir.path().join("price-alert@1.0.0.contract.json"),
+            recordings().join("price-alert@1.0.0.json"),
+            dir.path().join("price-alert@1.0.0.json"),
         )
-        .expect("copy a contract");
+        .expect("copy the price-alert code tool");
         // search-price ships as a real tool file; the fixture keeps its bare contract.
         let tool: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(recordings().join("search-price@1.2.0.json"))

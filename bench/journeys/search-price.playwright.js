@@ -1,0 +1,258 @@
+// search-price@1.2.0 — exported by browserflow from search-price@1.2.0.
+// Usage: node search-price.js query=…
+'use strict';
+const { chromium } = require('playwright-core');
+const crypto = require('crypto');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const DEFAULT_TIMEOUT = 5000;
+
+function input(inputs, name) {
+  if (!(name in inputs)) throw new Error(`the input \`${name}\` is referenced but was not provided`);
+  const v = inputs[name];
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function normalize(text) {
+  return String(text).replace(/\s+/g, ' ').trim();
+}
+
+function globToRegExp(glob) {
+  return new RegExp('^' + glob.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+}
+
+function scopeOf(page, selector) {
+  if (!selector.frame) return page;
+  const { url, name } = selector.frame;
+  const frame = page.frames().find((f) => (url == null || globToRegExp(url).test(f.url())) && (name == null || f.name() === name));
+  if (!frame) throw new Error(`no frame ${JSON.stringify(selector.frame)} on the page`);
+  return frame;
+}
+
+function locatorOf(scope, c) {
+  let root = scope;
+  for (const host of c.shadow || []) root = root.locator(host); // Playwright pierces open shadow roots.
+  switch (c.kind) {
+    case 'test_id': return root.locator(['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy'].map((a) => `[${a}=${JSON.stringify(c.value)}]`).join(', '));
+    case 'role': return root.getByRole(c.value, c.name == null ? {} : { name: c.name, exact: true });
+    case 'label': return root.getByLabel(c.value, { exact: true });
+    case 'placeholder': return root.getByPlaceholder(c.value, { exact: true });
+    case 'text': return root.getByText(c.value, { exact: true });
+    case 'id': return root.locator(`[id=${JSON.stringify(c.value)}]`);
+    case 'css': return root.locator(c.value);
+    case 'xpath': return root.locator('xpath=' + c.value);
+    case 'accessible_name': return root.getByLabel(c.value, { exact: true })
+      .or(root.getByRole('button', { name: c.value, exact: true }))
+      .or(root.getByRole('link', { name: c.value, exact: true }));
+    default: throw new Error(`unknown selector kind ${c.kind}`);
+  }
+}
+
+function describe(c) {
+  return `${c.kind} ${JSON.stringify(c.value)}${c.name ? ` name ${JSON.stringify(c.name)}` : ''}`;
+}
+
+// The highest-ranked candidate that matches exactly one visible (or, with `attached`, any) element,
+// polled until the budget ends.
+async function find(page, selector, timeout = DEFAULT_TIMEOUT, { attached = false } = {}) {
+  const deadline = Date.now() + timeout;
+  const states = [];
+  for (;;) {
+    const scope = scopeOf(page, selector);
+    for (const [i, c] of selector.candidates.entries()) {
+      const locator = locatorOf(scope, c);
+      const count = await locator.count().catch(() => 0);
+      states[i] = count === 1 ? 'hidden' : `${count} matches`;
+      if (count === 1 && (attached || (await locator.isVisible().catch(() => false)))) return locator;
+    }
+    if (Date.now() > deadline) {
+      throw new Error('no selector candidate was actionable; tried:\n' + selector.candidates.map((c, i) => `  ${i + 1}. ${describe(c)}: ${states[i]}`).join('\n'));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function clickWith(page, el, { button, clickCount, position }) {
+  if (button === 'back' || button === 'forward') {
+    const box = await el.boundingBox();
+    const x = box.x + (position ? position.x : box.width / 2);
+    const y = box.y + (position ? position.y : box.height / 2);
+    const cdp = await page.context().newCDPSession(page);
+    for (const type of ['mousePressed', 'mouseReleased']) {
+      await cdp.send('Input.dispatchMouseEvent', { type, x, y, button, clickCount: 1 });
+    }
+    return;
+  }
+  await el.click({ button, clickCount, position });
+}
+
+// A file input gets the files directly; any other element is clicked and its file chooser answered.
+async function uploadTo(page, selector, files, timeout = DEFAULT_TIMEOUT) {
+  for (const file of files) {
+    if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) throw new Error(`the file to upload ${JSON.stringify(file)} does not exist`);
+  }
+  const el = await find(page, selector, timeout, { attached: true });
+  if (await el.evaluate((e) => e instanceof HTMLInputElement && e.type === 'file')) return el.setInputFiles(files);
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout }), el.click()]);
+  await chooser.setFiles(files);
+}
+
+let downloadDir = null;
+
+// Clicks `el`, waits for the download it starts and saves it under its suggested name in
+// DOWNLOAD_DIR (or a fresh temporary folder); describes the file like browserflow does.
+async function download(page, el, { position, filename, timeout }) {
+  const [started] = await Promise.all([page.waitForEvent('download', { timeout }), el.click({ position })]);
+  const name = path.basename(started.suggestedFilename()) || 'download';
+  if (filename != null && !globToRegExp(filename).test(name)) {
+    throw new Error(`expected a download named ${JSON.stringify(filename)}, but got ${JSON.stringify(name)}`);
+  }
+  downloadDir = downloadDir || process.env.DOWNLOAD_DIR || fs.mkdtempSync(path.join(os.tmpdir(), 'browserflow-downloads-'));
+  fs.mkdirSync(downloadDir, { recursive: true });
+  const target = path.resolve(downloadDir, name);
+  await started.saveAs(target);
+  const bytes = fs.readFileSync(target);
+  return { name, path: target, size: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex'), url: started.url() };
+}
+
+async function fillAny(el, value) {
+  const tag = await el.evaluate((e) => e.tagName);
+  if (tag === 'SELECT') await el.selectOption(value);
+  else await el.fill(value);
+}
+
+async function expectNavigation(page, url, title) {
+  if (url != null) await page.waitForURL(globToRegExp(url));
+  await page.waitForLoadState();
+  if (title != null && !globToRegExp(title).test(await page.title())) {
+    throw new Error(`expected a page titled ${JSON.stringify(title)}, got ${JSON.stringify(await page.title())}`);
+  }
+}
+
+async function waitForElements(page, selector, { count, operator, visible, properties }, timeout = DEFAULT_TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const scope = scopeOf(page, selector);
+    for (const c of selector.candidates) {
+      const found = await locatorOf(scope, c).evaluateAll((els, [visible, properties]) => els.filter((e) => {
+        const r = e.getBoundingClientRect();
+        const shown = r.width > 0 && r.height > 0;
+        if (visible != null && shown !== visible) return false;
+        return Object.entries(properties).every(([k, v]) => JSON.stringify(e[k]) === JSON.stringify(v));
+      }).length, [visible, properties]).catch(() => 0);
+      const want = count == null ? (visible === false ? 0 : 1) : count;
+      const ok = count == null && visible !== false ? found >= 1
+        : operator === '>=' ? found >= want : operator === '<=' ? found <= want : found === want;
+      if (ok) return;
+    }
+    if (Date.now() > deadline) throw new Error('waitForElement: the condition did not hold in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function check(page, selector, want, timeout = DEFAULT_TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    let problem = null;
+    if (want.url != null && !globToRegExp(want.url).test(page.url())) problem = `url is ${page.url()}`;
+    if (!problem && want.title != null && !globToRegExp(want.title).test(await page.title())) problem = 'title differs';
+    if (!problem && selector) {
+      const el = await find(page, selector, Math.max(0, deadline - Date.now()));
+      const text = normalize(await el.innerText());
+      if (want.textEquals != null && text !== want.textEquals) problem = `text is ${JSON.stringify(text)}`;
+      if (want.textContains != null && !text.includes(want.textContains)) problem = `text is ${JSON.stringify(text)}`;
+      if (want.valueEquals != null && (await el.inputValue()) !== want.valueEquals) problem = 'value differs';
+    }
+    if (!problem) return;
+    if (Date.now() > deadline) throw new Error('assertion failed: ' + problem);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const CURRENCIES = { '$': 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR' };
+
+function currencyOf(text) {
+  const code = /\b([A-Z]{3})\b/.exec(text);
+  if (code) return code[1];
+  for (const [symbol, iso] of Object.entries(CURRENCIES)) if (text.includes(symbol)) return iso;
+  return null;
+}
+
+function coerce(text, kind) {
+  if (kind === 'string') return text;
+  if (kind === 'boolean') return /^(true|yes|on|1)$/i.test(text.trim());
+  let digits = text.replace(/[^0-9.,-]/g, '');
+  const lastComma = digits.lastIndexOf(',');
+  const lastDot = digits.lastIndexOf('.');
+  if (lastComma > lastDot) digits = digits.replace(/\./g, '').replace(',', '.');
+  else digits = digits.replace(/,/g, '');
+  const n = Number(digits);
+  if (digits === '' || Number.isNaN(n)) throw new Error(`${JSON.stringify(text)} is not a number`);
+  return kind === 'integer' ? Math.trunc(n) : n;
+}
+
+function main(replay) {
+  const inputs = {};
+  for (const arg of process.argv.slice(2)) {
+    const at = arg.indexOf('=');
+    if (at < 1) throw new Error(`expected name=value, got ${arg}`);
+    inputs[arg.slice(0, at)] = arg.slice(at + 1);
+  }
+  (async () => {
+    const browser = await chromium.launch({
+      executablePath: process.env.BROWSERFLOW_CHROME || '/usr/bin/chromium',
+      headless: !process.env.HEADED,
+    });
+    try {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const output = await replay(page, inputs);
+      console.log(JSON.stringify(output, null, 2));
+    } finally {
+      await browser.close();
+    }
+  })().catch((e) => {
+    console.error(e && e.message ? e.message : e);
+    process.exitCode = 1;
+  });
+}
+
+async function replay(page, inputs) {
+  const pages = { main: page };
+  const output = {};
+
+  // step 1: navigate — Open the shop
+  await page.goto("http://127.0.0.1:4780/index.html", { timeout: 30000 });
+  await expectNavigation(page, null, "Fixture Shop");
+
+  // step 2: fill — Type the query
+  await fillAny(await find(page, { candidates: [{ kind: "test_id", value: "search-input" }, { kind: "role", value: "searchbox", name: "Search products" }, { kind: "label", value: "Search products" }, { kind: "placeholder", value: "What are you looking for?" }, { kind: "id", value: "search-input" }, { kind: "css", value: "form[role=search] input[name=q]" }] }, undefined), input(inputs, "query"));
+
+  // step 3: key_press — Submit the search
+  await page.keyboard.press("Enter");
+  await expectNavigation(page, "*/search.html?q=*", null);
+
+  // step 4: click — Open the first result
+  const el = await find(page, { candidates: [{ kind: "css", value: "[data-testid=\"results\"] > li:first-child > [data-testid=\"result-link\"]" }, { kind: "xpath", value: "(//main//ul/li)[1]/a" }, { kind: "css", value: "#results li:first-child a" }] }, undefined); await clickWith(page, el, { button: "left", clickCount: 1 });
+  await expectNavigation(page, "*/product.html?id=*", null);
+
+  // step 5: extract — Read the product name
+  {
+    const el = await find(page, { candidates: [{ kind: "test_id", value: "product-name" }, { kind: "id", value: "product-name" }, { kind: "xpath", value: "//main//h1" }] }, undefined);
+    const raw = normalize(await el.innerText());
+    output["name"] = coerce(raw, "string");
+  }
+
+  // step 6: extract — Read the price
+  {
+    const el = await find(page, { candidates: [{ kind: "test_id", value: "product-price" }, { kind: "xpath", value: "//main//p[starts-with(normalize-space(.), 'Price:')]/span" }, { kind: "id", value: "product-price" }, { kind: "css", value: "span.price" }] }, undefined);
+    const raw = normalize(await el.innerText());
+    output["price"] = coerce(raw, "number");
+    output["currency"] = currencyOf(raw);
+  }
+  return output;
+}
+
+main(replay);

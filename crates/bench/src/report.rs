@@ -1,0 +1,151 @@
+//! The tables the harness prints (Markdown, so they can be pasted into BENCHMARKS.md).
+
+use std::fmt::Write;
+
+use crate::cold::SystemRuns;
+use crate::proc_tree::Peak;
+use crate::stats::{Summary, ratio};
+use crate::warm::WarmReport;
+
+/// Names the table gives special meaning.
+pub const BROWSERFLOW: &str = "browserflow";
+/// The raw-CDP floor.
+pub const FLOOR: &str = "floor (raw CDP)";
+
+fn mib(bytes: f64) -> f64 {
+    bytes / (1024.0 * 1024.0)
+}
+
+fn ms_cell(s: &Summary) -> String {
+    format!(
+        "{:.0} ({:.0}–{:.0}, IQR {:.0})",
+        s.median,
+        s.min,
+        s.max,
+        s.iqr()
+    )
+}
+
+fn mib_cell(s: &Summary) -> String {
+    format!("{:.0} ({:.0}–{:.0})", s.median, s.min, s.max)
+}
+
+fn wall_ms(runs: &SystemRuns) -> Option<Summary> {
+    let values: Vec<f64> = runs
+        .runs
+        .iter()
+        .map(|r| r.wall.as_secs_f64() * 1000.0)
+        .collect();
+    Summary::of(&values)
+}
+
+fn peak_mib(runs: &SystemRuns) -> Option<Summary> {
+    let values: Vec<f64> = runs
+        .runs
+        .iter()
+        .map(|r| mib(r.peak.rss_bytes as f64))
+        .collect();
+    Summary::of(&values)
+}
+
+/// The cold table: per system the median (min–max, IQR) wall time and peak RSS of the process
+/// tree, and browserflow's ratio to it; then browserflow's overhead above the floor.
+pub fn cold_table(results: &[SystemRuns], steps: usize) -> String {
+    let mut out = String::new();
+    let ours = results
+        .iter()
+        .find(|r| r.name == BROWSERFLOW)
+        .and_then(wall_ms);
+    let _ = writeln!(
+        out,
+        "| system | runs ok/failed | wall ms: median (min–max, IQR) | peak RSS MiB of the process tree: median (min–max) | peak processes | browserflow ÷ system (median wall) |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|");
+    for system in results {
+        let wall = wall_ms(system);
+        let memory = peak_mib(system);
+        let processes = system
+            .runs
+            .iter()
+            .map(|r| r.peak.processes)
+            .max()
+            .unwrap_or(0);
+        let relative = match (&ours, &wall) {
+            (Some(o), Some(w)) if system.name != BROWSERFLOW => {
+                ratio(o.median, w.median).map_or("–".into(), |r| format!("{r:.2}×"))
+            }
+            _ => "–".into(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {}/{} | {} | {} | {} | {} |",
+            system.name,
+            system.runs.len(),
+            system.failures.len(),
+            wall.as_ref().map_or("–".into(), ms_cell),
+            memory.as_ref().map_or("–".into(), mib_cell),
+            processes,
+            relative
+        );
+    }
+    let floor = results.iter().find(|r| r.name == FLOOR).and_then(wall_ms);
+    if let (Some(ours), Some(floor)) = (ours, floor) {
+        let over = ours.median - floor.median;
+        let _ = writeln!(
+            out,
+            "\nbrowserflow above the floor (medians): {over:.0} ms in total, {:.1} ms per step over {steps} steps.",
+            over / steps.max(1) as f64
+        );
+    }
+    out
+}
+
+/// The warm tables: sequential replays with per-step medians, then concurrency levels.
+pub fn warm_tables(warm: &WarmReport) -> String {
+    let mut out = String::new();
+    if let Some(s) = Summary::of(&warm.sequential.replay_ms) {
+        let _ = writeln!(
+            out,
+            "browserflow warm (one browser, new context per replay, {} replays): {} ms per replay\n",
+            s.count,
+            ms_cell(&s)
+        );
+    }
+    let _ = writeln!(out, "| step (warm) | median ms | min–max ms |");
+    let _ = writeln!(out, "|---|---|---|");
+    for (step, values) in &warm.sequential.steps_ms {
+        if let Some(s) = Summary::of(values) {
+            let _ = writeln!(
+                out,
+                "| {step} | {:.1} | {:.1}–{:.1} |",
+                s.median, s.min, s.max
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n| replays at once (one warm browser) | throughput replays/s: median (min–max) | latency ms: median (max) | peak RSS MiB, benchmark process | peak RSS MiB, Chromium tree (processes) |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for level in &warm.levels {
+        let throughput = Summary::of(&level.throughput);
+        let latency = Summary::of(&level.latency_ms);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.0} | {} |",
+            level.concurrency,
+            throughput.map_or("–".into(), |s| format!(
+                "{:.2} ({:.2}–{:.2})",
+                s.median, s.min, s.max
+            )),
+            latency.map_or("–".into(), |s| format!("{:.0} ({:.0})", s.median, s.max)),
+            mib(level.ours.rss_bytes as f64),
+            peak_cell(&level.chromium)
+        );
+    }
+    out
+}
+
+fn peak_cell(peak: &Peak) -> String {
+    format!("{:.0} ({})", mib(peak.rss_bytes as f64), peak.processes)
+}

@@ -1,0 +1,378 @@
+// The recorder, injected into an isolated world of every frame (present and future). It listens
+// to trusted input only, lifts clicks to the nearest interactive element, and describes each
+// target with selector candidates, each checked in the live page by the replayer's own resolver
+// (resolve.js, inserted below): how many elements it matches and whether the target
+// is one of them. Events go to the recorder through the `__bflow_record` binding as JSON.
+(() => {
+  if (window.__bflowRecorder) return;
+  const RESOLVE = __RESOLVE__;
+  const BINDING = '__bflow_record';
+  const TARGET_PROP = '__bflowTarget';
+
+  const queue = [];
+  const send = (payload) => {
+    payload.frame = { top: window === window.top, url: location.href, name: window.name || '' };
+    queue.push(JSON.stringify(payload));
+    const binding = window[BINDING];
+    if (typeof binding !== 'function') return;
+    while (queue.length) {
+      try { binding(queue[0]); } catch (e) { return; }
+      queue.shift();
+    }
+  };
+
+  const norm = (s) => (s == null ? '' : String(s)).replace(/\s+/g, ' ').trim();
+  const textOf = (el) => {
+    if (el instanceof HTMLInputElement && ['submit', 'button', 'reset'].includes(el.type)) return norm(el.value);
+    const t = el.innerText;
+    return norm(t !== undefined ? t : el.textContent);
+  };
+  const implicitRole = (el) => {
+    const tag = el.tagName.toLowerCase();
+    switch (tag) {
+      case 'a': case 'area': return el.hasAttribute('href') ? 'link' : null;
+      case 'button': return 'button';
+      case 'input': {
+        const type = (el.getAttribute('type') || 'text').toLowerCase();
+        if (['button', 'submit', 'reset', 'image'].includes(type)) return 'button';
+        if (type === 'checkbox') return 'checkbox';
+        if (type === 'radio') return 'radio';
+        if (type === 'range') return 'slider';
+        if (type === 'number') return 'spinbutton';
+        if (type === 'hidden') return null;
+        if (type === 'search') return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+        return el.hasAttribute('list') ? 'combobox' : 'textbox';
+      }
+      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'textarea': return 'textbox';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'img': return el.getAttribute('alt') === '' ? 'presentation' : 'img';
+      case 'li': return 'listitem';
+      case 'option': return 'option';
+      case 'td': return 'cell';
+      case 'th': return 'columnheader';
+      default: return el.isContentEditable && el.parentElement && !el.parentElement.isContentEditable ? 'textbox' : null;
+    }
+  };
+  const roleOf = (el) => (el.getAttribute('role') || '').trim().split(/\s+/)[0] || implicitRole(el);
+  const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'option', 'listitem', 'cell', 'columnheader',
+    'checkbox', 'radio', 'tab', 'menuitem', 'treeitem', 'row', 'switch', 'tooltip']);
+  const byIdNear = (el, id) => {
+    const root = el.getRootNode();
+    return (root.getElementById && root.getElementById(id)) || document.getElementById(id);
+  };
+  const labelText = (el) => {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      const t = norm(lb.split(/\s+/).map((id) => { const r = byIdNear(el, id); return r ? textOf(r) : ''; }).join(' '));
+      if (t) return t;
+    }
+    const al = norm(el.getAttribute('aria-label'));
+    if (al) return al;
+    if (el.labels && el.labels.length) return textOf(el.labels[0]);
+    return '';
+  };
+  const accessibleName = (el) => {
+    const l = labelText(el);
+    if (l) return l;
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') {
+      const type = (el.getAttribute('type') || '').toLowerCase();
+      if (tag === 'input' && ['submit', 'button', 'reset'].includes(type)) return norm(el.value) || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
+      if (tag === 'input' && type === 'image') return norm(el.getAttribute('alt'));
+      return norm(el.getAttribute('placeholder')) || norm(el.getAttribute('title'));
+    }
+    if (tag === 'img') return norm(el.getAttribute('alt')) || norm(el.getAttribute('title'));
+    const role = roleOf(el);
+    if (role && NAME_FROM_CONTENT.has(role)) {
+      const t = textOf(el);
+      if (t) return t;
+    }
+    return norm(el.getAttribute('title'));
+  };
+
+  // Generated ids (`ember123`, `react-x`, `:r5:`, hashes) and hashed class names change
+  // between builds or page loads: candidates built on them are ranked last.
+  const unstableId = (id) => /\d{3,}/.test(id) || /^\d/.test(id) || /^(ember|ext-gen|yui_|react-|mui-|radix-|headlessui-|:r)/i.test(id)
+    || (/[0-9a-f]{8,}/i.test(id) && /\d/.test(id));
+  const unstableClass = (c) => /^(css|sc|jsx|emotion|svelte)-[a-z0-9]+$/i.test(c) || /__[a-zA-Z0-9]{5,}$/.test(c)
+    || /\d{3,}/.test(c);
+  const TEST_ID_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy'];
+  const testIdOf = (el) => {
+    for (const a of TEST_ID_ATTRS) { const v = el.getAttribute(a); if (v) return { attr: a, value: v }; }
+    return null;
+  };
+  const q = (v) => '"' + String(v).replace(/["\\]/g, '\\$&') + '"';
+
+  // A CSS path to `el` inside `root`, anchored at the nearest stable id or test id.
+  const cssPath = (el, root) => {
+    const parts = [];
+    let nth = 0;
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement) {
+      if (n !== el && n.id && !unstableId(n.id)) { parts.unshift('#' + CSS.escape(n.id)); break; }
+      const tid = n !== el ? testIdOf(n) : null;
+      if (tid) { parts.unshift('[' + tid.attr + '=' + q(tid.value) + ']'); break; }
+      let part = n.localName;
+      const classes = Array.from(n.classList).filter((c) => !unstableClass(c)).slice(0, 2);
+      if (classes.length) part += '.' + classes.map((c) => CSS.escape(c)).join('.');
+      const parent = n.parentElement || (n.parentNode === root ? root : null);
+      if (parent) {
+        const same = Array.from(parent.children).filter((s) => s.localName === n.localName);
+        if (same.length > 1) { part += ':nth-of-type(' + (same.indexOf(n) + 1) + ')'; nth++; }
+      }
+      parts.unshift(part);
+      if (n.localName === 'body' || n.parentNode === root) break;
+    }
+    return { value: parts.join(' > '), nth };
+  };
+  const xpathOf = (el) => {
+    const parts = [];
+    for (let n = el; n && n.nodeType === 1; n = n.parentNode) {
+      if (n !== el && n.id && !unstableId(n.id)) { parts.unshift('//*[@id=' + q(n.id) + ']'); return parts.join('/'); }
+      const same = n.parentNode ? Array.from(n.parentNode.children).filter((s) => s.localName === n.localName) : [n];
+      parts.unshift(n.localName + (same.length > 1 ? '[' + (same.indexOf(n) + 1) + ']' : ''));
+    }
+    return '/' + parts.join('/');
+  };
+
+  // A selector for a shadow host, unique within the root it lives in.
+  const hostSelector = (host) => {
+    const root = host.getRootNode();
+    const unique = (sel) => { try { return root.querySelectorAll(sel).length === 1; } catch (e) { return false; } };
+    if (host.id && !unstableId(host.id) && unique('#' + CSS.escape(host.id))) return '#' + CSS.escape(host.id);
+    const tid = testIdOf(host);
+    if (tid && unique('[' + tid.attr + '=' + q(tid.value) + ']')) return '[' + tid.attr + '=' + q(tid.value) + ']';
+    if (unique(host.localName)) return host.localName;
+    return cssPath(host, root).value;
+  };
+
+  // Element identity across events of this document (a fill coalesces on it).
+  const DOC = Math.random().toString(36).slice(2);
+  let tokenSeq = 0;
+  const tokens = new WeakMap();
+  const tokenOf = (el) => {
+    if (!tokens.has(el)) tokens.set(el, DOC + '-' + (++tokenSeq));
+    return tokens.get(el);
+  };
+
+  const describe = (el) => {
+    const role = roleOf(el);
+    const name = accessibleName(el);
+    if (role && name) return role + ' ' + JSON.stringify(name.slice(0, 60));
+    if (role) return role;
+    return '<' + el.localName + (el.id ? '#' + el.id : '') + '>';
+  };
+
+  // Elements inserted after the document was parsed: a step on one of them gets an explicit
+  // wait for it first.
+  const appeared = new WeakSet();
+  let parsed = document.readyState !== 'loading';
+  document.addEventListener('DOMContentLoaded', () => { parsed = true; }, { once: true });
+  new MutationObserver((records) => {
+    if (!parsed) return;
+    for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) appeared.add(n);
+  }).observe(document, { childList: true, subtree: true });
+  const composedParent = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  const hasAppeared = (el) => {
+    for (let n = el; n; n = composedParent(n)) if (appeared.has(n)) return true;
+    return false;
+  };
+
+  const check = async (c, token) => {
+    const base = { candidates: [c], mode: 'wait', timeoutMs: 0, require: {} };
+    let count = 0;
+    let isTarget = false;
+    try {
+      const all = await RESOLVE(base);
+      count = all.ok ? all.count : 0;
+      const mine = await RESOLVE(Object.assign({}, base, { properties: { [TARGET_PROP]: token } }));
+      isTarget = !!mine.ok;
+    } catch (e) { /* an invalid candidate counts as no match */ }
+    return Object.assign({}, c, { count, target: isTarget });
+  };
+
+  const candidatesFor = async (el) => {
+    const shadow = [];
+    for (let root = el.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) shadow.unshift(hostSelector(root.host));
+    const root = el.getRootNode();
+    const raw = [];
+    const add = (kind, value, extra) => {
+      if (!value) return;
+      const c = Object.assign({ kind, value: String(value) }, extra || {});
+      if (shadow.length) c.shadow = shadow;
+      raw.push(c);
+    };
+    const tid = testIdOf(el);
+    if (tid) add('test_id', tid.value);
+    const role = roleOf(el);
+    const name = accessibleName(el);
+    if (role && name && name.length <= 80) add('role', role, { name });
+    const label = labelText(el);
+    if (label && label.length <= 80) add('label', label);
+    add('placeholder', el.getAttribute('placeholder'));
+    const tag = el.localName;
+    if (!['input', 'textarea', 'select'].includes(tag) && !el.isContentEditable) {
+      const text = textOf(el);
+      if (text && text.length <= 60) add('text', text);
+    }
+    if (el.id) add('id', el.id, { unstable: unstableId(el.id) });
+    if (['input', 'textarea', 'select', 'button'].includes(tag) && el.getAttribute('name')) {
+      add('css', tag + '[name=' + q(el.getAttribute('name')) + ']');
+    }
+    const path = cssPath(el, root);
+    add('css', path.value, { unstable: path.nth > 2 });
+    if (!shadow.length && !(el instanceof SVGElement)) {
+      const x = xpathOf(el);
+      add('xpath', x, { unstable: (x.match(/\[\d+\]/g) || []).length > 3 });
+    }
+    const token = 'T' + tokenOf(el) + '-' + Math.random().toString(36).slice(2);
+    el[TARGET_PROP] = token;
+    try {
+      return await Promise.all(raw.map((c) => check(c, token)));
+    } finally {
+      delete el[TARGET_PROP];
+    }
+  };
+
+  const targetInfo = async (el) => {
+    const isPassword = el instanceof HTMLInputElement && el.type === 'password';
+    const info = {
+      token: tokenOf(el),
+      candidates: await candidatesFor(el),
+      description: describe(el),
+      tag: el.localName,
+      inputType: el instanceof HTMLInputElement ? el.type : null,
+      name: el.getAttribute('name') || el.id || '',
+      label: labelText(el) || norm(el.getAttribute('placeholder')),
+      password: isPassword,
+      appeared: hasAppeared(el),
+      text: textOf(el).slice(0, 200),
+    };
+    if (!isPassword && 'value' in el && typeof el.value === 'string' && ['input', 'textarea', 'select'].includes(el.localName)) info.value = el.value;
+    return info;
+  };
+
+  const INTERACTIVE = 'a[href],button,input,select,textarea,summary,label,option,'
+    + '[role=button],[role=link],[role=checkbox],[role=radio],[role=tab],[role=menuitem],[role=option],[role=switch],'
+    + '[contenteditable=""],[contenteditable=true],[onclick]';
+  const deepTarget = (e) => {
+    const path = e.composedPath();
+    return path.length && path[0].nodeType === 1 ? path[0] : (path.length && path[0].parentElement) || null;
+  };
+  const lift = (el) => {
+    for (let n = el, depth = 0; n && depth < 12; n = composedParent(n), depth++) {
+      if (n.matches && n.matches(INTERACTIVE)) return n;
+    }
+    return el;
+  };
+
+  // Events go out in order even though describing a target is asynchronous.
+  let chain = Promise.resolve();
+  const emit = (make) => { chain = chain.then(make).then((p) => { if (p) send(p); }, () => {}); };
+
+  let picking = false;
+  let labelClick = null;
+  let enterPressed = false;
+  const TEXT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date', 'time',
+    'datetime-local', 'month', 'week', 'color', 'range']);
+  const editable = (el) => (el instanceof HTMLInputElement && TEXT_TYPES.has(el.type)) || el instanceof HTMLTextAreaElement || el.isContentEditable;
+
+  const swallow = (e) => { if (picking && e.isTrusted) { e.preventDefault(); e.stopImmediatePropagation(); } };
+  for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'dblclick', 'auxclick', 'contextmenu']) {
+    window.addEventListener(type, swallow, true);
+  }
+
+  window.addEventListener('click', (e) => {
+    if (!e.isTrusted) return;
+    const raw = deepTarget(e);
+    if (!raw) return;
+    if (picking) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      picking = false;
+      emit(async () => ({ type: 'pick', target: await targetInfo(raw) }));
+      return;
+    }
+    if (e.button !== 0 || e.detail > 1) return;
+    // Enter in a form clicks its submit button (implicit submission): the key press is the step.
+    if (e.detail === 0 && enterPressed) return;
+    const el = lift(raw);
+    // A click on a label also clicks its control: record the label click only.
+    if (labelClick && labelClick.control === el) { labelClick = null; return; }
+    labelClick = el instanceof HTMLLabelElement && el.control ? { control: el.control } : null;
+    if (labelClick) setTimeout(() => { labelClick = null; }, 0);
+    emit(async () => ({ type: 'click', target: await targetInfo(el) }));
+  }, true);
+
+  window.addEventListener('dblclick', (e) => {
+    if (!e.isTrusted || picking) return;
+    const raw = deepTarget(e);
+    if (!raw) return;
+    const el = lift(raw);
+    emit(async () => ({ type: 'dblclick', target: await targetInfo(el) }));
+  }, true);
+
+  window.addEventListener('input', (e) => {
+    if (!e.isTrusted) return;
+    const el = deepTarget(e);
+    if (!el || el instanceof HTMLSelectElement || !editable(el)) return;
+    emit(async () => {
+      const target = await targetInfo(el);
+      const p = { type: 'input', target };
+      if (!target.password) p.value = el.isContentEditable ? el.innerText : el.value;
+      return p;
+    });
+  }, true);
+
+  window.addEventListener('change', (e) => {
+    if (!e.isTrusted) return;
+    const el = deepTarget(e);
+    if (!(el instanceof HTMLSelectElement)) return;
+    emit(async () => ({ type: 'select', value: el.value, target: await targetInfo(el) }));
+  }, true);
+
+  const EDITING_SHORTCUTS = new Set(['a', 'c', 'v', 'x', 'z', 'y']);
+  window.addEventListener('keydown', (e) => {
+    if (!e.isTrusted || e.isComposing) return;
+    if (e.key === 'Enter') {
+      enterPressed = true;
+      setTimeout(() => { enterPressed = false; }, 0);
+    }
+    const modifiers = [];
+    if (e.altKey) modifiers.push('alt');
+    if (e.ctrlKey) modifiers.push('control');
+    if (e.metaKey) modifiers.push('meta');
+    if (e.shiftKey) modifiers.push('shift');
+    const special = ['Enter', 'Tab', 'Escape'].includes(e.key);
+    const shortcut = (e.ctrlKey || e.metaKey || e.altKey) && !['Control', 'Meta', 'Alt', 'Shift'].includes(e.key);
+    if (!special && !shortcut) return;
+    const el = deepTarget(e);
+    if (shortcut && !special && el && editable(el) && EDITING_SHORTCUTS.has(e.key.toLowerCase())) return;
+    const onBody = !el || el === document.body || el === document.documentElement;
+    emit(async () => ({ type: 'key', key: e.key, modifiers, target: onBody ? null : await targetInfo(el) }));
+  }, true);
+
+  // Pick mode: outline the element under the pointer; the next click is picked, not performed.
+  let outlined = null;
+  window.addEventListener('mouseover', (e) => {
+    if (!picking || !e.isTrusted) return;
+    const el = deepTarget(e);
+    if (outlined) { outlined.el.style.outline = outlined.prev; outlined = null; }
+    if (el && el.style) { outlined = { el, prev: el.style.outline }; el.style.outline = '2px solid #e8590c'; }
+  }, true);
+
+  window.__bflowRecorder = {
+    pick(on) {
+      picking = !!on;
+      if (!picking && outlined) { outlined.el.style.outline = outlined.prev; outlined = null; }
+      return true;
+    },
+    // Describes the element a CSS selector finds (for outputs given by selector).
+    async describeCss(css) {
+      const els = document.querySelectorAll(css);
+      if (els.length !== 1) return { error: 'the selector matches ' + els.length + ' elements' };
+      return { type: 'pick', target: await targetInfo(els[0]), frame: { top: window === window.top, url: location.href, name: window.name || '' } };
+    },
+  };
+  send({ type: 'ready' });
+})();

@@ -1,0 +1,246 @@
+//! Downloads and uploads: where downloaded files go and how their completion is observed, and
+//! the checks on files an upload step sends.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::time::Instant;
+
+use crate::cdp::CdpEvent;
+use crate::page::Page;
+
+use super::DownloadRecord;
+
+/// Resolves every path of an upload step to an absolute path of a readable regular file.
+pub(super) fn upload_paths(files: &[String]) -> Result<Vec<String>, String> {
+    files
+        .iter()
+        .map(|file| {
+            let path = Path::new(file);
+            let metadata = std::fs::metadata(path).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    format!("the file to upload {file:?} does not exist")
+                } else {
+                    format!("the file to upload {file:?} cannot be read: {e}")
+                }
+            })?;
+            if !metadata.is_file() {
+                return Err(format!("the path to upload {file:?} is not a file"));
+            }
+            let absolute = std::path::absolute(path)
+                .map_err(|e| format!("the file to upload {file:?} has no absolute path: {e}"))?;
+            Ok(absolute.to_string_lossy().into_owned())
+        })
+        .collect()
+}
+
+/// The download folder of a replay without a configured one: fresh, and kept after the
+/// replay because the step's output points into it.
+pub(super) fn fresh_download_dir() -> std::io::Result<PathBuf> {
+    Ok(tempfile::Builder::new()
+        .prefix("browserflow-downloads-")
+        .tempdir()?
+        .keep())
+}
+
+/// Lets the context download into `dir` (files named by their download GUID until the step
+/// renames them) and turns on download events.
+pub(super) async fn allow_downloads(
+    page: &Page,
+    context_id: &str,
+    dir: &Path,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create the download folder {}: {e}", dir.display()))?;
+    page.session()
+        .connection()
+        .session(None)
+        .call(
+            "Browser.setDownloadBehavior",
+            json!({
+                "behavior": "allowAndName",
+                "browserContextId": context_id,
+                "downloadPath": dir.to_string_lossy(),
+                "eventsEnabled": true,
+            }),
+        )
+        .await
+        .map(|_| ())
+        .map_err(|e| format!("cannot enable downloads: {e}"))
+}
+
+/// Browser-level download events, subscribed to before the action that starts a download.
+pub(super) struct DownloadWatch {
+    events: UnboundedReceiver<CdpEvent>,
+}
+
+/// What was announced about the download of this page.
+struct Started {
+    guid: String,
+    url: String,
+    suggested: String,
+}
+
+impl DownloadWatch {
+    pub(super) fn start(page: &Page) -> Self {
+        Self {
+            events: page.session().connection().subscribe(None),
+        }
+    }
+
+    /// Waits until a download started by a frame of `page` completes, then moves the file to
+    /// its suggested name in `dir` and describes it.
+    pub(super) async fn finish(
+        mut self,
+        page: &Page,
+        dir: &Path,
+        deadline: Instant,
+    ) -> Result<DownloadRecord, String> {
+        let mut started: Option<Started> = None;
+        loop {
+            let event = match tokio::time::timeout_at(deadline, self.events.recv()).await {
+                Ok(Some(event)) => event,
+                Ok(None) => return Err("the connection to the browser closed".into()),
+                Err(_) => {
+                    return Err(match &started {
+                        None => "no download started".to_string(),
+                        Some(s) => format!("the download of {:?} did not finish", s.suggested),
+                    });
+                }
+            };
+            let p = &event.params;
+            match event.method.as_str() {
+                "Browser.downloadWillBegin" if started.is_none() => {
+                    let frame = p["frameId"].as_str().unwrap_or_default();
+                    if page.frame_state(frame).is_some() {
+                        started = Some(Started {
+                            guid: p["guid"].as_str().unwrap_or_default().to_string(),
+                            url: p["url"].as_str().unwrap_or_default().to_string(),
+                            suggested: p["suggestedFilename"]
+                                .as_str()
+                                .unwrap_or_default()
+                                .to_string(),
+                        });
+                    }
+                }
+                "Browser.downloadProgress" => {
+                    let Some(s) = &started else { continue };
+                    if p["guid"] != s.guid.as_str() {
+                        continue;
+                    }
+                    match p["state"].as_str() {
+                        Some("completed") => break,
+                        Some("canceled") => {
+                            return Err(format!("the download of {:?} was canceled", s.suggested));
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(started) = started else {
+            return Err("no download started".into());
+        };
+        save(dir, started).await
+    }
+}
+
+async fn save(dir: &Path, started: Started) -> Result<DownloadRecord, String> {
+    let dir = dir.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let name = safe_file_name(&started.suggested);
+        let target = free_path(&dir, &name);
+        let temporary = dir.join(&started.guid);
+        std::fs::rename(&temporary, &target).map_err(|e| {
+            format!(
+                "cannot move the downloaded file {} to {}: {e}",
+                temporary.display(),
+                target.display()
+            )
+        })?;
+        let bytes = std::fs::read(&target)
+            .map_err(|e| format!("cannot read the downloaded file {}: {e}", target.display()))?;
+        let path = std::path::absolute(&target).unwrap_or(target);
+        Ok(DownloadRecord {
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or(name),
+            size: bytes.len() as u64,
+            sha256: hex::encode(Sha256::digest(&bytes)),
+            path,
+            url: started.url,
+        })
+    })
+    .await
+    .map_err(|e| format!("saving the download failed: {e}"))?
+}
+
+/// The suggested name without any directory part (a server cannot write outside the folder).
+fn safe_file_name(suggested: &str) -> String {
+    let base = suggested
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    if base.is_empty() || base == "." || base == ".." {
+        "download".to_string()
+    } else {
+        base.to_string()
+    }
+}
+
+/// `dir/name`, or `dir/stem (n).ext` for the first `n` not taken yet.
+fn free_path(dir: &Path, name: &str) -> PathBuf {
+    let first = dir.join(name);
+    if !first.exists() {
+        return first;
+    }
+    let (stem, ext) = match name.rfind('.') {
+        Some(dot) if dot > 0 => (&name[..dot], &name[dot..]),
+        _ => (name, ""),
+    };
+    (1..)
+        .map(|n| dir.join(format!("{stem} ({n}){ext}")))
+        .find(|p| !p.exists())
+        .unwrap_or(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggested_names_stay_inside_the_folder() {
+        assert_eq!(safe_file_name("../../etc/passwd"), "passwd");
+        assert_eq!(safe_file_name("a\\b.txt"), "b.txt");
+        assert_eq!(safe_file_name(".."), "download");
+        assert_eq!(safe_file_name(""), "download");
+    }
+
+    #[test]
+    fn taken_names_get_a_number() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(free_path(dir.path(), "r.csv"), dir.path().join("r.csv"));
+        std::fs::write(dir.path().join("r.csv"), "x").unwrap();
+        std::fs::write(dir.path().join("r (1).csv"), "x").unwrap();
+        assert_eq!(free_path(dir.path(), "r.csv"), dir.path().join("r (2).csv"));
+    }
+
+    #[test]
+    fn upload_paths_must_be_existing_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "hi").unwrap();
+        let ok = upload_paths(&[file.to_string_lossy().into_owned()]).unwrap();
+        assert_eq!(ok, vec![file.to_string_lossy().into_owned()]);
+        let missing = dir.path().join("missing.txt");
+        let err = upload_paths(&[missing.to_string_lossy().into_owned()]).unwrap_err();
+        assert!(err.contains("does not exist"), "{err}");
+        let err = upload_paths(&[dir.path().to_string_lossy().into_owned()]).unwrap_err();
+        assert!(err.contains("is not a file"), "{err}");
+    }
+}

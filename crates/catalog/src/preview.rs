@@ -1,0 +1,317 @@
+//! The replay preview: run one library tool the way `bflow run TOOL --input …` does
+//! ([`browserflow_browser::run::run_tool`], through the Rider, so inputs and output are checked
+//! against the contract), and describe each step for people — status, time, the winning
+//! selector, every candidate the step has, the step's thumbnail — plus the output or the
+//! failure. Secret inputs travel as references (`secret.NAME`) only: their values are resolved
+//! inside the tool and never reach the preview.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use browserflow_catalog::preview::{PreviewInput, PreviewRequest, run_preview};
+//! let request = PreviewRequest {
+//!     tool: "recordings/search-price@1.2.0.json".into(),
+//!     inputs: vec![PreviewInput { name: "query".into(), value: "keyboard".into(), secret: false }],
+//!     headed: false,
+//! };
+//! let result = run_preview(&request, "runs".as_ref(), |step| println!("{}", step.kind)).await;
+//! println!("{:?}", result.output);
+//! # }
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use base64::Engine;
+use browserflow_browser::replay::{ReplayReport, StepStatus};
+use browserflow_browser::run::{RunToolError, RunToolOptions, run_tool};
+use browserflow_browser::tool_file::ToolFile;
+use browserflow_browser::{BrowserConfig, SharedBrowser};
+use serde::{Deserialize, Serialize};
+
+/// One input of a preview run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PreviewInput {
+    /// The slot name.
+    pub name: String,
+    /// The value as text (parsed by the slot's type), or for a secret slot the NAME of the
+    /// secret (`BROWSERFLOW_SECRET_<NAME>` or the secrets file), never its value.
+    pub value: String,
+    /// This is a secret reference.
+    pub secret: bool,
+}
+
+/// What to preview.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PreviewRequest {
+    /// The tool file.
+    pub tool: String,
+    /// The inputs.
+    pub inputs: Vec<PreviewInput>,
+    /// Show the browser window.
+    pub headed: bool,
+}
+
+/// How a step went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum StepState {
+    /// Not run yet.
+    Pending,
+    /// Running now.
+    Running,
+    /// Done.
+    Passed,
+    /// Failed; the replay stopped here.
+    Failed,
+    /// Not run because an earlier step failed.
+    Skipped,
+}
+
+/// One step of the preview timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct StepView {
+    /// Position (0-based).
+    pub index: usize,
+    /// The step type.
+    pub kind: String,
+    /// The step's label.
+    pub label: Option<String>,
+    /// Where it is.
+    pub state: StepState,
+    /// Wall time in milliseconds, once run.
+    pub duration_ms: Option<f64>,
+    /// The candidate that found the element, described.
+    pub winner: Option<String>,
+    /// Every selector candidate of the step, best first.
+    pub candidates: Vec<String>,
+    /// Where the step navigated.
+    pub navigated_to: Option<String>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The screenshot after the step, as a `data:image/png;base64,…` URL.
+    pub screenshot: Option<String>,
+}
+
+/// The outcome of a preview.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PreviewResult {
+    /// The tool, `name@version`.
+    pub reference: String,
+    /// Whether the run returned a valid output.
+    pub ok: bool,
+    /// The output, validated against the contract, when `ok`.
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub output: serde_json::Value,
+    /// The contract's output schema the output was validated against.
+    #[cfg_attr(feature = "ts", ts(type = "unknown"))]
+    pub output_schema: serde_json::Value,
+    /// The contract digest.
+    pub contract_digest: String,
+    /// The steps, in order.
+    pub steps: Vec<StepView>,
+    /// The failing step, when a step failed.
+    pub failed_step: Option<usize>,
+    /// Why the run failed (redacted).
+    pub error: Option<String>,
+    /// The error code (`input`, `run`, `tool_file`, …).
+    pub error_code: Option<String>,
+    /// The run id in the journal.
+    pub run_id: Option<String>,
+    /// The folder of full-size screenshots and `report.json`.
+    pub run_dir: Option<String>,
+    /// Wall time of the whole run, in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// The steps of `file`, all pending: what the timeline shows before the run reports.
+pub fn pending_steps(file: &ToolFile) -> Vec<StepView> {
+    file.steps
+        .iter()
+        .enumerate()
+        .map(|(index, step)| StepView {
+            index,
+            kind: step.kind().to_string(),
+            label: step.label().map(str::to_string),
+            state: StepState::Pending,
+            duration_ms: None,
+            winner: None,
+            candidates: candidates(file, index),
+            navigated_to: None,
+            error: None,
+            screenshot: None,
+        })
+        .collect()
+}
+
+fn candidates(file: &ToolFile, index: usize) -> Vec<String> {
+    file.steps
+        .get(index)
+        .and_then(|s| s.selector())
+        .map(|sel| sel.candidates.iter().map(|c| c.describe()).collect())
+        .unwrap_or_default()
+}
+
+/// Runs the tool at `request.tool` once, writing screenshots under `runs_dir`, and calls
+/// `on_step` for each step as its result is known. Never fails: a failure is a result with
+/// `ok: false`, the failing step, its screenshot and its candidates.
+pub async fn run_preview(
+    request: &PreviewRequest,
+    runs_dir: &Path,
+    on_step: impl Fn(&StepView),
+) -> PreviewResult {
+    let started = std::time::Instant::now();
+    let file = match ToolFile::load(Path::new(&request.tool)) {
+        Ok(file) => file,
+        Err(e) => return failed_early(&request.tool, "tool_file", e.to_string(), started),
+    };
+    let args: Vec<String> = request
+        .inputs
+        .iter()
+        .map(|i| {
+            if i.secret {
+                format!("{}=secret.{}", i.name, i.value)
+            } else {
+                format!("{}={}", i.name, i.value)
+            }
+        })
+        .collect();
+    let options = RunToolOptions {
+        browser: Arc::new(SharedBrowser::new(BrowserConfig {
+            headless: !request.headed,
+            ..BrowserConfig::default()
+        })),
+        run_dir: Some(runs_dir.to_path_buf()),
+        ..RunToolOptions::default()
+    };
+    let browser = options.browser.clone();
+    let mut steps = pending_steps(&file);
+    let outcome = run_tool(&file, &args, options).await;
+    browser.close().await;
+    let mut result = PreviewResult {
+        reference: file.contract.reference(),
+        ok: false,
+        output: serde_json::Value::Null,
+        output_schema: file.contract.output().to_json(),
+        contract_digest: file.contract.contract_digest().to_string(),
+        steps: Vec::new(),
+        failed_step: None,
+        error: None,
+        error_code: None,
+        run_id: None,
+        run_dir: None,
+        duration_ms: 0.0,
+    };
+    let report = match outcome {
+        Ok(run) => {
+            result.ok = true;
+            result.output = run.output;
+            result.run_id = Some(run.run_id);
+            result.run_dir = run.call_dir.as_ref().map(|d| d.display().to_string());
+            run.report.map(|r| (r, run.call_dir))
+        }
+        Err(error) => {
+            result.error = Some(error.to_string());
+            result.error_code = Some(error_code(&error).to_string());
+            match error {
+                RunToolError::Run { failure, report } => {
+                    result.run_id = failure.run_id.clone();
+                    let dir = failure
+                        .run_id
+                        .as_ref()
+                        .map(|id| call_dir_of(runs_dir, &file, id));
+                    result.run_dir = dir.as_ref().map(|d| d.display().to_string());
+                    report.map(|r| (*r, dir))
+                }
+                _ => None,
+            }
+        }
+    };
+    if let Some((report, dir)) = report {
+        merge_report(&mut steps, &report, dir.as_deref());
+    }
+    for step in &steps {
+        on_step(step);
+    }
+    result.failed_step = steps
+        .iter()
+        .find(|s| s.state == StepState::Failed)
+        .map(|s| s.index);
+    result.steps = steps;
+    result.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    result
+}
+
+fn call_dir_of(runs_dir: &Path, file: &ToolFile, run_id: &str) -> PathBuf {
+    browserflow_browser::run_dir::call_dir(
+        runs_dir,
+        &file.contract.reference(),
+        &browserflow_rider::idempotency_key(run_id, browserflow_browser::run::STEP_ID),
+    )
+}
+
+fn merge_report(steps: &mut [StepView], report: &ReplayReport, dir: Option<&Path>) {
+    for done in &report.steps {
+        let Some(view) = steps.get_mut(done.index) else {
+            continue;
+        };
+        view.state = match done.status {
+            StepStatus::Passed => StepState::Passed,
+            StepStatus::Failed => StepState::Failed,
+            StepStatus::Skipped => StepState::Skipped,
+        };
+        view.duration_ms = Some(done.duration_ms);
+        view.winner = done.selector.as_ref().map(|w| w.description.clone());
+        view.navigated_to = done.navigated_to.clone();
+        view.error = done.error.clone();
+        view.screenshot = dir.and_then(|d| thumbnail(d, done.index, &done.kind));
+    }
+}
+
+fn thumbnail(dir: &Path, index: usize, kind: &str) -> Option<String> {
+    let stem = format!("{:02}-{kind}", index + 1);
+    let bytes = std::fs::read(dir.join(format!("{stem}.thumb.png")))
+        .or_else(|_| std::fs::read(dir.join(format!("{stem}.png"))))
+        .ok()?;
+    Some(format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
+}
+
+fn error_code(error: &RunToolError) -> &'static str {
+    match error {
+        RunToolError::ToolFile(_) => "tool_file",
+        RunToolError::NotFound { .. } => "not_found",
+        RunToolError::Input(_) => "input",
+        RunToolError::Prepare(_) => "prepare",
+        RunToolError::Run { .. } => "run",
+        RunToolError::Serve(_) => "serve",
+    }
+}
+
+fn failed_early(
+    tool: &str,
+    code: &str,
+    message: String,
+    started: std::time::Instant,
+) -> PreviewResult {
+    PreviewResult {
+        reference: tool.to_string(),
+        ok: false,
+        output: serde_json::Value::Null,
+        output_schema: serde_json::Value::Null,
+        contract_digest: String::new(),
+        steps: Vec::new(),
+        failed_step: None,
+        error: Some(message),
+        error_code: Some(code.to_string()),
+        run_id: None,
+        run_dir: None,
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+    }
+}

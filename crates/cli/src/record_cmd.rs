@@ -1,0 +1,312 @@
+//! `bflow record URL --out FILE`: record a journey in a visible Chromium until the window
+//! closes, Enter is pressed or Ctrl-C; mark inputs and outputs from flags; write the tool file.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use browserflow_browser::record::{
+    Draft, InputMark, InputType, ModelAssist, OutputMark, RecordEvent, RecordOptions, Recorder,
+};
+use browserflow_browser::steps::{OutputKind, SelectorCandidate, SelectorKind, Step};
+use clap::Args;
+
+use crate::exit::Outcome;
+
+#[derive(Args)]
+pub struct RecordArgs {
+    /// The page the recording starts on.
+    url: String,
+    /// Where to write the tool file.
+    #[arg(long, short, value_name = "FILE")]
+    out: PathBuf,
+    /// The tool name (default: the file name before `@` or `.json`).
+    #[arg(long)]
+    name: Option<String>,
+    /// The tool version.
+    #[arg(long, default_value = "1.0.0")]
+    version: String,
+    /// The tool description.
+    #[arg(long)]
+    description: Option<String>,
+    /// Turn a typed value into an input: `NAME=SELECTOR[:string|number|integer|boolean]`,
+    /// SELECTOR naming the filled field (`#search`, a test id, a label). Repeatable.
+    #[arg(long = "input", value_name = "NAME=SELECTOR[:TYPE]")]
+    inputs: Vec<String>,
+    /// Read an element into an output field at the end:
+    /// `NAME=SELECTOR[:string|number|integer|boolean]`. Repeatable.
+    #[arg(long = "extract", value_name = "NAME=SELECTOR[:TYPE]")]
+    extracts: Vec<String>,
+    /// Run without a window (for scripted recordings and tests).
+    #[arg(long)]
+    headless: bool,
+    /// Emulate a viewport, `WIDTHxHEIGHT`.
+    #[arg(long, value_name = "WxH")]
+    viewport: Option<String>,
+    /// The Chromium executable (default: `BROWSERFLOW_CHROME`, then the system's chromium).
+    #[arg(long, value_name = "PATH")]
+    chrome: Option<PathBuf>,
+    /// Record in a running browser's CDP endpoint (`ws://…`) instead of launching one.
+    #[arg(long, value_name = "URL")]
+    browser_ws: Option<String>,
+}
+
+/// `NAME=SELECTOR[:TYPE]`.
+fn split_mark(text: &str, flag: &str) -> anyhow::Result<(String, String, Option<String>)> {
+    let Some((name, rest)) = text.split_once('=') else {
+        bail!("{flag} {text:?}: expected NAME=SELECTOR[:TYPE]");
+    };
+    if name.trim().is_empty() || rest.trim().is_empty() {
+        bail!("{flag} {text:?}: expected NAME=SELECTOR[:TYPE]");
+    }
+    match rest.rsplit_once(':') {
+        Some((selector, kind)) if InputType::parse(kind).is_some() => Ok((
+            name.trim().to_string(),
+            selector.trim().to_string(),
+            Some(kind.to_string()),
+        )),
+        _ => Ok((name.trim().to_string(), rest.trim().to_string(), None)),
+    }
+}
+
+fn output_kind(kind: Option<&str>) -> OutputKind {
+    match kind {
+        Some("number") => OutputKind::Number,
+        Some("integer") => OutputKind::Integer,
+        Some("boolean") => OutputKind::Boolean,
+        _ => OutputKind::String,
+    }
+}
+
+/// Whether `selector` (as typed on the command line) names `candidate`.
+fn names_candidate(selector: &str, candidate: &SelectorCandidate) -> bool {
+    let v = candidate.value.as_str();
+    match candidate.kind {
+        SelectorKind::Css | SelectorKind::Xpath => selector == v,
+        SelectorKind::Id => selector == v || selector == format!("#{v}"),
+        SelectorKind::TestId => {
+            selector == v
+                || selector == format!("[data-testid={v}]")
+                || selector == format!("[data-testid=\"{v}\"]")
+        }
+        SelectorKind::Label | SelectorKind::Placeholder | SelectorKind::Text => selector == v,
+        SelectorKind::Role | SelectorKind::AccessibleName => {
+            candidate.name.as_deref() == Some(selector)
+        }
+    }
+}
+
+fn viewport(text: &Option<String>) -> anyhow::Result<Option<(u32, u32)>> {
+    let Some(text) = text else { return Ok(None) };
+    let parsed = text
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+    match parsed {
+        Some((w, h)) if w > 0 && h > 0 => Ok(Some((w, h))),
+        _ => bail!("--viewport {text:?}: expected WIDTHxHEIGHT, for example 1280x800"),
+    }
+}
+
+fn default_name(out: &std::path::Path) -> String {
+    let stem = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = stem.trim_end_matches(".json");
+    let stem = stem.split('@').next().unwrap_or(stem);
+    let name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = name.trim_matches('-').to_string();
+    if name.is_empty() {
+        "recorded-tool".into()
+    } else {
+        name
+    }
+}
+
+pub fn run(args: RecordArgs) -> Outcome {
+    // Check every flag before a browser opens.
+    let inputs = args
+        .inputs
+        .iter()
+        .map(|m| split_mark(m, "--input"))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let extracts = args
+        .extracts
+        .iter()
+        .map(|m| split_mark(m, "--extract"))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let viewport = viewport(&args.viewport)?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(record(args, inputs, extracts, viewport))
+}
+
+type Mark = (String, String, Option<String>);
+
+async fn record(
+    args: RecordArgs,
+    inputs: Vec<Mark>,
+    extracts: Vec<Mark>,
+    viewport: Option<(u32, u32)>,
+) -> Outcome {
+    let options = RecordOptions {
+        headed: !args.headless,
+        chrome: args.chrome.clone(),
+        browser_ws: args.browser_ws.clone(),
+        viewport,
+        ..RecordOptions::new(args.url.clone())
+    };
+    let recorder = Recorder::start(options).await?;
+    let mut events = recorder.subscribe();
+    tokio::spawn(async move {
+        while let Ok(event) = events.recv().await {
+            match event {
+                RecordEvent::StepAdded { index, step }
+                | RecordEvent::StepInserted { index, step } => {
+                    eprintln!("  {}. {}", index + 1, step.description);
+                }
+                RecordEvent::PageOpened { name, url } => eprintln!("  (popup `{name}`: {url})"),
+                _ => {}
+            }
+        }
+    });
+    eprintln!(
+        "recording {} — close the window, press Enter or Ctrl-C to finish",
+        args.url
+    );
+    let enter = stdin_line();
+    tokio::select! {
+        _ = recorder.wait_closed() => {}
+        _ = tokio::signal::ctrl_c() => {}
+        _ = enter => {}
+    }
+
+    // Outputs given by selector: described in the live page when it is still open.
+    let mut output_marks = Vec::new();
+    for (name, selector, kind) in &extracts {
+        let kind = output_kind(kind.as_deref());
+        let live = if recorder.is_closed() {
+            None
+        } else {
+            let page = recorder
+                .steps()
+                .last()
+                .map(|s| s.page.clone())
+                .unwrap_or_else(|| "main".into());
+            recorder.element(&page, selector).await.ok()
+        };
+        output_marks.push(match live {
+            Some(picked) => OutputMark::picked(name, &picked, kind),
+            None => OutputMark::css(name, selector, kind),
+        });
+    }
+    let mut input_candidates = Vec::new();
+    for (_, selector, _) in &inputs {
+        let live = if recorder.is_closed() {
+            None
+        } else {
+            tokio::time::timeout(Duration::from_secs(1), recorder.element("main", selector))
+                .await
+                .ok()
+                .and_then(Result::ok)
+        };
+        input_candidates.push(live.map(|p| p.selector.candidates).unwrap_or_default());
+    }
+    let mut draft = recorder.stop().await?;
+    for ((name, selector, kind), live) in inputs.iter().zip(input_candidates) {
+        let index = find_fill(&draft, selector, &live)?;
+        let kind = kind
+            .as_deref()
+            .and_then(InputType::parse)
+            .unwrap_or_default();
+        draft.mark_input(index, InputMark::typed(name, kind))?;
+    }
+    for mark in output_marks {
+        draft.mark_output(mark)?;
+    }
+    if let Some(assist) = ModelAssist::from_env()? {
+        match assist.suggest(&mut draft).await {
+            Ok(_) => eprintln!("model suggestions applied ({})", assist.endpoint()),
+            Err(e) => eprintln!("warning: {e}"),
+        }
+    }
+    let name = args
+        .name
+        .clone()
+        .or_else(|| draft.suggested_name.clone())
+        .unwrap_or_else(|| default_name(&args.out));
+    let file = draft.into_tool_file(&name, &args.version, args.description.as_deref())?;
+    std::fs::write(&args.out, file.to_json_pretty())
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    eprintln!("wrote {} ({} steps)", args.out.display(), file.steps.len());
+    println!("{}", file.contract.reference());
+    Ok(true)
+}
+
+/// The fill step `selector` names: by a live-resolved candidate, else by its text.
+fn find_fill(draft: &Draft, selector: &str, live: &[SelectorCandidate]) -> anyhow::Result<usize> {
+    let fills: Vec<(usize, &[SelectorCandidate])> = draft
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match &s.step {
+            Step::Fill(f) => Some((i, f.selector.candidates.as_slice())),
+            _ => None,
+        })
+        .collect();
+    let found = fills
+        .iter()
+        .find(|(_, cs)| cs.iter().any(|c| live.contains(c)))
+        .or_else(|| {
+            fills
+                .iter()
+                .find(|(_, cs)| cs.iter().any(|c| names_candidate(selector, c)))
+        });
+    match found {
+        Some((i, _)) => Ok(*i),
+        None => {
+            let listed: Vec<String> = fills
+                .iter()
+                .map(|(i, cs)| {
+                    format!(
+                        "step {}: {}",
+                        i + 1,
+                        cs.first().map(|c| c.describe()).unwrap_or_default()
+                    )
+                })
+                .collect();
+            bail!(
+                "--input: no recorded fill matches {selector:?} (fills: {})",
+                if listed.is_empty() {
+                    "none".to_string()
+                } else {
+                    listed.join("; ")
+                }
+            )
+        }
+    }
+}
+
+/// Resolves when a line is read from stdin; never when stdin is closed or unreadable.
+async fn stdin_line() {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        if matches!(std::io::stdin().lock().read_line(&mut line), Ok(n) if n > 0) {
+            let _ = tx.send(());
+        }
+    });
+    if rx.await.is_err() {
+        // EOF: keep waiting for the window or Ctrl-C.
+        std::future::pending::<()>().await;
+    }
+}

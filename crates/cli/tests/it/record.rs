@@ -1,0 +1,213 @@
+//! `bflow record`: a real `bflow` process records in a headless Chromium the test launched
+//! (`--browser-ws`), driven by trusted CDP input; Enter on its stdin ends the recording.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use browserflow_browser::cdp::CdpSession;
+use browserflow_browser::fixture_server::FixtureServer;
+use browserflow_browser::tool_file::ToolFile;
+use browserflow_browser::{Browser, BrowserConfig, Replayer};
+use serde_json::{Value, json};
+
+use crate::{bflow, stderr};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Attaches to the page target showing `url`, once it exists and has loaded.
+async fn attach_to_page(browser: &Browser, url: &str) -> CdpSession {
+    let context = browser.new_context().await.unwrap();
+    let conn = context.page().session().connection().clone();
+    let root = conn.session(None);
+    let mut events = conn.subscribe(None);
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let target = loop {
+        let targets = root.call("Target.getTargets", json!({})).await.unwrap();
+        let found = targets["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["type"] == "page" && t["url"] == url)
+            .map(|t| t["targetId"].as_str().unwrap().to_string());
+        if let Some(id) = found {
+            break id;
+        }
+        tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .expect("the recorded page appears");
+    };
+    let attached = root
+        .call(
+            "Target.attachToTarget",
+            json!({ "targetId": target, "flatten": true }),
+        )
+        .await
+        .unwrap();
+    let session = conn.session(Some(attached["sessionId"].as_str().unwrap().to_string()));
+    wait_js(&session, "document.readyState === 'complete'").await;
+    session
+}
+
+async fn wait_js(session: &CdpSession, condition: &str) {
+    let expression = format!(
+        "new Promise((resolve) => {{ const tick = () => ({condition}) ? resolve(true) : requestAnimationFrame(tick); tick(); }})"
+    );
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let answer = tokio::time::timeout_at(
+            deadline,
+            session.call(
+                "Runtime.evaluate",
+                json!({ "expression": expression, "awaitPromise": true, "returnByValue": true }),
+            ),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("timed out waiting for {condition}"));
+        if matches!(&answer, Ok(v) if v["result"]["value"] == true) {
+            return;
+        }
+        tokio::task::yield_now().await;
+    }
+}
+
+async fn click(session: &CdpSession, expr: &str) {
+    let value = session
+        .call(
+            "Runtime.evaluate",
+            json!({ "expression": format!("(() => {{ const r = {expr}.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"),
+                    "returnByValue": true }),
+        )
+        .await
+        .unwrap();
+    let (x, y) = (
+        value["result"]["value"][0].as_f64().unwrap(),
+        value["result"]["value"][1].as_f64().unwrap(),
+    );
+    for kind in ["mousePressed", "mouseReleased"] {
+        session
+            .call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 }),
+            )
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
+    let shop = FixtureServer::shop().unwrap();
+    let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("search-heading@2.0.0.json");
+    let start = shop.url("/index.html");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "record",
+            &start,
+            "--out",
+            &out.to_string_lossy(),
+            "--version",
+            "2.0.0",
+            "--headless",
+            "--browser-ws",
+            browser.ws_endpoint(),
+            "--input",
+            "q=#search-input",
+            "--extract",
+            "heading=#results-heading:string",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+
+    let page = attach_to_page(&browser, &start).await;
+    click(&page, "document.getElementById('search-input')").await;
+    page.call("Input.insertText", json!({ "text": "keyboard" }))
+        .await
+        .unwrap();
+    for kind in ["keyDown", "keyUp"] {
+        let _ = page
+            .call(
+                "Input.dispatchKeyEvent",
+                json!({ "type": kind, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r" }),
+            )
+            .await;
+    }
+    wait_js(
+        &page,
+        "location.pathname === '/search.html' && document.readyState === 'complete'",
+    )
+    .await;
+    // Enter on stdin ends the recording.
+    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "search-heading@2.0.0"
+    );
+    assert!(
+        err.contains("Press Enter"),
+        "the steps are listed live: {err}"
+    );
+
+    let file = ToolFile::load(&out).expect("a valid tool file");
+    let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind()).collect();
+    assert_eq!(
+        kinds,
+        ["navigate", "fill", "key_press", "extract"],
+        "{kinds:?}"
+    );
+    let q = file.contract.input("q").expect("the q input");
+    assert_eq!(q.schema.default, Some(json!("keyboard")));
+    let context = browser.new_context().await.unwrap();
+    let inputs = json!({ "q": "mouse" }).as_object().cloned().unwrap();
+    let report = Replayer::default()
+        .run(&context, &file.steps, &inputs)
+        .await
+        .unwrap();
+    assert_eq!(
+        report.outputs["heading"],
+        Value::from("Results for \"mouse\"")
+    );
+    context.close().await.unwrap();
+    browser.close().await.unwrap();
+}
+
+#[test]
+fn bflow_record_rejects_malformed_marks_before_opening_a_browser() {
+    let out = bflow(&[
+        "record",
+        "http://127.0.0.1:9/",
+        "--out",
+        "/nonexistent/x.json",
+        "--input",
+        "no-equals-sign",
+    ]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("--input \"no-equals-sign\": expected NAME=SELECTOR"),
+        "{err}"
+    );
+    let out = bflow(&[
+        "record",
+        "http://127.0.0.1:9/",
+        "--out",
+        "x.json",
+        "--viewport",
+        "wide",
+    ]);
+    assert!(
+        stderr(&out).contains("expected WIDTHxHEIGHT"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,0 +1,72 @@
+//! The Export screen: the manifest before writing, writing the pack, verifying and importing.
+
+use browserflow_catalog::pack_view::{
+    ExportPlan, ManifestView, VerifyView, export_pack, export_preview, import_pack, verify_pack,
+};
+use serde::Deserialize;
+use tauri::State;
+
+use crate::error::AppError;
+use crate::state::AppState;
+
+/// What the person chose on the Export screen.
+#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
+pub struct ExportChoice {
+    /// The pack name.
+    pub name: String,
+    /// The pack version.
+    pub version: String,
+    /// The chosen tools and flows, `name@version`.
+    pub roots: Vec<String>,
+}
+
+fn plan(state: &AppState, choice: ExportChoice) -> ExportPlan {
+    let recordings = state.paths.recordings.clone();
+    ExportPlan {
+        name: choice.name,
+        version: choice.version,
+        roots: choice.roots,
+        dirs: vec![recordings.clone(), recordings.join("contracts")],
+    }
+}
+
+/// The manifest the export would write; nothing is written.
+#[tauri::command]
+pub async fn pack_preview(
+    state: State<'_, AppState>,
+    choice: ExportChoice,
+) -> Result<ManifestView, AppError> {
+    Ok(export_preview(&plan(&state, choice))?)
+}
+
+/// Writes the pack to `out` (default: `<data>/packs/NAME@VERSION.bfpack`); returns its path
+/// and manifest.
+#[tauri::command]
+pub async fn pack_export(
+    state: State<'_, AppState>,
+    choice: ExportChoice,
+    out: Option<String>,
+) -> Result<(String, ManifestView), AppError> {
+    let out = match out.filter(|o| !o.trim().is_empty()) {
+        Some(out) => std::path::PathBuf::from(out),
+        None => {
+            std::fs::create_dir_all(state.paths.packs())?;
+            let name = format!("{}@{}.bfpack", choice.name.trim(), choice.version.trim());
+            state.paths.packs().join(name)
+        }
+    };
+    let manifest = export_pack(&plan(&state, choice), &out)?;
+    Ok((out.display().to_string(), manifest))
+}
+
+/// Verifies a pack file: every digest, and the signatures it has.
+#[tauri::command]
+pub async fn pack_verify(path: String) -> Result<VerifyView, AppError> {
+    Ok(verify_pack(path.as_ref()))
+}
+
+/// Verifies a pack file and installs it into the store.
+#[tauri::command]
+pub async fn pack_import(state: State<'_, AppState>, path: String) -> Result<VerifyView, AppError> {
+    Ok(import_pack(path.as_ref(), &state.paths.store))
+}

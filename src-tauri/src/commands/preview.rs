@@ -1,0 +1,47 @@
+//! The Replay preview: the steps of a tool, then a run whose steps stream to the UI as
+//! `preview://step` events; the result records the library's last-run status.
+
+use browserflow_browser::tool_file::ToolFile;
+use browserflow_catalog::library::{LastRun, RunHistory, RunStatus, now_epoch_seconds};
+use browserflow_catalog::preview::{
+    PreviewRequest, PreviewResult, StepView, pending_steps, run_preview,
+};
+use tauri::{AppHandle, Emitter, Runtime, State};
+
+use crate::error::AppError;
+use crate::events::PREVIEW_STEP;
+use crate::state::AppState;
+
+/// The timeline before a run: every step of the tool at `tool`, pending.
+#[tauri::command]
+pub async fn preview_plan(tool: String) -> Result<Vec<StepView>, AppError> {
+    let file = ToolFile::load(tool.as_ref()).map_err(|e| AppError::new("tool_file", e))?;
+    Ok(pending_steps(&file))
+}
+
+/// Runs the tool once; each step is also emitted as a `preview://step` event.
+#[tauri::command]
+pub async fn preview_run<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    request: PreviewRequest,
+) -> Result<PreviewResult, AppError> {
+    let result = run_preview(&request, &state.paths.runs(), |step| {
+        let _ = app.emit(PREVIEW_STEP, step);
+    })
+    .await;
+    let run = LastRun {
+        status: if result.ok {
+            RunStatus::Passed
+        } else {
+            RunStatus::Failed
+        },
+        finished_at: now_epoch_seconds(),
+        duration_ms: result.duration_ms,
+        run_id: result.run_id.clone(),
+        error: result.error.clone(),
+    };
+    RunHistory::record(&state.paths.history(), &result.reference, run)
+        .map_err(|e| AppError::new("io", e))?;
+    Ok(result)
+}

@@ -1,0 +1,6 @@
+//! The events the app emits, by name.
+
+/// A preview step's result ([`browserflow_catalog::preview::StepView`]).
+pub const PREVIEW_STEP: &str = "preview://step";
+/// A recording event ([`crate::commands::record::RecordEventView`]).
+pub const RECORD_EVENT: &str = "record://event";

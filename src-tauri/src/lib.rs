@@ -1,0 +1,72 @@
+//! The browserflow desktop app: Tauri 2 commands and events, each a few lines over the crates
+//! (`browserflow-catalog` for the library, previews, packs and flow checks;
+//! `browserflow-browser` for recording). Errors reach the UI as `{code, message}`
+//! ([`AppError`]); the TypeScript types of everything crossing the bridge are generated from
+//! these Rust types (`ui/src/bindings/`, written by the `bindings` test).
+//!
+//! ```no_run
+//! // What `main` does:
+//! browserflow_app::run();
+//! ```
+//!
+//! Tests build the same app on Tauri's mock runtime:
+//!
+//! ```no_run
+//! # fn test() -> Result<(), tauri::Error> {
+//! let state = browserflow_app::AppState::new(browserflow_app::AppPaths::under("/tmp/x".as_ref()));
+//! let app = browserflow_app::builder(tauri::test::mock_builder(), state)
+//!     .build(tauri::test::mock_context(tauri::test::noop_assets()))?;
+//! # let _ = app; Ok(()) }
+//! ```
+
+pub mod commands;
+pub mod error;
+pub mod events;
+mod linux;
+pub mod state;
+
+pub use error::AppError;
+pub use state::{AppPaths, AppState};
+
+/// The app's commands and state on `builder` (the real runtime, or the mock one in tests).
+pub fn builder<R: tauri::Runtime>(
+    builder: tauri::Builder<R>,
+    state: AppState,
+) -> tauri::Builder<R> {
+    use commands::*;
+    builder
+        .manage(state)
+        .invoke_handler(tauri::generate_handler![
+            library::library_list,
+            library::app_paths,
+            flows::flow_check,
+            packs::pack_preview,
+            packs::pack_export,
+            packs::pack_verify,
+            packs::pack_import,
+            preview::preview_plan,
+            preview::preview_run,
+            shop::shop_serve,
+            record::record_start,
+            record::record_pick,
+            record::record_stop,
+            record::record_draft,
+            record::record_discard,
+            record::draft_remove_step,
+            record::draft_move_step,
+            record::draft_mark_input,
+            record::draft_mark_output,
+            record::draft_save,
+        ])
+}
+
+/// Starts the app with the folders named by the environment ([`AppPaths::from_env`]).
+pub fn run() {
+    linux::apply_workarounds();
+    let state = AppState::new(AppPaths::from_env());
+    let app = builder(tauri::Builder::default(), state).run(tauri::generate_context!());
+    if let Err(e) = app {
+        eprintln!("browserflow: the app stopped: {e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,105 @@
+//! Where the app reads and writes: the workspace's `recordings/`, the pack store, the app's
+//! data folder (preview runs, last-run history, exported packs). Chosen once at start from the
+//! environment, so tests and the end-to-end run point the app at temporary folders.
+
+use std::path::PathBuf;
+
+use browserflow_catalog::library::Library;
+use serde::Serialize;
+
+/// The folders the app uses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct AppPaths {
+    /// Where recorded tools are saved and flows live (`<workspace>/recordings`).
+    #[ts(type = "string")]
+    pub recordings: PathBuf,
+    /// The pack store imports install into.
+    #[ts(type = "string")]
+    pub store: PathBuf,
+    /// The app's own data: `runs/` (preview screenshots), `last-runs.json`, `packs/`.
+    #[ts(type = "string")]
+    pub data: PathBuf,
+}
+
+/// `BROWSERFLOW_WORKSPACE` (default: the current folder) holds `recordings/`.
+pub const WORKSPACE_ENV: &str = "BROWSERFLOW_WORKSPACE";
+/// `BROWSERFLOW_STORE` overrides the pack store (default: the user's data folder).
+pub const STORE_ENV: &str = "BROWSERFLOW_STORE";
+/// `BROWSERFLOW_APP_DATA` overrides the app's data folder.
+pub const DATA_ENV: &str = "BROWSERFLOW_APP_DATA";
+
+impl AppPaths {
+    /// The folders named by the environment, with the defaults above.
+    pub fn from_env() -> AppPaths {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let workspace = var(WORKSPACE_ENV).unwrap_or_else(|| PathBuf::from("."));
+        let user_data = std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+            .unwrap_or_else(std::env::temp_dir)
+            .join("browserflow");
+        AppPaths {
+            recordings: workspace.join("recordings"),
+            store: var(STORE_ENV).unwrap_or_else(|| user_data.join("packs")),
+            data: var(DATA_ENV).unwrap_or_else(|| user_data.join("app")),
+        }
+    }
+
+    /// The same layout under one folder (tests).
+    pub fn under(root: &std::path::Path) -> AppPaths {
+        AppPaths {
+            recordings: root.join("recordings"),
+            store: root.join("store"),
+            data: root.join("data"),
+        }
+    }
+
+    /// The library over these folders.
+    pub fn library(&self) -> Library {
+        Library {
+            dirs: vec![self.recordings.clone(), self.recordings.join("contracts")],
+            store: Some(self.store.clone()),
+            history: Some(self.history()),
+        }
+    }
+
+    /// The last-run record.
+    pub fn history(&self) -> PathBuf {
+        self.data.join("last-runs.json")
+    }
+
+    /// Where preview runs write screenshots.
+    pub fn runs(&self) -> PathBuf {
+        self.data.join("runs")
+    }
+
+    /// Where exported packs go by default.
+    pub fn packs(&self) -> PathBuf {
+        self.data.join("packs")
+    }
+}
+
+/// Everything the commands share.
+pub struct AppState {
+    /// The folders.
+    pub paths: AppPaths,
+    /// The fixture shop, once served (for trying the app without a site of one's own).
+    pub shop: std::sync::Mutex<Option<browserflow_browser::fixture_server::FixtureServer>>,
+    /// The recording in progress, if any.
+    pub recording: tokio::sync::Mutex<crate::commands::record::Session>,
+}
+
+impl AppState {
+    /// The state over `paths`.
+    pub fn new(paths: AppPaths) -> AppState {
+        AppState {
+            paths,
+            shop: std::sync::Mutex::new(None),
+            recording: tokio::sync::Mutex::new(Default::default()),
+        }
+    }
+}

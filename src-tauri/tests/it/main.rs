@@ -1,0 +1,6 @@
+//! The app's commands on Tauri's mock runtime, and the TypeScript bindings.
+
+mod bindings;
+mod commands;
+mod preview;
+mod support;

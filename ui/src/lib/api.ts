@@ -1,0 +1,76 @@
+// Typed calls to the Rust commands. Every type comes from ./../bindings (generated from the
+// Rust types by the `bindings` test of src-tauri); only the command names are written here.
+import { invoke } from '@tauri-apps/api/core';
+import { listen, type UnlistenFn } from '@tauri-apps/api/event';
+import type { AppError } from '../bindings/AppError';
+import type { AppPaths } from '../bindings/AppPaths';
+import type { DraftView } from '../bindings/DraftView';
+import type { ExportChoice } from '../bindings/ExportChoice';
+import type { FlowView } from '../bindings/FlowView';
+import type { LibraryItem } from '../bindings/LibraryItem';
+import type { ManifestView } from '../bindings/ManifestView';
+import type { OutputKindName } from '../bindings/OutputKindName';
+import type { PickedView } from '../bindings/PickedView';
+import type { PreviewRequest } from '../bindings/PreviewRequest';
+import type { PreviewResult } from '../bindings/PreviewResult';
+import type { RecordEventView } from '../bindings/RecordEventView';
+import type { RecordStart } from '../bindings/RecordStart';
+import type { StepView } from '../bindings/StepView';
+import type { VerifyView } from '../bindings/VerifyView';
+
+export type { AppError, DraftView, FlowView, LibraryItem, ManifestView, PickedView, PreviewResult, RecordEventView, StepView, VerifyView };
+
+/** The `{code, message}` a command rejects with (anything else is wrapped as `internal`). */
+export function asAppError(e: unknown): AppError {
+  if (e && typeof e === 'object' && 'code' in e && 'message' in e) return e as AppError;
+  return { code: 'internal', message: String(e) };
+}
+
+async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(cmd, args);
+  } catch (e) {
+    throw asAppError(e);
+  }
+}
+
+export const api = {
+  libraryList: () => call<LibraryItem[]>('library_list'),
+  appPaths: () => call<AppPaths>('app_paths'),
+  flowCheck: (path: string) => call<FlowView>('flow_check', { path }),
+  packPreview: (choice: ExportChoice) => call<ManifestView>('pack_preview', { choice }),
+  packExport: (choice: ExportChoice, out: string | null) => call<[string, ManifestView]>('pack_export', { choice, out }),
+  packVerify: (path: string) => call<VerifyView>('pack_verify', { path }),
+  packImport: (path: string) => call<VerifyView>('pack_import', { path }),
+  previewPlan: (tool: string) => call<StepView[]>('preview_plan', { tool }),
+  previewRun: (request: PreviewRequest) => call<PreviewResult>('preview_run', { request }),
+  shopServe: () => call<string>('shop_serve'),
+  recordStart: (start: RecordStart) => call<void>('record_start', { start }),
+  recordPick: () => call<PickedView>('record_pick'),
+  recordStop: () => call<DraftView>('record_stop'),
+  recordDraft: () => call<DraftView | null>('record_draft'),
+  draftRemoveStep: (index: number) => call<DraftView>('draft_remove_step', { index }),
+  draftMoveStep: (from: number, to: number) => call<DraftView>('draft_move_step', { from, to }),
+  draftMarkInput: (index: number, name: string, kind: string) => call<DraftView>('draft_mark_input', { index, name, kind }),
+  draftMarkOutput: (pick: number, name: string, kind: OutputKindName) => call<DraftView>('draft_mark_output', { pick, name, kind }),
+  draftSave: (name: string, version: string, description: string | null) => call<LibraryItem>('draft_save', { name, version, description }),
+  recordDiscard: () => call<void>('record_discard'),
+};
+
+export const events = {
+  previewStep: (f: (s: StepView) => void): Promise<UnlistenFn> => listen<StepView>('preview://step', (e) => f(e.payload)),
+  record: (f: (e: RecordEventView) => void): Promise<UnlistenFn> => listen<RecordEventView>('record://event', (e) => f(e.payload)),
+};
+
+export function shortDigest(d: string): string {
+  const hex = d.replace(/^sha256[:-]/, '');
+  return hex ? `sha256:${hex.slice(0, 12)}…` : '';
+}
+
+export function ago(epochSeconds: number): string {
+  const s = Math.max(0, Date.now() / 1000 - epochSeconds);
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} d ago`;
+}

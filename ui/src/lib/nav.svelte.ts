@@ -1,0 +1,16 @@
+// Which screen shows, and what it was opened with.
+export type Screen = 'library' | 'record' | 'preview' | 'export' | 'flows';
+
+export const nav = $state({
+  screen: 'library' as Screen,
+  /** The tool file the preview opens with. */
+  previewTool: null as string | null,
+  /** The flow file the Flows screen opens with. */
+  flowPath: null as string | null,
+  /** Bumped when the library changed (a save, an import). */
+  libraryVersion: 0,
+});
+
+export function go(screen: Screen) {
+  nav.screen = screen;
+}

@@ -1,0 +1,169 @@
+// The real end-to-end test: the built app (src-tauri, release of ui/dist embedded) under Xvfb,
+// driven through tauri-driver + WebKitWebDriver. It records the fixture shop's search journey
+// in a real Chromium window (driven here through CDP), marks the query as an input and the
+// price as an output, saves the tool, replays it from the preview with another query, checks
+// the output, exports a pack and verifies it. Screenshots of each screen go to the artifacts
+// folder (and to docs/screenshots with BROWSERFLOW_UPDATE_SCREENSHOTS=1).
+//
+// Needs: BROWSERFLOW_APP (the app binary), DISPLAY (xvfb-run), tauri-driver and WebKitWebDriver.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, mkdir, writeFile, cp, readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WebDriver } from './webdriver.mjs';
+import { Cdp, launchChromium } from './cdp.mjs';
+import { artifacts, repoRoot, chromiumPath } from '../harness.mjs';
+
+const app = process.env.BROWSERFLOW_APP ?? path.join(repoRoot, 'target/debug/browserflow-app');
+const port = Number(process.env.TAURI_DRIVER_PORT ?? 4444);
+const updateDocs = !!process.env.BROWSERFLOW_UPDATE_SCREENSHOTS;
+
+let driver;
+let wd;
+let chrome;
+let cdp;
+let workspace;
+
+async function shot(name) {
+  const png = await wd.screenshot();
+  await mkdir(artifacts, { recursive: true });
+  await writeFile(path.join(artifacts, `e2e-${name}.png`), png);
+  if (updateDocs) {
+    const docs = path.join(repoRoot, 'docs/screenshots');
+    await mkdir(docs, { recursive: true });
+    await writeFile(path.join(docs, `${name}.png`), png);
+  }
+}
+
+async function waitForDriver() {
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/status`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('tauri-driver did not start');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+before(async () => {
+  assert.ok(existsSync(app), `the app binary ${app} is missing: build it first`);
+  workspace = await mkdtemp(path.join(os.tmpdir(), 'bflow-e2e-'));
+  // A workspace with the shipped recordings, an empty store and data folder.
+  await cp(path.join(repoRoot, 'recordings'), path.join(workspace, 'recordings'), { recursive: true });
+  const env = {
+    ...process.env,
+    BROWSERFLOW_WORKSPACE: workspace,
+    BROWSERFLOW_STORE: path.join(workspace, 'store'),
+    BROWSERFLOW_APP_DATA: path.join(workspace, 'data'),
+    // Set here so the app does not re-execute itself to set it under the driver.
+    WEBKIT_DISABLE_DMABUF_RENDERER: '1',
+  };
+  driver = spawn('tauri-driver', ['--port', String(port), '--native-driver', '/usr/bin/WebKitWebDriver'], {
+    env, stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  await waitForDriver();
+  chrome = await launchChromium(chromiumPath());
+  cdp = await Cdp.connect(chrome.ws);
+  wd = await new WebDriver(`http://127.0.0.1:${port}`).start(app);
+});
+
+after(async () => {
+  await wd?.quit();
+  cdp?.close();
+  chrome?.process.kill();
+  driver?.kill();
+});
+
+test('record the shop search, replay it with another query, export and verify a pack', { timeout: 240000 }, async () => {
+  // Library.
+  await wd.waitFor('tr[data-ref="search-price@1.2.0"]');
+  await shot('library');
+
+  // Record: the app serves the demo shop and records in the Chromium at our CDP endpoint.
+  await wd.click('[data-nav="record"]');
+  await wd.click('[data-testid="use-shop"]');
+  await wd.click('[data-testid="record-advanced"]');
+  await wd.type('[data-testid="record-cdp"]', chrome.ws);
+  const startUrl = await wd.execute('return document.querySelector(\'[data-testid="record-url"]\').value');
+  assert.match(startUrl, /^http:\/\/127\.0\.0\.1:\d+\/index\.html$/);
+  await wd.click('[data-testid="record-start"]');
+  await wd.waitFor('li[data-rec-step="0"]');
+
+  const page = await cdp.page(/\/index\.html$/);
+  await page.click('[data-testid="search-input"]');
+  await page.type('keyboard');
+  await page.press('Enter');
+  await wd.waitFor('[data-testid="record-steps"]', { text: (t) => /Enter/i.test(t) });
+  await page.waitFor('[data-testid="result-link"]');
+  await page.click('[data-testid="results"] li:first-child [data-testid="result-link"]');
+  await page.waitFor('[data-testid="product-price"]');
+  // navigate, fill, Enter, click (and any wait steps the recorder adds).
+  await wd.waitForCount('li[data-rec-step]', 4);
+
+  // Pick the price.
+  await wd.click('[data-testid="record-pick"]');
+  await new Promise((r) => setTimeout(r, 800));
+  await page.click('[data-testid="product-price"]');
+  await wd.waitFor('[data-pick="0"]');
+  await shot('record');
+
+  // Stop; the query becomes an input, the price an output.
+  await wd.click('[data-testid="record-stop"]');
+  await wd.click('[data-mark-input]');
+  await wd.type('[data-testid="input-name"]', 'query');
+  await wd.click('[data-testid="input-ok"]');
+  await wd.waitFor('[data-testid="record-steps"]', { text: (t) => t.includes('input query: string') });
+  await wd.type('[data-testid="output-name"]', 'price');
+  await wd.select('[data-testid="output-kind"]', 'price');
+  await wd.click('[data-testid="output-ok"]');
+  await wd.waitFor('[data-pick="0"] .badge');
+  await wd.type('[data-testid="tool-name"]', 'shop-search');
+  await wd.type('[data-testid="tool-version"]', '1.0.0');
+  await wd.type('[data-testid="tool-description"]', 'Search the shop and read the first price');
+  await shot('record-draft');
+  await wd.click('[data-testid="save"]');
+  await wd.waitFor('[data-testid="saved"]', { text: (t) => t.includes('shop-search@1.0.0') });
+  const saved = (await readdir(path.join(workspace, 'recordings'))).filter((f) => f.startsWith('shop-search'));
+  assert.deepEqual(saved, ['shop-search@1.0.0.json']);
+
+  // Replay from the preview with another query: the output is the mouse's price.
+  await wd.click('[data-testid="replay-saved"]');
+  await wd.waitFor('li[data-step="0"]');
+  await wd.type('input[data-input="query"]', 'mouse');
+  await wd.click('[data-testid="run"]');
+  const out = await wd.waitFor('[data-testid="output"]', { timeout: 90000 });
+  const output = JSON.parse(await wd.text(out));
+  assert.equal(output.price, 24.5, JSON.stringify(output));
+  assert.match(await wd.textOf('[data-testid="result-ok"]'), /Output valid against the contract/);
+  await shot('preview');
+
+  // Export a pack with the new tool; it is written and verified.
+  await wd.click('[data-nav="export"]');
+  await wd.click('[data-choose="shop-search@1.0.0"]');
+  await wd.type('[data-testid="pack-name"]', 'e2e-pack');
+  await wd.click('[data-testid="show-manifest"]');
+  await wd.waitFor('[data-testid="manifest"]', { text: (t) => t.includes('shop-search@1.0.0') });
+  await wd.click('[data-testid="write-pack"]');
+  await wd.waitFor('[data-testid="verified"]', { text: (t) => t.includes('Verified') });
+  const packFile = path.join(workspace, 'data/packs/e2e-pack@1.0.0.bfpack');
+  assert.ok(existsSync(packFile), `${packFile} was written`);
+  await wd.click('[data-testid="import"]');
+  await wd.waitFor('[data-testid="import-result"]', { text: (t) => t.includes('installed in') });
+  await shot('export');
+
+  // Flows: the shipped flow checks clean.
+  await wd.click('[data-nav="flows"]');
+  await wd.waitFor('[data-testid="flow-verdict"]');
+  await shot('flows');
+
+  // The library shows the new tool and its passing run.
+  await wd.click('[data-nav="library"]');
+  await wd.waitFor('tr[data-ref="shop-search@1.0.0"]', { text: (t) => t.includes('passed') });
+});

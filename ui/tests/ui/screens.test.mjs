@@ -1,0 +1,310 @@
+// The screens in real Chromium against the built UI, with Tauri's IPC mocked.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveDist, launch, openApp, emit, calls, screenshot } from '../harness.mjs';
+import * as fx from '../fixtures.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// Answers every command from the fixtures; `FIXTURES.overrides[cmd]` wins.
+function answer(cmd, args, F) {
+  if (F.overrides && cmd in F.overrides) {
+    const o = F.overrides[cmd];
+    return o && o.__reject ? Promise.reject(o.__reject) : o;
+  }
+  switch (cmd) {
+    case 'library_list': return F.library;
+    case 'preview_plan': return F.plan;
+    case 'shop_serve': return 'http://127.0.0.1:4780';
+    default: return Promise.reject({ code: 'unexpected', message: `no mock for ${cmd}` });
+  }
+}
+
+test('library: lists tools, flows and packs with kind, capabilities, digest and last run', async () => {
+  const page = await openApp(browser, server.origin, answer, { library: fx.library, plan: fx.plan });
+  const table = page.getByTestId('library-table');
+  await table.locator('tr[data-ref="search-price@1.2.0"]').waitFor();
+  const row = table.locator('tr[data-ref="search-price@1.2.0"]');
+  assert.match(await row.innerText(), /search-price\s+1\.2\.0/);
+  assert.match(await row.innerText(), /browser/);
+  assert.match(await row.innerText(), /sha256:6ada91fe84b5…/);
+  assert.match(await row.locator('.last-run').innerText(), /passed · 2 min ago/);
+  assert.match(await table.locator('tr[data-ref="shop-login@1.0.0"] .last-run').innerText(), /failed/);
+  assert.match(await table.locator('tr[data-ref="daily-price-watch@1.0.0"]').innerText(), /flow[\s\S]*never run/);
+  assert.match(await table.locator('tr[data-ref="price-alert@1.0.0"]').innerText(), /pack prices@1\.0\.0/);
+  assert.match(await table.locator('tr[data-ref="broken@1.0.0"]').innerText(), /does not load/);
+  await screenshot(page, 'ui-library');
+
+  // Selecting shows the interface; filtering narrows the list.
+  await row.click();
+  const detail = page.getByTestId('library-detail');
+  assert.match(await detail.innerText(), /query[\s\S]*string/);
+  await page.getByLabel('Filter').fill('login');
+  assert.equal(await table.locator('tbody tr').count(), 1);
+
+  // Replay opens the preview with that tool.
+  await page.getByLabel('Filter').fill('');
+  await row.getByRole('button', { name: 'Replay' }).click();
+  await page.locator('main[data-screen="preview"]').waitFor();
+  await page.close();
+});
+
+test('library: a command error is shown as its code and message', async () => {
+  const page = await openApp(browser, server.origin, answer, {
+    overrides: { library_list: { __reject: { code: 'io', message: 'cannot read /w/recordings' } } },
+  });
+  const banner = page.getByTestId('library-error');
+  await banner.waitFor();
+  assert.equal(await banner.innerText(), 'io — cannot read /w/recordings');
+  await page.close();
+});
+
+test('preview: the timeline fills in from step events; output shown as validated', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    if (cmd === 'library_list') return F.library;
+    if (cmd === 'preview_plan') return F.plan;
+    if (cmd === 'preview_run') return new Promise((resolve) => { window.__finishRun = resolve; });
+    return Promise.reject({ code: 'unexpected', message: cmd });
+  }, { library: fx.library, plan: fx.plan });
+  await page.locator('[data-nav="preview"]').click();
+  const timeline = page.getByTestId('timeline');
+  await timeline.locator('li[data-step="5"]').waitFor();
+  assert.equal(await timeline.locator('li[data-state="pending"]').count(), 6);
+  await page.locator('input[data-input="query"]').fill('keyboard');
+  await page.getByTestId('run').click();
+  await page.getByRole('button', { name: 'Running…' }).waitFor();
+  assert.equal(await timeline.locator('li[data-step="0"]').getAttribute('data-state'), 'running');
+
+  // Steps arrive one by one as events.
+  const done = fx.plan.map((s, i) => ({ ...s, state: 'passed', duration_ms: 100 + i * 10, winner: s.candidates[0] ?? null, screenshot: fx.png }));
+  await emit(page, 'preview://step', done[0]);
+  await emit(page, 'preview://step', done[1]);
+  assert.equal(await timeline.locator('li[data-state="passed"]').count(), 2);
+  assert.match(await timeline.locator('li[data-step="1"]').innerText(), /test_id "search-input"[\s\S]*110 ms/);
+  for (const s of done.slice(2)) await emit(page, 'preview://step', s);
+  await page.evaluate((steps) => window.__finishRun({
+    reference: 'search-price@1.2.0', ok: true, output: { name: 'Mechanical Keyboard', price: 79.99, currency: 'EUR' },
+    output_schema: {}, contract_digest: 'sha256:6ada91fe84b56d50ab47', steps, failed_step: null, error: null, error_code: null,
+    run_id: 'r9', run_dir: '/tmp/r9', duration_ms: 2100 }), done);
+  const ok = page.getByTestId('result-ok');
+  await ok.waitFor();
+  assert.match(await ok.innerText(), /Output valid against the contract/);
+  assert.deepEqual(JSON.parse(await page.getByTestId('output').innerText()), { name: 'Mechanical Keyboard', price: 79.99, currency: 'EUR' });
+  const [run] = await calls(page, 'preview_run');
+  assert.deepEqual(run.args.request, { tool: fx.searchPrice.path, headed: false, inputs: [{ name: 'query', value: 'keyboard', secret: false }] });
+  await screenshot(page, 'ui-preview');
+  await page.close();
+});
+
+test('preview: secret inputs go as references; a failure shows the step, screenshot and candidates', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    if (cmd === 'library_list') return F.library;
+    if (cmd === 'preview_plan') return F.plan;
+    if (cmd === 'preview_run') {
+      const steps = F.plan.map((s, i) => ({ ...s, state: i < 3 ? 'passed' : i === 3 ? 'failed' : 'skipped', screenshot: i === 3 ? F.png : null,
+        error: i === 3 ? 'no candidate matched: css "[data-testid=results] > li:first-child a" (0 elements), xpath (0 elements)' : null }));
+      return { reference: 'shop-login@1.0.0', ok: false, output: null, output_schema: {}, contract_digest: '', steps, failed_step: 3,
+        error: 'step 4 (click "Open the first result") failed', error_code: 'run', run_id: 'r3', run_dir: null, duration_ms: 5000 };
+    }
+    return Promise.reject({ code: 'unexpected', message: cmd });
+  }, { library: fx.library, plan: fx.plan, png: fx.png });
+  await page.locator('[data-nav="preview"]').click();
+  await page.getByTestId('preview-tool').selectOption(fx.login.path);
+  const secret = page.locator('input[data-input="password"]');
+  await secret.waitFor();
+  assert.equal(await secret.inputValue(), 'PASSWORD', 'a secret input holds a reference name, not a value');
+  await page.locator('input[data-input="user"]').fill('ada');
+  await page.getByTestId('run').click();
+  const failed = page.getByTestId('result-failed');
+  await failed.waitFor();
+  const text = await failed.innerText();
+  assert.match(text, /Failing step 4: click/i);
+  assert.match(text, /xpath "\(\/\/main\/\/ul\/li\)\[1\]\/a"/);
+  assert.equal(await failed.locator('img.screenshot').count(), 1);
+  assert.equal(await page.locator('li[data-step="4"]').getAttribute('data-state'), 'skipped');
+  const [run] = await calls(page, 'preview_run');
+  assert.deepEqual(run.args.request.inputs[1], { name: 'password', value: 'PASSWORD', secret: true });
+  await page.close();
+});
+
+test('record: steps stream in live, picks become outputs, edits go to the draft, save', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    const view = (i, kind, description, extra = {}) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://127.0.0.1:4780/index.html', secret: false, thumbnail: F.png, ...extra });
+    const steps = [
+      view(0, 'navigate', 'Open http://127.0.0.1:4780/index.html'),
+      view(1, 'fill', 'Fill searchbox "Search products"', { target: 'searchbox "Search products"', best_selector: 'test_id "search-input"' }),
+      view(2, 'key_press', 'Press Enter'),
+      view(3, 'fill', 'Fill password "Password"', { secret: true, best_selector: 'label "Password"' }),
+    ];
+    const pick = { index: 0, description: 'text "€79.99"', text: '€79.99', best_selector: 'test_id "product-price"', page: 'main' };
+    window.__draft ??= { start_url: 'http://127.0.0.1:4780/index.html', steps, inputs: [{ name: 'password', kind: 'string', secret: true, step: 3 }], outputs: [], picks: [pick] };
+    const d = window.__draft;
+    switch (cmd) {
+      case 'shop_serve': return 'http://127.0.0.1:4780';
+      case 'record_start': return null;
+      case 'record_pick': return new Promise((resolve) => { window.__pick = () => resolve(pick); });
+      case 'record_stop': return d;
+      case 'draft_mark_input': d.inputs.push({ name: args.name, kind: args.kind, secret: false, step: args.index }); return d;
+      case 'draft_mark_output': d.outputs.push(args.name); return d;
+      case 'draft_remove_step': d.steps.splice(args.index, 1); return d;
+      case 'draft_move_step': { const [s] = d.steps.splice(args.from, 1); d.steps.splice(args.to, 0, s); return d; }
+      case 'draft_save': return { ...F.tool, reference: `${args.name}@${args.version}`, path: `/w/recordings/${args.name}@${args.version}.json` };
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { png: fx.png, tool: fx.searchPrice });
+  await page.locator('[data-nav="record"]').click();
+  await page.getByRole('button', { name: 'Use demo shop' }).click();
+  assert.equal(await page.getByTestId('record-url').inputValue(), 'http://127.0.0.1:4780/index.html');
+  await page.getByTestId('record-start').click();
+  const list = page.getByTestId('record-steps');
+  await list.waitFor();
+
+  // The recorder's events arrive while the person works in Chromium.
+  const draft = await page.evaluate(() => null);
+  void draft;
+  const ev = (type, index, step) => emit(page, 'record://event', { type, index, step });
+  const step = (i, kind, description, extra = {}) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: fx.png, ...extra });
+  await ev('step_added', 0, step(0, 'navigate', 'Open http://127.0.0.1:4780/index.html'));
+  await ev('step_added', 1, step(1, 'fill', 'Fill searchbox "Search products"', { target: 'searchbox "Search products"', best_selector: 'test_id "search-input"' }));
+  await ev('step_added', 2, step(2, 'key_press', 'Press Enter'));
+  await ev('step_added', 3, step(3, 'fill', 'Fill password "Password"', { secret: true }));
+  assert.equal(await list.locator('li[data-rec-step]').count(), 4);
+  const fill = list.locator('li[data-rec-step="1"]');
+  assert.match(await fill.innerText(), /Fill searchbox "Search products"[\s\S]*on searchbox "Search products"[\s\S]*test_id "search-input"/);
+  assert.equal(await fill.locator('img.thumb').count(), 1);
+  assert.match(await list.locator('li[data-rec-step="3"]').innerText(), /password — a secret input/);
+  await ev('step_updated', 0, step(0, 'navigate', 'Open the shop (updated)'));
+  assert.match(await list.locator('li[data-rec-step="0"]').innerText(), /updated/);
+
+  // Pick the price in the browser.
+  await page.getByTestId('record-pick').click();
+  await page.getByRole('button', { name: 'Click an element in the browser…' }).waitFor();
+  await page.evaluate(() => window.__pick());
+  await page.locator('[data-pick="0"]').waitFor();
+  assert.match(await page.locator('[data-pick="0"]').innerText(), /€79\.99/);
+  await screenshot(page, 'ui-record-live');
+
+  await page.getByTestId('record-stop').click();
+  // Mark the query as an input.
+  await page.locator('[data-mark-input="1"]').click();
+  await page.getByTestId('input-name').fill('query');
+  await page.getByTestId('input-ok').click();
+  await list.locator('li[data-rec-step="1"] .badge').waitFor();
+  assert.match(await list.locator('li[data-rec-step="1"]').innerText(), /input query: string/);
+  // The password step has no "make input": it already is a secret input.
+  assert.equal(await page.locator('[data-mark-input="3"]').count(), 0);
+  assert.match(await list.locator('li[data-rec-step="3"]').innerText(), /input password: string · secret/);
+  // The pick becomes the `price` output.
+  await page.getByTestId('output-name').fill('price');
+  await page.getByTestId('output-kind').selectOption('price');
+  await page.getByTestId('output-ok').click();
+  await page.locator('[data-pick="0"] .badge').waitFor();
+  // Reorder and delete.
+  await page.locator('[data-down="2"]').click();
+  await page.locator('[data-delete="2"]').click();
+  assert.equal(await list.locator('li[data-rec-step]').count(), 3);
+  await screenshot(page, 'ui-record-draft');
+
+  await page.getByTestId('tool-name').fill('search-price');
+  await page.getByTestId('tool-version').fill('2.0.0');
+  await page.getByTestId('save').click();
+  await page.getByTestId('saved').waitFor();
+  assert.match(await page.getByTestId('saved').innerText(), /search-price@2\.0\.0/);
+
+  const sent = async (cmd) => (await calls(page, cmd)).map((c) => c.args);
+  assert.deepEqual(await sent('record_start'), [{ start: { url: 'http://127.0.0.1:4780/index.html', cdp: null, headed: true } }]);
+  assert.deepEqual(await sent('draft_mark_input'), [{ index: 1, name: 'query', kind: 'string' }]);
+  assert.deepEqual(await sent('draft_mark_output'), [{ pick: 0, name: 'price', kind: 'price' }]);
+  assert.deepEqual(await sent('draft_move_step'), [{ from: 2, to: 3 }]);
+  assert.deepEqual(await sent('draft_remove_step'), [{ index: 2 }]);
+  assert.deepEqual(await sent('draft_save'), [{ name: 'search-price', version: '2.0.0', description: null }]);
+  await page.close();
+});
+
+test('export: choose, see the manifest before writing, write, verify; import shows verification', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    const manifest = {
+      reference: `${args?.choice?.name}@${args?.choice?.version}`, digest: 'sha256:feedfacefeedfacefeedface', size: 4096,
+      entries: [
+        { reference: 'daily-price-watch@1.0.0', form: 'flow', kind: 'flow', contract_digest: 'sha256:9988', sha256: 'sha256:1', file: 'flows/d.json', root: true },
+        { reference: 'search-price@1.2.0', form: 'tool', kind: 'browser', contract_digest: 'sha256:6ada91fe84b5', sha256: 'sha256:2', file: 'tools/s.json', root: false },
+      ],
+      externals: ['std/http.post@1.0.0'], signatures: [],
+    };
+    switch (cmd) {
+      case 'library_list': return F.library;
+      case 'pack_preview': return manifest;
+      case 'pack_export': return [`/data/packs/${manifest.reference}.bfpack`, manifest];
+      case 'pack_verify': return { path: args.path, ok: true, manifest, error: null, installed_in: null, newly_installed: null };
+      case 'pack_import': return args.path.includes('bad')
+        ? { path: args.path, ok: false, manifest: null, error: 'tools/s.json: SHA-256 differs from the manifest', installed_in: null, newly_installed: null }
+        : { path: args.path, ok: true, manifest, error: null, installed_in: '/store/sha256-feed', newly_installed: true };
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { library: fx.library });
+  await page.locator('[data-nav="export"]').click();
+  await page.locator('[data-choose="daily-price-watch@1.0.0"]').check();
+  await page.getByTestId('pack-name').fill('prices');
+  assert.equal(await page.getByTestId('write-pack').isDisabled(), true, 'nothing is written before the manifest is shown');
+  await page.getByTestId('show-manifest').click();
+  const table = page.getByTestId('manifest');
+  await table.waitFor();
+  const text = await table.innerText();
+  assert.match(text, /daily-price-watch@1\.0\.0[\s\S]*chosen/);
+  assert.match(text, /search-price@1\.2\.0[\s\S]*required/);
+  assert.match(text, /std\/http\.post@1\.0\.0[\s\S]*external/);
+  assert.equal(await page.getByTestId('pack-digest').innerText(), 'sha256:feedfacefeedfacefeedface');
+  await page.getByTestId('write-pack').click();
+  await page.getByTestId('verified').waitFor();
+  assert.match(await page.getByTestId('written').innerText(), /\/data\/packs\/prices@1\.0\.0\.bfpack/);
+  assert.match(await page.getByTestId('verified').innerText(), /Verified: every digest checks \(2 entries\)/);
+  await screenshot(page, 'ui-export');
+  const [preview] = await calls(page, 'pack_preview');
+  assert.deepEqual(preview.args.choice, { name: 'prices', version: '1.0.0', roots: ['daily-price-watch@1.0.0'] });
+
+  await page.getByTestId('import').click();
+  await page.getByTestId('import-result').waitFor();
+  assert.match(await page.getByTestId('import-result').innerText(), /verifies[\s\S]*installed in \/store\/sha256-feed/);
+  await page.getByTestId('import-path').fill('/tmp/bad.bfpack');
+  await page.getByTestId('import').click();
+  await page.getByText('Does not verify').waitFor();
+  assert.match(await page.getByTestId('import-result').innerText(), /SHA-256 differs/);
+  await page.close();
+});
+
+test('flows: diagnostics sit on their step and slot', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    if (cmd === 'library_list') return F.library;
+    if (cmd === 'flow_check') return {
+      path: args.path, reference: 'daily-price-watch@1.0.0', description: '', inputs: [{ name: 'query', type: 'string', secret: false, required: true, default: null }],
+      steps: [
+        { id: 'search', uses: 'search-price@1.2.0', with: [{ slot: 'query', binding: '{"from":"input.query"}' }], when: null },
+        { id: 'alert', uses: 'price-alert@1.0.0', with: [{ slot: 'threshold', binding: '{"from":"input.query"}' }], when: null },
+      ],
+      output: '{"from":"steps.alert.output"}', ok: false, flow_digest: null, capabilities: [],
+      diagnostics: [
+        { code: 'type_mismatch', file: null, step: 'alert', slot: 'threshold', pointer: '/steps/1/with/threshold', message: 'string is not assignable to number' },
+        { code: 'missing_input', file: null, step: 'alert', slot: 'result', pointer: '/steps/1/with', message: 'the required slot `result` has no binding' },
+      ],
+    };
+    return Promise.reject({ code: 'unexpected', message: cmd });
+  }, { library: fx.library });
+  await page.locator('[data-nav="flows"]').click();
+  await page.getByTestId('flow-verdict').waitFor();
+  assert.match(await page.getByTestId('flow-verdict').innerText(), /2 problems/);
+  const alert = page.locator('[data-flow-step="alert"]');
+  assert.match(await alert.locator('tr[data-slot="threshold"]').innerText(), /type_mismatch string is not assignable to number/);
+  assert.match(await alert.locator('tr[data-slot="result"]').innerText(), /unbound[\s\S]*missing_input/);
+  assert.equal(await page.locator('[data-flow-step="search"] tr.bad').count(), 0);
+  await screenshot(page, 'ui-flows');
+  await page.close();
+});
