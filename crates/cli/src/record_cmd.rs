@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use browserflow_browser::record::{
-    Draft, InputMark, InputType, ModelAssist, OutputMark, RecordEvent, RecordOptions, Recorder,
+    InputMark, InputType, ModelAssist, OutputMark, RecordEvent, RecordOptions, Recorder,
 };
-use browserflow_browser::steps::{OutputKind, SelectorCandidate, SelectorKind, Step};
+use browserflow_browser::steps::OutputKind;
 use clap::Args;
 
 use crate::exit::Outcome;
@@ -76,24 +76,6 @@ fn output_kind(kind: Option<&str>) -> OutputKind {
         Some("integer") => OutputKind::Integer,
         Some("boolean") => OutputKind::Boolean,
         _ => OutputKind::String,
-    }
-}
-
-/// Whether `selector` (as typed on the command line) names `candidate`.
-fn names_candidate(selector: &str, candidate: &SelectorCandidate) -> bool {
-    let v = candidate.value.as_str();
-    match candidate.kind {
-        SelectorKind::Css | SelectorKind::Xpath => selector == v,
-        SelectorKind::Id => selector == v || selector == format!("#{v}"),
-        SelectorKind::TestId => {
-            selector == v
-                || selector == format!("[data-testid={v}]")
-                || selector == format!("[data-testid=\"{v}\"]")
-        }
-        SelectorKind::Label | SelectorKind::Placeholder | SelectorKind::Text => selector == v,
-        SelectorKind::Role | SelectorKind::AccessibleName => {
-            candidate.name.as_deref() == Some(selector)
-        }
     }
 }
 
@@ -223,7 +205,9 @@ async fn record(
     }
     let mut draft = recorder.stop().await?;
     for ((name, selector, kind), live) in inputs.iter().zip(input_candidates) {
-        let index = find_fill(&draft, selector, &live)?;
+        let index = draft
+            .fill_step_for(selector, &live)
+            .map_err(|e| anyhow::anyhow!("--input: {e}"))?;
         let kind = kind
             .as_deref()
             .and_then(InputType::parse)
@@ -253,49 +237,6 @@ async fn record(
 }
 
 /// The fill step `selector` names: by a live-resolved candidate, else by its text.
-fn find_fill(draft: &Draft, selector: &str, live: &[SelectorCandidate]) -> anyhow::Result<usize> {
-    let fills: Vec<(usize, &[SelectorCandidate])> = draft
-        .steps
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| match &s.step {
-            Step::Fill(f) => Some((i, f.selector.candidates.as_slice())),
-            _ => None,
-        })
-        .collect();
-    let found = fills
-        .iter()
-        .find(|(_, cs)| cs.iter().any(|c| live.contains(c)))
-        .or_else(|| {
-            fills
-                .iter()
-                .find(|(_, cs)| cs.iter().any(|c| names_candidate(selector, c)))
-        });
-    match found {
-        Some((i, _)) => Ok(*i),
-        None => {
-            let listed: Vec<String> = fills
-                .iter()
-                .map(|(i, cs)| {
-                    format!(
-                        "step {}: {}",
-                        i + 1,
-                        cs.first().map(|c| c.describe()).unwrap_or_default()
-                    )
-                })
-                .collect();
-            bail!(
-                "--input: no recorded fill matches {selector:?} (fills: {})",
-                if listed.is_empty() {
-                    "none".to_string()
-                } else {
-                    listed.join("; ")
-                }
-            )
-        }
-    }
-}
-
 /// Resolves when a line is read from stdin; never when stdin is closed or unreadable.
 async fn stdin_line() {
     let (tx, rx) = tokio::sync::oneshot::channel();

@@ -8,7 +8,8 @@ use serde_json::{Map, Value, json};
 use super::model_assist::ModelCall;
 use super::{MAIN_PAGE, PickedElement, RecordError, RecordedStep};
 use crate::steps::{
-    ExtractSource, ExtractStep, OutputKind, Selector, SelectorCandidate, Step, SwitchPageStep,
+    ExtractSource, ExtractStep, OutputKind, Selector, SelectorCandidate, SelectorKind, Step,
+    SwitchPageStep,
 };
 use crate::tool_file::{ORIGIN_KEY, ToolFile};
 
@@ -245,6 +246,51 @@ fn collect_references(value: &Value, out: &mut Vec<String>) {
 }
 
 impl Draft {
+    /// The index of the fill step a person means by `selector` (as typed, e.g. `#search` or
+    /// `[data-testid=q]`): the first fill sharing a candidate with `live` (the candidates the
+    /// live page gives that selector), else the first fill with a candidate `selector` names.
+    pub fn fill_step_for(
+        &self,
+        selector: &str,
+        live: &[SelectorCandidate],
+    ) -> Result<usize, RecordError> {
+        let fills: Vec<(usize, &[SelectorCandidate])> = self
+            .steps
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match &s.step {
+                Step::Fill(f) => Some((i, f.selector.candidates.as_slice())),
+                _ => None,
+            })
+            .collect();
+        let found = fills
+            .iter()
+            .find(|(_, cs)| cs.iter().any(|c| live.contains(c)))
+            .or_else(|| {
+                fills
+                    .iter()
+                    .find(|(_, cs)| cs.iter().any(|c| names_candidate(selector, c)))
+            });
+        if let Some((i, _)) = found {
+            return Ok(*i);
+        }
+        let listed: Vec<String> = fills
+            .iter()
+            .map(|(i, cs)| {
+                let best = cs.first().map(|c| c.describe()).unwrap_or_default();
+                format!("step {}: {best}", i + 1)
+            })
+            .collect();
+        Err(RecordError::NoFill {
+            selector: selector.to_owned(),
+            fills: if listed.is_empty() {
+                "none".to_owned()
+            } else {
+                listed.join("; ")
+            },
+        })
+    }
+
     /// An empty draft for a recording starting at `start_url` now.
     pub fn new(start_url: impl Into<String>, viewport: Option<(u32, u32)>) -> Self {
         Self {
@@ -628,6 +674,24 @@ pub(crate) fn now_rfc3339() -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+/// Whether `selector` (as a person typed it) names `candidate`.
+fn names_candidate(selector: &str, candidate: &SelectorCandidate) -> bool {
+    let v = candidate.value.as_str();
+    match candidate.kind {
+        SelectorKind::Css | SelectorKind::Xpath => selector == v,
+        SelectorKind::Id => selector == v || selector == format!("#{v}"),
+        SelectorKind::TestId => {
+            selector == v
+                || selector == format!("[data-testid={v}]")
+                || selector == format!("[data-testid=\"{v}\"]")
+        }
+        SelectorKind::Label | SelectorKind::Placeholder | SelectorKind::Text => selector == v,
+        SelectorKind::Role | SelectorKind::AccessibleName => {
+            candidate.name.as_deref() == Some(selector)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -227,6 +227,14 @@ pub enum RecordError {
     /// An input or output name is invalid or already taken.
     #[error("{0}")]
     Name(String),
+    /// No recorded fill matches the selector an input was marked by.
+    #[error("no recorded fill matches {selector:?} (fills: {fills})")]
+    NoFill {
+        /// The selector as given.
+        selector: String,
+        /// The draft's fill steps, each with its best candidate, or `none`.
+        fills: String,
+    },
     /// No element matches a selector given to [`Recorder::element`].
     #[error("no element matches {selector:?} on the {page} page: {message}")]
     NoElement {
