@@ -57,13 +57,22 @@ pub fn builder<R: tauri::Runtime>(
             record::draft_mark_input,
             record::draft_mark_output,
             record::draft_save,
+            record::record_answer_file_chooser,
+            model::model_status,
+            model::draft_suggest,
+            model::record_suggest_selector,
         ])
 }
 
 /// Starts the app with the folders named by the environment ([`AppPaths::from_env`]).
 pub fn run() {
     linux::apply_workarounds();
-    let state = AppState::new(AppPaths::from_env());
+    // Model assistance is optional: a bad configuration only turns it off, with a warning.
+    let model = browserflow_browser::record::ModelAssist::from_env().unwrap_or_else(|e| {
+        eprintln!("browserflow: model assistance is off: {e}");
+        None
+    });
+    let state = AppState::new(AppPaths::from_env()).with_model(model);
     let app = builder(tauri::Builder::default(), state).run(tauri::generate_context!());
     if let Err(e) = app {
         eprintln!("browserflow: the app stopped: {e}");

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use browserflow_browser::record::ModelAssist;
 use browserflow_catalog::library::Library;
 use serde::Serialize;
 
@@ -91,15 +92,24 @@ pub struct AppState {
     pub shop: std::sync::Mutex<Option<browserflow_browser::fixture_server::FixtureServer>>,
     /// The recording in progress, if any.
     pub recording: tokio::sync::Mutex<crate::commands::record::Session>,
+    /// Authoring-time model assistance, when configured (`BROWSERFLOW_MODEL_URL`, …).
+    pub model: Option<std::sync::Arc<ModelAssist>>,
 }
 
 impl AppState {
-    /// The state over `paths`.
+    /// The state over `paths`, with no model assistance.
     pub fn new(paths: AppPaths) -> AppState {
         AppState {
             paths,
             shop: std::sync::Mutex::new(None),
             recording: tokio::sync::Mutex::new(Default::default()),
+            model: None,
         }
+    }
+
+    /// The same state with `model` as its model assistance.
+    pub fn with_model(mut self, model: Option<ModelAssist>) -> AppState {
+        self.model = model.map(std::sync::Arc::new);
+        self
     }
 }

@@ -1,7 +1,12 @@
-//! The floor: the least any tool can do for the journey. Launch Chromium, then over raw CDP
-//! (JSON on a blocking websocket, one page session) load the three pages with exactly the waits
-//! they require: the load event of each, and the late search results. No selectors, no
-//! actionability checks, no input events: nobody can replay the journey faster than this.
+//! The floor: the least any tool can do for the journey. Launch Chromium exactly as browserflow
+//! does, then over raw CDP (JSON on a blocking websocket, one tab in the default context) load
+//! the three pages with only the waits they require: each document's `DOMContentLoaded` (the
+//! page is there to be used; browserflow waits for `load`), and the late search results (a
+//! MutationObserver resolves the moment the first result link exists). It navigates straight
+//! to the search URL instead of typing, and to the first result's address instead of clicking:
+//! no selectors, no actionability checks, no input events, no browser context of its own. It
+//! ends as `bflow run` ends: Chromium's processes are killed and its profile removed in the
+//! background, without an orderly shutdown. Nobody can replay the journey faster than this.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
@@ -9,18 +14,10 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use browserflow_browser::launch::{BrowserConfig, kill_and_remove_profile, launch_args};
 use serde_json::{Value, json};
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};
-
-/// Chromium flags of the floor: browserflow's launcher's own (so the floor does not win by
-/// configuring the browser differently), headless, without the sandbox (as the benchmark runs).
-fn chrome_flags() -> impl Iterator<Item = &'static str> {
-    browserflow_browser::launch::BASE_FLAGS
-        .iter()
-        .copied()
-        .chain(["--headless", "--no-sandbox"])
-}
 
 /// Why the floor failed.
 #[derive(Debug, thiserror::Error)]
@@ -67,24 +64,20 @@ pub fn run_floor(
         .prefix("bench-floor-profile-")
         .tempdir()
         .map_err(|e| launch_error(chrome, e.to_string()))?;
+    // The very command line `Browser::launch` uses (flags, profile, start page).
     let mut child = Command::new(chrome)
-        .args(chrome_flags())
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("about:blank")
+        .args(launch_args(&BrowserConfig::default(), profile.path()))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| launch_error(chrome, e.to_string()))?;
     let result = drive(chrome, &mut child, origin, query, &mut phases, &mut lap);
-    // Whatever happened, the browser goes: politely when the journey closed it, else killed.
-    if result.is_err() {
-        let _ = child.kill();
-    }
-    let _ = child.wait();
-    drop(profile);
-    let output = result?;
+    // As `bflow run` ends: SIGKILL to Chromium's whole process tree, no orderly shutdown (the
+    // profile is a throwaway), the profile removed in the background once they are gone.
+    kill_and_remove_profile(child.id(), profile.keep());
     lap("close", &mut phases);
+    let output = result?;
     Ok(FloorRun { output, phases })
 }
 
@@ -105,8 +98,12 @@ fn drive(
 ) -> Result<Value, FloorError> {
     let endpoint = read_endpoint(chrome, child)?;
     let mut cdp = Cdp::connect(&endpoint)?;
+    // One tab in the default context (browserflow opens a new context for each replay).
     let target = cdp.call("Target.createTarget", json!({ "url": "about:blank" }), None)?;
-    let target_id = target["targetId"].as_str().unwrap_or_default().to_string();
+    let target_id = target["targetId"]
+        .as_str()
+        .ok_or_else(|| FloorError::Protocol(format!("no page target: {target}")))?
+        .to_string();
     let attached = cdp.call(
         "Target.attachToTarget",
         json!({ "targetId": target_id, "flatten": true }),
@@ -114,9 +111,10 @@ fn drive(
     )?;
     let session = attached["sessionId"]
         .as_str()
-        .unwrap_or_default()
+        .ok_or_else(|| FloorError::Protocol(format!("no session: {attached}")))?
         .to_string();
-    cdp.call("Page.enable", json!({}), Some(&session))?;
+    // Not awaited: its answer arrives before the navigation's (one session, in order).
+    cdp.send("Page.enable", json!({}), Some(&session))?;
     lap("launch", phases);
 
     cdp.navigate(&session, &format!("{origin}/index.html"))?;
@@ -143,6 +141,7 @@ fn drive(
         .to_string();
     lap("search.html", phases);
 
+    // The product page fills its name and price in an inline script, before DOMContentLoaded.
     cdp.navigate(&session, &href)?;
     let output = cdp.evaluate(
         &session,
@@ -150,9 +149,6 @@ fn drive(
               price: document.querySelector('[data-testid="product-price"]').textContent.trim() })"#,
     )?;
     lap("product.html", phases);
-
-    // The answer may not arrive: the browser closes the socket as it exits.
-    let _ = cdp.send("Browser.close", json!({}), None);
     Ok(output)
 }
 
@@ -248,7 +244,7 @@ impl Cdp {
         }
     }
 
-    /// Navigates and waits for the new document's load event.
+    /// Navigates and waits for the new document's `DOMContentLoaded`.
     fn navigate(&mut self, session: &str, url: &str) -> Result<(), FloorError> {
         self.events.clear();
         let result = self.call("Page.navigate", json!({ "url": url }), Some(session))?;
@@ -258,7 +254,7 @@ impl Cdp {
             )));
         }
         let loaded = |event: &Value| {
-            event["method"] == "Page.loadEventFired" && event["sessionId"] == session
+            event["method"] == "Page.domContentEventFired" && event["sessionId"] == session
         };
         if self.events.iter().any(loaded) {
             return Ok(());

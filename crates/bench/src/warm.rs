@@ -1,10 +1,11 @@
-//! In-process measurements on one warm browser: sequential replays (each in a fresh context)
-//! and 1, 4, 16 … replays at once, each in its own context.
+//! In-process measurements on one warm browser, driven as the Rider drives it (a
+//! [`SharedBrowser`], which keeps a spare context open for the next call): sequential replays
+//! (each in a fresh context) and 1, 4, 16 … replays at once, each in its own context.
 
 use std::time::{Duration, Instant};
 
 use browserflow_browser::steps::Step;
-use browserflow_browser::{Browser, BrowserConfig, Replayer};
+use browserflow_browser::{BrowserConfig, Replayer, SharedBrowser};
 use serde_json::{Map, Value};
 
 use crate::proc_tree::{Peak, PeakSampler, Scope};
@@ -45,7 +46,7 @@ pub struct Journey {
 /// Sequential replays on a warm browser.
 #[derive(Debug, Clone, Default)]
 pub struct WarmRuns {
-    /// Whole replay (new context, steps, close context), in ms.
+    /// Whole replay (take a context, usually the spare one, and run the steps), in ms.
     pub replay_ms: Vec<f64>,
     /// Per step `(kind, label)`, the step durations of every run, in ms.
     pub steps_ms: Vec<(String, Vec<f64>)>,
@@ -75,13 +76,17 @@ pub struct WarmReport {
     pub levels: Vec<ConcurrencyLevel>,
 }
 
-async fn replay_once(browser: &Browser, journey: &Journey) -> Result<(f64, Vec<f64>), WarmError> {
+async fn replay_once(
+    browser: &SharedBrowser,
+    journey: &Journey,
+) -> Result<(f64, Vec<f64>), WarmError> {
     let started = Instant::now();
     let context = browser.new_context().await?;
     let report = Replayer::default()
         .run(&context, &journey.steps, &journey.inputs)
         .await;
-    context.close().await?;
+    // As a browser tool does with its own browser: the context is disposed in the background.
+    drop(context);
     let report = report?;
     if report.outputs.get("price") != Some(&journey.expected_price) {
         return Err(WarmError::WrongOutput {
@@ -102,14 +107,14 @@ pub async fn run_warm(
     rounds: usize,
     interval: Duration,
 ) -> Result<WarmReport, WarmError> {
-    let browser = Browser::launch(&BrowserConfig::default()).await?;
+    let browser = SharedBrowser::new(BrowserConfig::default());
     let result = measure(&browser, journey, runs, levels, rounds, interval).await;
-    browser.close().await?;
+    browser.close().await;
     result
 }
 
 async fn measure(
-    browser: &Browser,
+    browser: &SharedBrowser,
     journey: &Journey,
     runs: usize,
     levels: &[usize],
@@ -133,7 +138,7 @@ async fn measure(
             slot.1.push(took);
         }
     }
-    let chromium = browser.pid().unwrap_or_default();
+    let chromium = browser.browser().await?.pid().unwrap_or_default();
     for &concurrency in levels {
         let ours = PeakSampler::start(Scope::Process(std::process::id()), interval)?;
         let theirs = PeakSampler::start(Scope::Tree(chromium), interval)?;

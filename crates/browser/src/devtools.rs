@@ -22,8 +22,8 @@
 //!
 //! Targets: a step whose `target` is a URL not seen before opens a popup when the previous
 //! step was an action on another page (the action gets `opens_popup`), and is otherwise a
-//! frame (an out-of-process iframe) identified by that URL. `frame` index paths are refused:
-//! frames are identified by URL or name, never by index alone. The asserted navigation of a
+//! frame (an out-of-process iframe) identified by that URL. A `frame` index path becomes the
+//! frame selector's `index_path` (with a note: it breaks when iframes are added or reordered). The asserted navigation of a
 //! click inside a frame is that frame's: the replayer waits for it and checks its URL.
 //! `deviceType` (touch) and `duration` (long press) have no equivalent and are ignored.
 
@@ -173,16 +173,7 @@ impl Importer {
             reason: reason.to_string(),
         };
         let timeout_ms = raw.get("timeout").and_then(Value::as_u64).or(flow_timeout);
-        if raw
-            .get("frame")
-            .and_then(Value::as_array)
-            .is_some_and(|f| !f.is_empty())
-        {
-            return Err(unsupported(
-                "it addresses a frame by index path (`frame`); browserflow identifies frames by \
-                 URL or name only: record the step again, or put the frame's URL in `target`",
-            ));
-        }
+        let index_path = frame_index_path(raw, index)?;
         if raw.get("deviceType").and_then(Value::as_str) == Some("touch") {
             self.notes.push(format!(
                 "step {}: touch input replayed as mouse input",
@@ -194,6 +185,24 @@ impl Importer {
         let mut frame = None;
         if kind != "navigate" && kind != "setViewport" {
             frame = self.enter_target(target, index);
+        }
+        if let Some(path) = index_path {
+            if frame.is_some() {
+                return Err(unsupported(
+                    "it gives a frame index path (`frame`) inside an iframe target; only a \
+                     path from a page's main frame can be replayed",
+                ));
+            }
+            self.notes.push(format!(
+                "step {}: frame identified only by its index path {path:?}; record the step \
+                 again to get the frame's URL or name",
+                index + 1
+            ));
+            frame = Some(FrameSelector {
+                url: None,
+                name: None,
+                index_path: Some(path),
+            });
         }
         let expected = asserted_navigation(raw);
         let selector = |_: &mut Importer| -> Result<Selector, ImportError> {
@@ -443,6 +452,7 @@ impl Importer {
             return Some(FrameSelector {
                 url: Some(target.to_string()),
                 name: None,
+                index_path: None,
             });
         }
         // A new target: a popup when the previous step was an action that can open one.
@@ -463,6 +473,7 @@ impl Importer {
                 return Some(FrameSelector {
                     url: Some(target.to_string()),
                     name: None,
+                    index_path: None,
                 });
             }
         }
@@ -606,4 +617,25 @@ fn xpath_literal(text: &str) -> String {
         let parts: Vec<String> = text.split('\'').map(|p| format!("'{p}'")).collect();
         format!("concat({})", parts.join(", \"'\", "))
     }
+}
+
+/// The step's `frame` index path (`[0, 1]`); `None` for an absent or empty one.
+fn frame_index_path(raw: &Value, index: usize) -> Result<Option<Vec<u32>>, ImportError> {
+    let Some(frame) = raw.get("frame") else {
+        return Ok(None);
+    };
+    let bad = || ImportError::Shape {
+        at: format!("/steps/{index}/frame"),
+        message: "must be an array of child-frame indexes (non-negative integers)".to_string(),
+    };
+    let items = frame.as_array().ok_or_else(bad)?;
+    let path = items
+        .iter()
+        .map(|i| {
+            i.as_u64()
+                .and_then(|i| u32::try_from(i).ok())
+                .ok_or_else(bad)
+        })
+        .collect::<Result<Vec<u32>, _>>()?;
+    Ok((!path.is_empty()).then_some(path))
 }

@@ -1,10 +1,11 @@
 //! Finding, launching and connecting to Chromium; one isolated browser context per replay.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -34,9 +35,6 @@ const CANDIDATE_NAMES: &[&str] = &[
     "chrome",
 ];
 
-/// How long a launched browser may take to exit after `Browser.close` before it is killed.
-const CLOSE_GRACE: Duration = Duration::from_millis(250);
-
 /// Flags every launched browser gets: quiet, deterministic, no background traffic, and no
 /// throttling of pages that are not in front (replays run side by side in one browser).
 /// `--headless` and, as root, `--no-sandbox` are added by [`Browser::launch`].
@@ -63,6 +61,9 @@ pub const BASE_FLAGS: &[&str] = &[
     "--hide-scrollbars",
     "--mute-audio",
     "--remote-debugging-port=0",
+    // No first tab: every replay opens its own page in its own context, and a start page
+    // would only cost a renderer process while the browser starts.
+    "--no-startup-window",
 ];
 
 /// How to obtain a browser.
@@ -157,11 +158,143 @@ fn running_as_root() -> bool {
         .unwrap_or(false)
 }
 
+/// The whole command line (after the executable) [`Browser::launch`] starts Chromium with:
+/// [`BASE_FLAGS`], the throwaway profile `user_data_dir`, `--headless` unless headed,
+/// `--no-sandbox` as root and `config.extra_args`. Public so that a benchmark floor launches
+/// the very same browser.
+pub fn launch_args(config: &BrowserConfig, user_data_dir: &Path) -> Vec<String> {
+    let mut args: Vec<String> = BASE_FLAGS.iter().map(|f| f.to_string()).collect();
+    args.push(format!("--user-data-dir={}", user_data_dir.display()));
+    if config.headless {
+        args.push("--headless".into());
+    }
+    if running_as_root() {
+        args.push("--no-sandbox".into());
+    }
+    args.extend(config.extra_args.iter().cloned());
+    args
+}
+
 /// A launched browser process and the profile directory it owns.
 struct ChromeProcess {
     child: Child,
     // Dropped after the child: the directory is removed once the browser is gone.
     user_data_dir: Option<tempfile::TempDir>,
+}
+
+/// How long the profile remover waits for a killed browser's processes to be gone before it
+/// removes the profile anyway (SIGKILL takes effect within milliseconds).
+const KILL_WAIT: Duration = Duration::from_millis(2000);
+
+impl ChromeProcess {
+    /// Ends the browser at once: SIGKILL to it and every process it started. The profile is a
+    /// throwaway, so an orderly shutdown would only flush files deleted next (and take
+    /// hundreds of milliseconds). The profile is removed once those processes are gone (see
+    /// [`kill_and_remove_profile`]), without anyone waiting for it.
+    fn kill(mut self) {
+        let dir = self.user_data_dir.take().map(tempfile::TempDir::keep);
+        match (self.child.id(), dir) {
+            (Some(pid), Some(dir)) => kill_and_remove_profile(pid, dir),
+            (Some(pid), None) => {
+                sigkill_tree(pid);
+            }
+            (None, Some(dir)) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            (None, None) => {}
+        }
+        // Dropping the child (kill on drop) leaves its reaping to Tokio.
+        tracing::debug!(target: "browserflow::timing", "chromium killed");
+    }
+}
+
+/// Kills the browser `pid` with all its processes now and returns at once; its `profile`
+/// directory is removed by a detached `sh` as soon as they are gone. Removing it before
+/// would race the browser's network service, which outlives the browser for a moment and
+/// writes into the profile. Without `sh`, waits here and removes it itself. Public so that a
+/// benchmark floor ends Chromium exactly as browserflow does.
+pub fn kill_and_remove_profile(pid: u32, profile: PathBuf) {
+    let mut pids = sigkill_tree(pid);
+    pids.push(pid);
+    // Polls each process's state in /proc (gone, or a zombie, is done) for at most ~2 s.
+    const REMOVER: &str = r#"dir=$1; shift; n=0
+for p in "$@"; do
+  while [ $n -lt 200 ] && [ -r /proc/$p/stat ] && ! grep -q ') [ZX] ' /proc/$p/stat 2>/dev/null; do
+    sleep 0.01; n=$((n+1))
+  done
+done
+rm -rf -- "$dir""#;
+    let spawned = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(REMOVER)
+        .arg("browserflow-profile-remover")
+        .arg(&profile)
+        .args(pids.iter().map(u32::to_string))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        // Its own process group: a Ctrl-C that ends us does not stop the clean-up.
+        .process_group(0)
+        .spawn();
+    if spawned.is_err() {
+        wait_exited(&pids, std::time::Instant::now() + KILL_WAIT);
+        let _ = std::fs::remove_dir_all(&profile);
+    }
+}
+
+/// Sends SIGKILL to `pid` and all its descendants at once (found in `/proc`, killed with
+/// `kill(1)`, as the standard library signals only its own children) and returns the
+/// descendants. Public so that a benchmark floor ends Chromium exactly as browserflow does.
+pub fn sigkill_tree(pid: u32) -> Vec<u32> {
+    let others = descendants(pid);
+    let _ = std::process::Command::new("kill")
+        .arg("-KILL")
+        .arg(pid.to_string())
+        .args(others.iter().map(u32::to_string))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    others
+}
+
+/// Every descendant of `pid`, from `/proc/PID/task/*/children` (none where `/proc` lacks it).
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut found: Vec<u32> = Vec::new();
+    let mut queue = vec![pid];
+    while let Some(parent) = queue.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{parent}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let Ok(children) = std::fs::read_to_string(task.path().join("children")) else {
+                continue;
+            };
+            for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+                if !found.contains(&child) {
+                    found.push(child);
+                    queue.push(child);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Waits until none of `pids` runs any more (gone, or a zombie waiting to be reaped), or until
+/// `deadline`.
+pub fn wait_exited(pids: &[u32], deadline: std::time::Instant) {
+    let running = |pid: &u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let state = stat
+                .rfind(')')
+                .and_then(|end| stat[end + 1..].split_whitespace().next());
+            !matches!(state, Some("Z" | "X") | None)
+        })
+    };
+    while pids.iter().any(running) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// A Chromium browser: launched by us (and killed with its profile removed on drop) or connected
@@ -194,19 +327,7 @@ impl Browser {
             .tempdir()
             .map_err(BrowserError::UserDataDir)?;
         let mut command = Command::new(&path);
-        command.args(BASE_FLAGS);
-        command.arg(format!(
-            "--user-data-dir={}",
-            user_data_dir.path().display()
-        ));
-        if config.headless {
-            command.arg("--headless");
-        }
-        if running_as_root() {
-            command.arg("--no-sandbox");
-        }
-        command.args(&config.extra_args);
-        command.arg("about:blank");
+        command.args(launch_args(config, user_data_dir.path()));
         command
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -216,6 +337,7 @@ impl Browser {
             path: path.clone(),
             source,
         })?;
+        tracing::debug!(target: "browserflow::timing", "chromium spawned");
         let ws_endpoint = match read_ws_endpoint(&mut child, &path, config.launch_timeout).await {
             Ok(endpoint) => endpoint,
             Err(error) => {
@@ -224,7 +346,9 @@ impl Browser {
                 return Err(error);
             }
         };
+        tracing::debug!(target: "browserflow::timing", "devtools endpoint announced");
         let mut browser = Self::connect(&ws_endpoint).await?;
+        tracing::debug!(target: "browserflow::timing", "connected");
         browser.process = Some(ChromeProcess {
             child,
             user_data_dir: Some(user_data_dir),
@@ -232,8 +356,15 @@ impl Browser {
         Ok(browser)
     }
 
-    /// Connects to a running browser's CDP websocket endpoint (`ws://…/devtools/browser/…`).
-    pub async fn connect(ws_endpoint: &str) -> Result<Self, BrowserError> {
+    /// Connects to a running browser: its CDP websocket endpoint (`ws://…/devtools/browser/…`)
+    /// or its HTTP debugging address (`http://127.0.0.1:9222`, looked up in `/json/version`).
+    pub async fn connect(endpoint: &str) -> Result<Self, BrowserError> {
+        let ws_endpoint = if endpoint.starts_with("http://") || endpoint.starts_with("https://") {
+            websocket_of(endpoint).await?
+        } else {
+            endpoint.to_string()
+        };
+        let ws_endpoint = ws_endpoint.as_str();
         let conn =
             CdpConnection::connect(ws_endpoint)
                 .await
@@ -241,6 +372,7 @@ impl Browser {
                     endpoint: ws_endpoint.to_string(),
                     message: e.to_string(),
                 })?;
+        tracing::debug!(target: "browserflow::timing", "websocket open");
         let popups = PopupTracker::start(&conn);
         conn.session(None)
             .call("Target.setDiscoverTargets", json!({ "discover": true }))
@@ -295,6 +427,7 @@ impl Browser {
             .as_str()
             .ok_or_else(|| BrowserError::Page("createBrowserContext returned no id".into()))?
             .to_string();
+        tracing::debug!(target: "browserflow::timing", "browser context created");
         let mut context = BrowserContext {
             browser_session,
             context_id,
@@ -313,32 +446,20 @@ impl Browser {
             .as_str()
             .ok_or_else(|| BrowserError::Page("createTarget returned no target id".into()))?
             .to_string();
+        tracing::debug!(target: "browserflow::timing", "context and target created");
         let page = Page::attach(&self.conn, &target_id, self.popups.clone()).await?;
+        tracing::debug!(target: "browserflow::timing", "page attached");
         context.page = Some(page);
         Ok(context)
     }
 
-    /// Closes the browser: a launched one exits and its profile directory is removed; a connected
-    /// one is only disconnected from.
+    /// Closes the browser: a launched one is killed and its profile directory removed (it is
+    /// a throwaway, so there is nothing to shut down in order); a connected one is only
+    /// disconnected from.
     pub async fn close(mut self) -> Result<(), BrowserError> {
-        if let Some(mut process) = self.process.take() {
-            // The profile is a throwaway: there is nothing to flush, and Chromium's orderly
-            // shutdown takes seconds. Ask it to close, give it a moment, then kill it.
-            let _ = tokio::time::timeout(
-                CLOSE_GRACE,
-                self.conn.session(None).call("Browser.close", json!({})),
-            )
-            .await;
-            if tokio::time::timeout(CLOSE_GRACE, process.child.wait())
-                .await
-                .is_err()
-            {
-                let _ = process.child.start_kill();
-                let _ = process.child.wait().await;
-            }
-            if let Some(dir) = process.user_data_dir.take() {
-                let _ = dir.close();
-            }
+        if let Some(process) = self.process.take() {
+            // A few milliseconds of /proc reads and one `kill` run: off the async workers.
+            let _ = tokio::task::spawn_blocking(move || process.kill()).await;
         }
         Ok(())
     }
@@ -346,9 +467,8 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        if let Some(process) = self.process.as_mut() {
-            // SIGKILL now; the profile directory is removed when `process` drops right after.
-            let _ = process.child.start_kill();
+        if let Some(process) = self.process.take() {
+            process.kill();
         }
     }
 }
@@ -473,6 +593,43 @@ impl Drop for BrowserContext {
             });
         }
     }
+}
+
+/// The browser websocket URL a DevTools HTTP endpoint announces in `/json/version`.
+async fn websocket_of(http_endpoint: &str) -> Result<String, BrowserError> {
+    let base = http_endpoint.trim_end_matches('/');
+    let url = if base.ends_with("/json/version") {
+        base.to_string()
+    } else {
+        format!("{base}/json/version")
+    };
+    let failed = |message: String| BrowserError::Connect {
+        endpoint: http_endpoint.to_string(),
+        message,
+    };
+    // reqwest is built without a default crypto provider; install ring once per process (an
+    // error only means one is installed already).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::builder()
+        .build()
+        .map_err(|e| failed(format!("no HTTP client: {e}")))?;
+    let response = client
+        .get(&url)
+        .timeout(Duration::from_secs(10))
+        .send()
+        .await
+        .map_err(|e| failed(format!("GET {url}: {e}")))?;
+    if !response.status().is_success() {
+        return Err(failed(format!("GET {url}: HTTP {}", response.status())));
+    }
+    let version: Value = response
+        .json()
+        .await
+        .map_err(|e| failed(format!("{url} did not answer JSON: {e}")))?;
+    version["webSocketDebuggerUrl"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| failed(format!("{url} has no webSocketDebuggerUrl")))
 }
 
 #[cfg(test)]

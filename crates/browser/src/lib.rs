@@ -64,6 +64,7 @@ pub mod bench;
 pub mod cdp;
 pub mod coerce;
 pub mod devtools;
+mod download_dir;
 mod error;
 pub mod fixture_server;
 pub mod interpolate;
@@ -84,6 +85,7 @@ pub use error::BrowserError;
 pub use launch::{Browser, BrowserConfig, BrowserContext, find_chromium};
 pub use page::Page;
 pub use replay::{
-    ReplayError, ReplayOptions, ReplayReport, Replayer, StepReport, StepStatus, WinningSelector,
+    ReplayError, ReplayOptions, ReplayReport, Replayer, StepObserver, StepProgress, StepReport,
+    StepStatus, WinningSelector,
 };
 pub use tool::{BrowserTool, RUN_DIR_ENV, SharedBrowser};

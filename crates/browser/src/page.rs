@@ -105,6 +105,17 @@ pub(crate) struct FrameState {
     pub same_document: u64,
     /// The flattened session that owns this frame (`None` = the page's own session).
     pub session: Option<String>,
+    /// When the frame was first seen: siblings in attach order, for index paths.
+    pub seq: u64,
+}
+
+/// A point of a child frame, in the main frame's viewport ([`Page::frame_point`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FramePoint {
+    /// The point in the main frame's viewport.
+    pub at: (f64, f64),
+    /// What an ancestor document shows at that point instead of the frame (an overlay).
+    pub covered_by: Option<String>,
 }
 
 /// A point-in-time copy of one frame's navigation counters.
@@ -139,11 +150,15 @@ struct CachedWorld {
 #[derive(Debug, Default)]
 struct PageState {
     frames: HashMap<String, FrameState>,
+    /// The next [`FrameState::seq`].
+    next_frame_seq: u64,
     /// Isolated worlds by frame id, reused while the frame shows the same document.
     worlds: HashMap<String, CachedWorld>,
     file_choosers: Vec<FileChooser>,
     armed_dialogs: VecDeque<DialogResponse>,
     dialogs: Vec<DialogRecord>,
+    /// Dialogs stay open for a person to answer (a headed recording).
+    dialogs_left_open: bool,
     closed: bool,
     crashed: bool,
 }
@@ -154,6 +169,20 @@ struct Shared {
     target_id: String,
     state: Mutex<PageState>,
     changed: watch::Sender<u64>,
+}
+
+impl PageState {
+    /// The frame's state, created (and given the next attach order) when first seen.
+    fn frame_mut(&mut self, id: impl Into<String>) -> &mut FrameState {
+        let seq = &mut self.next_frame_seq;
+        self.frames.entry(id.into()).or_insert_with(|| {
+            *seq += 1;
+            FrameState {
+                seq: *seq,
+                ..FrameState::default()
+            }
+        })
+    }
 }
 
 impl Shared {
@@ -311,7 +340,7 @@ impl Page {
         let frame = &tree["frame"];
         if let Some(id) = frame["id"].as_str() {
             let mut state = self.shared.state();
-            let entry = state.frames.entry(id.to_string()).or_default();
+            let entry = state.frame_mut(id.to_string());
             entry.parent = parent.map(str::to_string);
             entry.url = frame["url"].as_str().unwrap_or_default().to_string();
             entry.name = frame["name"].as_str().unwrap_or_default().to_string();
@@ -365,6 +394,12 @@ impl Page {
     /// except `beforeunload`, which is accepted so navigations proceed).
     pub fn arm_dialog(&self, response: DialogResponse) {
         self.shared.state().armed_dialogs.push_back(response);
+    }
+
+    /// Leaves JavaScript dialogs open for the person at the window instead of answering them
+    /// (armed answers are then ignored and no [`DialogRecord`] is kept).
+    pub fn leave_dialogs_open(&self, leave: bool) {
+        self.shared.state().dialogs_left_open = leave;
     }
 
     /// True once the page is closed or crashed.
@@ -620,10 +655,18 @@ impl Page {
         Ok(answer["result"]["value"].clone())
     }
 
-    /// Where `frame_id`'s viewport starts, in main-frame viewport coordinates (0,0 for the main
-    /// frame). Scrolls each owning `<iframe>` into view on the way up.
-    pub(crate) async fn frame_origin(&self, frame_id: &str) -> Result<(f64, f64), EvalError> {
-        let mut origin = (0.0, 0.0);
+    /// Where `point` (CSS pixels in the viewport of `frame_id`) is in the main frame's
+    /// viewport, and what covers it there: walking up the frame tree, each parent document
+    /// must hit its iframe element at that point, or an overlay in the parent would take the
+    /// click (the resolver's hit test only sees inside the frame). Scrolls each iframe into
+    /// view when it is not.
+    pub(crate) async fn frame_point(
+        &self,
+        frame_id: &str,
+        point: (f64, f64),
+    ) -> Result<FramePoint, EvalError> {
+        let mut at = point;
+        let mut covered_by = None;
         let mut current = frame_id.to_string();
         while let Some(frame) = self.frame_state(&current) {
             let Some(parent) = frame.parent.clone() else {
@@ -650,17 +693,23 @@ impl Page {
                     "Runtime.callFunctionOn",
                     json!({
                         "objectId": object_id,
-                        "functionDeclaration": FRAME_CONTENT_ORIGIN_JS,
+                        "functionDeclaration": FRAME_POINT_JS,
+                        "arguments": [{ "value": at.0 }, { "value": at.1 }],
                         "returnByValue": true,
                     }),
                 )
                 .await?;
-            let xy = &answer["result"]["value"];
-            origin.0 += xy[0].as_f64().unwrap_or_default();
-            origin.1 += xy[1].as_f64().unwrap_or_default();
+            let value = &answer["result"]["value"];
+            at = (
+                value[0].as_f64().unwrap_or_default(),
+                value[1].as_f64().unwrap_or_default(),
+            );
+            if covered_by.is_none() {
+                covered_by = value[2].as_str().map(str::to_string);
+            }
             current = parent;
         }
-        Ok(origin)
+        Ok(FramePoint { at, covered_by })
     }
 
     /// Navigates the main frame and waits for the new document's `load` event.
@@ -913,15 +962,30 @@ impl Page {
 
 /// Content-box origin of an `<iframe>` element in its own frame's viewport, scrolling it into
 /// view first when it is not fully visible.
-const FRAME_CONTENT_ORIGIN_JS: &str = r#"function() {
+/// On an iframe element, with a point in its content's viewport: the point in this document's
+/// viewport, and what this document shows there instead of the iframe (`null`: the iframe).
+const FRAME_POINT_JS: &str = r#"function(x, y) {
   let r = this.getBoundingClientRect();
   if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
     this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
     r = this.getBoundingClientRect();
   }
   const cs = getComputedStyle(this);
-  return [r.left + this.clientLeft + parseFloat(cs.paddingLeft),
-          r.top + this.clientTop + parseFloat(cs.paddingTop)];
+  const px = r.left + this.clientLeft + parseFloat(cs.paddingLeft) + x;
+  const py = r.top + this.clientTop + parseFloat(cs.paddingTop) + y;
+  let hit = document.elementFromPoint(px, py);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(px, py);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  let covered = null;
+  if (hit !== this) {
+    const el = hit;
+    covered = !el || !el.tagName ? String(el) : '<' + el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+      + (typeof el.className === 'string' && el.className.trim() ? '.' + el.className.trim().split(/\s+/).join('.') : '') + '>';
+  }
+  return [px, py, covered];
 }"#;
 
 fn spawn_watcher(
@@ -953,7 +1017,7 @@ async fn on_event(
     match event.method.as_str() {
         "Page.frameAttached" => {
             let mut state = shared.state();
-            let frame = state.frames.entry(frame_id).or_default();
+            let frame = state.frame_mut(frame_id);
             frame.parent = p["parentFrameId"].as_str().map(str::to_string);
         }
         // A "swap" detach means the frame moved to its own process; it lives on in the child
@@ -965,7 +1029,7 @@ async fn on_event(
             let frame = &p["frame"];
             let id = frame["id"].as_str().unwrap_or_default().to_string();
             let mut state = shared.state();
-            let entry = state.frames.entry(id.clone()).or_default();
+            let entry = state.frame_mut(id.clone());
             if let Some(parent) = frame["parentId"].as_str() {
                 entry.parent = Some(parent.to_string());
             }
@@ -983,7 +1047,7 @@ async fn on_event(
         }
         "Page.navigatedWithinDocument" => {
             let mut state = shared.state();
-            let entry = state.frames.entry(frame_id).or_default();
+            let entry = state.frame_mut(frame_id);
             entry.url = p["url"].as_str().unwrap_or_default().to_string();
             entry.same_document += 1;
         }
@@ -991,7 +1055,7 @@ async fn on_event(
             let loader = p["loaderId"].as_str().unwrap_or_default();
             let name = p["name"].as_str().unwrap_or_default().to_string();
             let mut state = shared.state();
-            let entry = state.frames.entry(frame_id).or_default();
+            let entry = state.frame_mut(frame_id);
             if name == "init" || entry.loader_id != loader {
                 entry.lifecycle.clear();
                 entry.loader_id = loader.to_string();
@@ -1000,19 +1064,20 @@ async fn on_event(
         }
         "Page.frameStartedLoading" => {
             let mut state = shared.state();
-            let entry = state.frames.entry(frame_id).or_default();
+            let entry = state.frame_mut(frame_id);
             entry.loading = true;
             entry.started += 1;
         }
         "Page.frameStoppedLoading" => {
             let mut state = shared.state();
-            let entry = state.frames.entry(frame_id).or_default();
+            let entry = state.frame_mut(frame_id);
             entry.loading = false;
             entry.stopped += 1;
         }
         "Page.frameRequestedNavigation" if p["disposition"] == "currentTab" => {
-            shared.state().frames.entry(frame_id).or_default().requested += 1;
+            shared.state().frame_mut(frame_id).requested += 1;
         }
+        "Page.javascriptDialogOpening" if shared.state().dialogs_left_open => {}
         "Page.javascriptDialogOpening" => {
             let kind = p["type"].as_str().unwrap_or("alert").to_string();
             let response = {
@@ -1050,7 +1115,7 @@ async fn on_event(
                 let target = info["targetId"].as_str().unwrap_or_default().to_string();
                 {
                     let mut state = shared.state();
-                    let entry = state.frames.entry(target.clone()).or_default();
+                    let entry = state.frame_mut(target.clone());
                     entry.session = Some(child_session.clone());
                 }
                 spawn_watcher(
@@ -1115,7 +1180,7 @@ fn seed_child_tree(shared: &Shared, tree: &Value, session: Option<&str>) {
     };
     {
         let mut state = shared.state();
-        let entry = state.frames.entry(id.to_string()).or_default();
+        let entry = state.frame_mut(id.to_string());
         if entry.url.is_empty() {
             entry.url = frame["url"].as_str().unwrap_or_default().to_string();
         }

@@ -111,13 +111,17 @@ fn selector_js(selector: &Selector) -> String {
     let candidates: Vec<String> = selector.candidates.iter().map(candidate_js).collect();
     let frame = match &selector.frame {
         Some(frame) => format!(
-            ", frame: {{ url: {}, name: {} }}",
+            ", frame: {{ url: {}, name: {}, indexPath: {} }}",
             frame.url.as_deref().map(js_string).unwrap_or("null".into()),
             frame
                 .name
                 .as_deref()
                 .map(js_string)
-                .unwrap_or("null".into())
+                .unwrap_or("null".into()),
+            frame
+                .index_path
+                .as_ref()
+                .map_or("null".into(), |path| format!("{path:?}")),
         ),
         None => String::new(),
     };

@@ -204,7 +204,9 @@ pub async fn run_tool(
     }
     let rider = Rider::new(registry, journal, options.secrets, rider_options)
         .map_err(|e| RunToolError::Prepare(e.to_string()))?;
+    tracing::debug!(target: "browserflow::timing", "rider ready");
     let outcome = rider.run(&plan, bound).await;
+    tracing::debug!(target: "browserflow::timing", "rider finished");
     let folder = |run_id: &str| {
         options
             .run_dir

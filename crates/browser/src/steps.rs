@@ -187,7 +187,9 @@ impl SelectorKind {
     }
 }
 
-/// Identifies a frame by stable properties, never by index. `url` may use `*` wildcards.
+/// Identifies a frame by stable properties. `url` may use `*` wildcards. The recorder always
+/// records a URL or a name; `index_path` exists only for imported DevTools recordings that give
+/// nothing else, and every field given must match.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FrameSelector {
@@ -197,6 +199,11 @@ pub struct FrameSelector {
     /// The frame's `name` attribute.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Child-frame indexes from the page's main frame (`[0, 1]`: the second child of the first
+    /// child), children counted in the order they were attached, as DevTools Recorder's
+    /// `frame` field. Fragile (a new iframe shifts it): a last resort for imports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index_path: Option<Vec<u32>>,
 }
 
 /// A navigation the step must cause; checked after the step.
@@ -733,8 +740,9 @@ impl Step {
             if let Some(frame) = &selector.frame
                 && frame.url.is_none()
                 && frame.name.is_none()
+                && frame.index_path.is_none()
             {
-                return Err("the frame selector needs a url or a name".into());
+                return Err("the frame selector needs a url, a name or an index path".into());
             }
         }
         match self {

@@ -20,7 +20,7 @@
 //! navigation that does not hold, an extracted value of the wrong type): the site or the
 //! recording changed, and replaying again would fail the same way.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use browserflow_contract::ToolContract;
 use browserflow_rider::secrecy::ExposeSecret;
@@ -49,7 +49,19 @@ pub struct SharedBrowser {
     config: BrowserConfig,
     replay: ReplayOptions,
     browser: tokio::sync::Mutex<Option<Arc<Browser>>>,
+    /// A context (with its page) opened ahead of the call that will take it.
+    spare: Mutex<Option<Spare>>,
+    /// Whether taking a context opens the next one in the background.
+    keep_spare: bool,
     reports: Mutex<Vec<(String, ReplayReport)>>,
+}
+
+/// A browser context being opened (or opened) before anyone asked for it: creating one costs
+/// a renderer process start, hundreds of milliseconds a call would otherwise wait for.
+struct Spare {
+    /// The browser it belongs to (a relaunched browser makes it useless).
+    browser: Weak<Browser>,
+    task: tokio::task::JoinHandle<Result<BrowserContext, BrowserError>>,
 }
 
 impl std::fmt::Debug for SharedBrowser {
@@ -68,8 +80,30 @@ impl SharedBrowser {
             config,
             replay: ReplayOptions::default(),
             browser: tokio::sync::Mutex::new(None),
+            spare: Mutex::new(None),
+            keep_spare: true,
             reports: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Whether every context taken is replaced by a new one opened in the background
+    /// (default true: the next call, or the next of many concurrent calls, finds its context
+    /// ready). A one-call process (`bflow run`) turns it off: the spare would only compete
+    /// with its replay for the CPU.
+    pub fn with_spare_context(mut self, keep: bool) -> SharedBrowser {
+        self.keep_spare = keep;
+        self
+    }
+
+    /// Starts Chromium (or connects) now, in the background, and opens the first context, so
+    /// that the first call finds both ready. Call it first thing in a process that will
+    /// replay: the browser starts while the rest of the process gets ready. Needs a Tokio
+    /// runtime; errors are left for the first call to meet again.
+    pub fn prelaunch(self: &Arc<Self>) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let _ = this.browser_with_spare(true).await;
+        });
     }
 
     /// Replay settings for every call (screenshots are switched on per call when a run
@@ -92,6 +126,12 @@ impl SharedBrowser {
     /// The running browser, launching (or reconnecting) when there is none or the last one
     /// is gone.
     pub async fn browser(&self) -> Result<Arc<Browser>, BrowserError> {
+        self.browser_with_spare(false).await
+    }
+
+    /// [`Self::browser`]; a browser launched now also starts opening a spare context when
+    /// `spare` is set, before anyone else can ask for a context.
+    async fn browser_with_spare(&self, spare: bool) -> Result<Arc<Browser>, BrowserError> {
         let mut slot = self.browser.lock().await;
         if let Some(browser) = slot.as_ref()
             && browser.is_connected()
@@ -101,8 +141,47 @@ impl SharedBrowser {
         // A dead browser is dropped here (a launched one is killed and its profile removed).
         *slot = None;
         let browser = Arc::new(Browser::launch(&self.config).await?);
+        if spare {
+            self.open_spare(&browser);
+        }
         *slot = Some(browser.clone());
         Ok(browser)
+    }
+
+    /// Starts opening a spare context in `browser`, unless one is there already.
+    fn open_spare(&self, browser: &Arc<Browser>) {
+        let Ok(mut spare) = self.spare.lock() else {
+            return;
+        };
+        if spare.is_some() {
+            return;
+        }
+        let opening = browser.clone();
+        *spare = Some(Spare {
+            browser: Arc::downgrade(browser),
+            task: tokio::spawn(async move { opening.new_context().await }),
+        });
+    }
+
+    /// The spare context if it belongs to `browser` and opened fine (waiting for it to be
+    /// ready); a spare of another browser is discarded.
+    async fn take_spare(&self, browser: &Arc<Browser>) -> Option<BrowserContext> {
+        let spare = self.spare.lock().ok()?.take()?;
+        if !Weak::ptr_eq(&spare.browser, &Arc::downgrade(browser)) {
+            spare.task.abort();
+            return None;
+        }
+        spare.task.await.ok()?.ok()
+    }
+
+    /// Drops the spare context (it is disposed in the background).
+    async fn discard_spare(&self) {
+        let spare = self.spare.lock().ok().and_then(|mut s| s.take());
+        if let Some(spare) = spare {
+            spare.task.abort();
+            // Lets go of the browser the task held.
+            let _ = spare.task.await;
+        }
     }
 
     /// The browser, if one is running now (does not launch).
@@ -113,16 +192,30 @@ impl SharedBrowser {
     /// A fresh, isolated context in the shared browser.
     pub async fn new_context(&self) -> Result<BrowserContext, BrowserError> {
         let browser = self.browser().await?;
-        match browser.new_context().await {
-            Ok(context) => Ok(context),
+        if let Some(context) = self.take_spare(&browser).await {
+            if self.keep_spare {
+                self.open_spare(&browser);
+            }
+            return Ok(context);
+        }
+        let context = match browser.new_context().await {
+            Ok(context) => context,
             Err(first) => {
                 // The browser may have died since its last use without the connection having
                 // noticed yet: start (or reconnect) a new one, once.
                 self.discard(&browser).await;
                 let fresh = self.browser().await.map_err(|_| first)?;
-                fresh.new_context().await
+                let context = fresh.new_context().await?;
+                if self.keep_spare {
+                    self.open_spare(&fresh);
+                }
+                return Ok(context);
             }
+        };
+        if self.keep_spare {
+            self.open_spare(&browser);
         }
+        Ok(context)
     }
 
     /// Forgets `browser` if it is still the shared one (it is killed once no call uses it).
@@ -135,6 +228,7 @@ impl SharedBrowser {
 
     /// Closes the browser if it is not in use elsewhere (a connected one is disconnected from).
     pub async fn close(&self) {
+        self.discard_spare().await;
         let taken = self.browser.lock().await.take();
         if let Some(browser) = taken
             && let Ok(browser) = Arc::try_unwrap(browser)
@@ -329,13 +423,24 @@ impl Tool for BrowserTool {
             .new_context()
             .await
             .map_err(|e| classify_browser_error(&e))?;
+        tracing::debug!(target: "browserflow::timing", "context ready");
         let replayer = Replayer::new(options);
         let replay = replayer.run(&context, &self.file.steps, &inputs);
         let result = tokio::select! {
             result = replay => Some(result),
             () = ctx.signal().cancelled() => None,
         };
-        let _ = context.close().await;
+        tracing::debug!(target: "browserflow::timing", "replay done");
+        let launched = shared.current().await.is_some_and(|b| b.pid().is_some());
+        if launched {
+            // Our own browser: disposing can finish in the background (`Drop` sends it), or
+            // never, when the process ends now and the browser is killed with it.
+            drop(context);
+        } else {
+            // Someone else's browser outlives this process: leave nothing behind in it.
+            let _ = context.close().await;
+        }
+        tracing::debug!(target: "browserflow::timing", "context closed");
         let Some(result) = result else {
             return Err(ToolError::cancelled());
         };
@@ -381,6 +486,9 @@ pub fn classify_browser_error(error: &BrowserError) -> ToolError {
     }
 }
 
+/// What a CDP call says once the browser's connection is gone ([`crate::cdp::CdpError`]).
+const CONNECTION_CLOSED: &str = "connection to the browser is closed";
+
 /// The class of a failed replay; see the module docs.
 pub fn classify_replay_error(
     error: &ReplayError,
@@ -392,9 +500,14 @@ pub fn classify_replay_error(
         ReplayError::InvalidStep { .. } | ReplayError::Input { .. } | ReplayError::File { .. } => {
             ToolError::terminal(message)
         }
-        ReplayError::StepFailed { .. } if !browser_alive => ToolError::transient(format!(
-            "the browser crashed or its connection dropped: {message}"
-        )),
+        // The connection may report itself closed before the liveness check sees it.
+        ReplayError::StepFailed { message: cause, .. }
+            if !browser_alive || cause.contains(CONNECTION_CLOSED) =>
+        {
+            ToolError::transient(format!(
+                "the browser crashed or its connection dropped: {message}"
+            ))
+        }
         ReplayError::StepFailed { message: cause, .. } if is_load_timeout(cause) => {
             ToolError::transient(message)
         }
@@ -403,11 +516,10 @@ pub fn classify_replay_error(
 }
 
 fn is_load_timeout(cause: &str) -> bool {
-    const LOAD_TIMEOUTS: [&str; 4] = [
+    const LOAD_TIMEOUTS: [&str; 3] = [
         "did not finish within",
         "did not load",
         "did not finish loading",
-        "connection to the browser is closed",
     ];
     let navigation_failed = cause.starts_with("navigation to ")
         && (cause.contains("timed out") || cause.contains("ERR_"));

@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use base64::Engine;
-use browserflow_browser::replay::{ReplayReport, StepStatus};
+use browserflow_browser::replay::{
+    ReplayOptions, ReplayReport, StepObserver, StepReport, StepStatus,
+};
 use browserflow_browser::run::{RunToolError, RunToolOptions, run_tool};
 use browserflow_browser::tool_file::ToolFile;
 use browserflow_browser::{BrowserConfig, SharedBrowser};
@@ -157,12 +159,14 @@ fn candidates(file: &ToolFile, index: usize) -> Vec<String> {
 }
 
 /// Runs the tool at `request.tool` once, writing screenshots under `runs_dir`, and calls
-/// `on_step` for each step as its result is known. Never fails: a failure is a result with
-/// `ok: false`, the failing step, its screenshot and its candidates.
+/// `on_step` live: each step the moment it finishes (with its screenshot), the next one as
+/// `running`, and at the end every step once more with its final state and thumbnail. Never
+/// fails: a failure is a result with `ok: false`, the failing step, its screenshot and its
+/// candidates.
 pub async fn run_preview(
     request: &PreviewRequest,
     runs_dir: &Path,
-    on_step: impl Fn(&StepView),
+    on_step: impl Fn(&StepView) + Send + Sync + 'static,
 ) -> PreviewResult {
     let started = std::time::Instant::now();
     let file = match ToolFile::load(Path::new(&request.tool)) {
@@ -180,16 +184,29 @@ pub async fn run_preview(
             }
         })
         .collect();
+    let mut steps = pending_steps(&file);
+    let on_step = Arc::new(on_step);
     let options = RunToolOptions {
-        browser: Arc::new(SharedBrowser::new(BrowserConfig {
-            headless: !request.headed,
-            ..BrowserConfig::default()
-        })),
+        browser: Arc::new(
+            SharedBrowser::new(BrowserConfig {
+                headless: !request.headed,
+                ..BrowserConfig::default()
+            })
+            .with_replay_options(ReplayOptions {
+                on_step: Some(live_timeline(steps.clone(), on_step.clone())),
+                ..ReplayOptions::default()
+            }),
+        ),
         run_dir: Some(runs_dir.to_path_buf()),
         ..RunToolOptions::default()
     };
     let browser = options.browser.clone();
-    let mut steps = pending_steps(&file);
+    if let Some(first) = steps.first() {
+        on_step(&StepView {
+            state: StepState::Running,
+            ..first.clone()
+        });
+    }
     let outcome = run_tool(&file, &args, options).await;
     browser.close().await;
     let mut result = PreviewResult {
@@ -254,20 +271,52 @@ fn call_dir_of(runs_dir: &Path, file: &ToolFile, run_id: &str) -> PathBuf {
     )
 }
 
+/// Tells `on_step` about each step as the replay finishes it (with the screenshot Chromium
+/// just took), and marks the step after a passed one as running.
+fn live_timeline(
+    pending: Vec<StepView>,
+    on_step: Arc<impl Fn(&StepView) + Send + Sync + 'static>,
+) -> StepObserver {
+    StepObserver::new(move |progress| {
+        let done = &progress.report;
+        let Some(view) = pending.get(done.index) else {
+            return;
+        };
+        let mut view = view.clone();
+        apply_report(&mut view, done);
+        view.screenshot = progress
+            .screenshot_base64
+            .map(|png| format!("data:image/png;base64,{png}"));
+        on_step(&view);
+        if done.status == StepStatus::Passed
+            && let Some(next) = pending.get(done.index + 1)
+        {
+            on_step(&StepView {
+                state: StepState::Running,
+                ..next.clone()
+            });
+        }
+    })
+}
+
+fn apply_report(view: &mut StepView, done: &StepReport) {
+    view.state = match done.status {
+        StepStatus::Passed => StepState::Passed,
+        StepStatus::Failed => StepState::Failed,
+        StepStatus::Skipped => StepState::Skipped,
+    };
+    view.duration_ms = Some(done.duration_ms);
+    view.winner = done.selector.as_ref().map(|w| w.description.clone());
+    view.navigated_to = done.navigated_to.clone();
+    view.error = done.error.clone();
+}
+
 fn merge_report(steps: &mut [StepView], report: &ReplayReport, dir: Option<&Path>) {
     for done in &report.steps {
         let Some(view) = steps.get_mut(done.index) else {
             continue;
         };
-        view.state = match done.status {
-            StepStatus::Passed => StepState::Passed,
-            StepStatus::Failed => StepState::Failed,
-            StepStatus::Skipped => StepState::Skipped,
-        };
-        view.duration_ms = Some(done.duration_ms);
-        view.winner = done.selector.as_ref().map(|w| w.description.clone());
-        view.navigated_to = done.navigated_to.clone();
-        view.error = done.error.clone();
+        apply_report(view, done);
         view.screenshot = dir.and_then(|d| thumbnail(d, done.index, &done.kind));
     }
 }

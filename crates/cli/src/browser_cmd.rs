@@ -86,6 +86,15 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub fn run_tool(args: RunArgs) -> Outcome {
+    tracing::debug!(target: "browserflow::timing", "bflow run starts");
+    let runtime = runtime()?;
+    // One call: no spare context after it. Chromium starts now, while the tool is looked up
+    // and the Rider prepared.
+    let browser = Arc::new(SharedBrowser::new(args.browser.config()).with_spare_context(false));
+    {
+        let _inside = runtime.enter();
+        browser.prelaunch();
+    }
     let mut dirs = args.tools.clone();
     dirs.push(PathBuf::from("recordings"));
     let file = match browser_run::resolve_tool(&args.tool, &dirs) {
@@ -98,11 +107,11 @@ pub fn run_tool(args: RunArgs) -> Outcome {
         }
     };
     let options = RunToolOptions {
-        browser: Arc::new(SharedBrowser::new(args.browser.config())),
+        browser: browser.clone(),
         run_dir: args.screenshots.clone(),
         ..RunToolOptions::default()
     };
-    let run = runtime()?.block_on(browser_run::run_tool(&file, &args.inputs, options))?;
+    let run = runtime.block_on(browser_run::run_tool(&file, &args.inputs, options))?;
     if let Some(report) = &run.report {
         for step in &report.steps {
             eprintln!(
@@ -115,6 +124,10 @@ pub fn run_tool(args: RunArgs) -> Outcome {
         eprintln!("screenshots: {}", dir.display());
     }
     println!("{}", serde_json::to_string_pretty(&run.output)?);
+    tracing::debug!(target: "browserflow::timing", "output printed");
+    // The answer is out; the browser goes (killed, its throwaway profile removed).
+    runtime.block_on(browser.close());
+    tracing::debug!(target: "browserflow::timing", "browser closed");
     Ok(true)
 }
 

@@ -1,6 +1,9 @@
 //! `bflow record URL --out FILE`: record a journey in a visible Chromium until the window
 //! closes, Enter is pressed or Ctrl-C; mark inputs and outputs from flags; write the tool file.
+//! A file chooser the page opens is answered by the next `--upload` path, else by a path typed
+//! on the terminal.
 
+use std::collections::VecDeque;
 use std::io::BufRead;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -47,9 +50,13 @@ pub struct RecordArgs {
     /// The Chromium executable (default: `BROWSERFLOW_CHROME`, then the system's chromium).
     #[arg(long, value_name = "PATH")]
     chrome: Option<PathBuf>,
-    /// Record in a running browser's CDP endpoint (`ws://…`) instead of launching one.
+    /// Record in a running browser (`ws://…` CDP endpoint, or `http://host:port`) instead of launching one.
     #[arg(long, value_name = "URL")]
     browser_ws: Option<String>,
+    /// Answer the next file chooser the page opens with this file (repeatable: one per
+    /// chooser, in order). Without it, the path is asked for on the terminal.
+    #[arg(long = "upload", value_name = "PATH")]
+    uploads: Vec<PathBuf>,
 }
 
 /// `NAME=SELECTOR[:TYPE]`.
@@ -149,27 +156,66 @@ async fn record(
     };
     let recorder = Recorder::start(options).await?;
     let mut events = recorder.subscribe();
-    tokio::spawn(async move {
-        while let Ok(event) = events.recv().await {
-            match event {
-                RecordEvent::StepAdded { index, step }
-                | RecordEvent::StepInserted { index, step } => {
-                    eprintln!("  {}. {}", index + 1, step.description);
-                }
-                RecordEvent::PageOpened { name, url } => eprintln!("  (popup `{name}`: {url})"),
-                _ => {}
-            }
-        }
-    });
     eprintln!(
         "recording {} — close the window, press Enter or Ctrl-C to finish",
         args.url
     );
-    let enter = stdin_line();
-    tokio::select! {
-        _ = recorder.wait_closed() => {}
-        _ = tokio::signal::ctrl_c() => {}
-        _ = enter => {}
+    let mut uploads: VecDeque<PathBuf> = args.uploads.iter().cloned().collect();
+    let mut lines = stdin_lines();
+    let mut stdin_open = true;
+    // Choosers waiting for a path typed on the terminal.
+    let mut asking = 0usize;
+    {
+        let ctrl_c = tokio::signal::ctrl_c();
+        tokio::pin!(ctrl_c);
+        let closed = recorder.wait_closed();
+        tokio::pin!(closed);
+        'recording: loop {
+            tokio::select! {
+                _ = &mut closed => break 'recording,
+                _ = &mut ctrl_c => break 'recording,
+                line = lines.recv(), if stdin_open => match line {
+                    // Closed stdin: keep waiting for the window or Ctrl-C.
+                    None => stdin_open = false,
+                    Some(line) if asking > 0 => {
+                        let path = line.trim();
+                        if path.is_empty() {
+                            eprintln!("  (type the path of the file to upload)");
+                            continue;
+                        }
+                        match recorder.answer_file_chooser(&[PathBuf::from(path)]).await {
+                            Ok(index) => {
+                                asking -= 1;
+                                print_answered(&recorder, index);
+                            }
+                            Err(e) => eprintln!("  {e}; type another path"),
+                        }
+                    }
+                    Some(_) => break 'recording,
+                },
+                event = events.recv() => match event {
+                    Ok(RecordEvent::StepAdded { index, step })
+                    | Ok(RecordEvent::StepInserted { index, step }) => {
+                        eprintln!("  {}. {}", index + 1, step.description);
+                    }
+                    Ok(RecordEvent::PageOpened { name, url }) => eprintln!("  (popup `{name}`: {url})"),
+                    Ok(RecordEvent::FileChooser(_)) => match uploads.pop_front() {
+                        Some(path) => {
+                            match recorder.answer_file_chooser(std::slice::from_ref(&path)).await {
+                                Ok(index) => print_answered(&recorder, index),
+                                Err(e) => eprintln!("  --upload {}: {e}", path.display()),
+                            }
+                        }
+                        None => {
+                            asking += 1;
+                            eprintln!("  the page opened a file chooser: type the path of the file to upload and press Enter");
+                        }
+                    },
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break 'recording,
+                },
+            }
+        }
     }
 
     // Outputs given by selector: described in the live page when it is still open.
@@ -236,18 +282,23 @@ async fn record(
     Ok(true)
 }
 
-/// The fill step `selector` names: by a live-resolved candidate, else by its text.
-/// Resolves when a line is read from stdin; never when stdin is closed or unreadable.
-async fn stdin_line() {
-    let (tx, rx) = tokio::sync::oneshot::channel();
+/// Lists the step an answered file chooser turned into an upload.
+fn print_answered(recorder: &Recorder, index: Option<usize>) {
+    if let Some(step) = index.and_then(|i| recorder.steps().get(i).cloned()) {
+        eprintln!("  {}. {}", index.unwrap_or_default() + 1, step.description);
+    }
+}
+
+/// The lines of stdin, read on a thread; the channel closes at EOF or on a read error.
+fn stdin_lines() -> tokio::sync::mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     std::thread::spawn(move || {
-        let mut line = String::new();
-        if matches!(std::io::stdin().lock().read_line(&mut line), Ok(n) if n > 0) {
-            let _ = tx.send(());
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
         }
     });
-    if rx.await.is_err() {
-        // EOF: keep waiting for the window or Ctrl-C.
-        std::future::pending::<()>().await;
-    }
+    rx
 }

@@ -13,7 +13,7 @@ pub struct BrowserArgs {
     /// The Chromium executable (default: `BROWSERFLOW_CHROME`, then the system's chromium).
     #[arg(long, value_name = "PATH")]
     chrome: Option<PathBuf>,
-    /// Connect to a running browser's CDP endpoint (`ws://…`) instead of launching one.
+    /// Connect to a running browser (`ws://…` CDP endpoint, or `http://host:port`) instead of launching one.
     #[arg(long, value_name = "URL")]
     browser_ws: Option<String>,
 }

@@ -2,6 +2,7 @@
 
 pub mod flows;
 pub mod library;
+pub mod model;
 pub mod packs;
 pub mod preview;
 pub mod record;

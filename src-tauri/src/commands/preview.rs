@@ -26,8 +26,9 @@ pub async fn preview_run<R: Runtime>(
     state: State<'_, AppState>,
     request: PreviewRequest,
 ) -> Result<PreviewResult, AppError> {
-    let result = run_preview(&request, &state.paths.runs(), |step| {
-        let _ = app.emit(PREVIEW_STEP, step);
+    let emitter = app.clone();
+    let result = run_preview(&request, &state.paths.runs(), move |step| {
+        let _ = emitter.emit(PREVIEW_STEP, step);
     })
     .await;
     let run = LastRun {

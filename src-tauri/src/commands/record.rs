@@ -3,6 +3,7 @@
 //! mark inputs and outputs) and save it as a tool file in `recordings/`. Each command is a few
 //! lines over `browserflow_browser::record`.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use base64::Engine;
@@ -105,6 +106,16 @@ pub enum RecordEventView {
         /// The pick.
         pick: PickedView,
     },
+    /// The page opened a file chooser: it waits for `record_answer_file_chooser`.
+    FileChooser {
+        /// Which request (they are answered oldest first).
+        #[ts(type = "number")]
+        id: u64,
+        /// The page it opened on.
+        page: String,
+        /// Several files may be chosen.
+        multiple: bool,
+    },
     /// The window closed; the recording is over.
     Closed,
 }
@@ -157,15 +168,15 @@ pub struct DraftView {
 #[derive(Default)]
 pub struct Session {
     recorder: Option<Arc<Recorder>>,
-    draft: Option<Draft>,
+    pub(crate) draft: Option<Draft>,
     picks: Vec<PickedElement>,
 }
 
-fn record_error(e: impl std::fmt::Display) -> AppError {
+pub(crate) fn record_error(e: impl std::fmt::Display) -> AppError {
     AppError::new("record", e)
 }
 
-fn no_draft() -> AppError {
+pub(crate) fn no_draft() -> AppError {
     AppError::new("no_draft", "there is no stopped recording to edit")
 }
 
@@ -228,14 +239,43 @@ pub async fn record_start<R: Runtime>(
 /// `draft_mark_output` can turn into an output.
 #[tauri::command]
 pub async fn record_pick(state: State<'_, AppState>) -> Result<PickedView, AppError> {
-    let recorder = state.recording.lock().await.recorder.clone();
-    let recorder =
-        recorder.ok_or_else(|| AppError::new("not_recording", "no recording is running"))?;
+    let recorder = live_recorder(&state).await?;
     let picked = recorder.pick_element().await.map_err(record_error)?;
     let mut session = state.recording.lock().await;
     session.picks.push(picked);
     let index = session.picks.len() - 1;
     Ok(pick_view(index, &session.picks[index]))
+}
+
+/// Answers the oldest open file chooser with `paths` (files on this machine); the click that
+/// opened it becomes an `upload` step, whose index is returned.
+#[tauri::command]
+pub async fn record_answer_file_chooser(
+    state: State<'_, AppState>,
+    paths: Vec<String>,
+) -> Result<Option<usize>, AppError> {
+    let recorder = live_recorder(&state).await?;
+    let paths: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    recorder
+        .answer_file_chooser(&paths)
+        .await
+        .map_err(record_error)
+}
+
+/// The running recorder (an error when no recording runs).
+pub(crate) async fn live_recorder(state: &AppState) -> Result<Arc<Recorder>, AppError> {
+    state
+        .recording
+        .lock()
+        .await
+        .recorder
+        .clone()
+        .ok_or_else(|| AppError::new("not_recording", "no recording is running"))
 }
 
 /// Ends the recording (the window closes) and returns the draft to edit.
@@ -447,10 +487,15 @@ fn event_view(event: RecordEvent) -> Option<RecordEventView> {
         RecordEvent::Closed => RecordEventView::Closed,
         // Picks are answered by `record_pick`, which knows their index.
         RecordEvent::Picked(_) => return None,
+        RecordEvent::FileChooser(request) => RecordEventView::FileChooser {
+            id: request.id,
+            page: request.page,
+            multiple: request.multiple,
+        },
     })
 }
 
-fn draft_view(session: &Session) -> Result<DraftView, AppError> {
+pub(crate) fn draft_view(session: &Session) -> Result<DraftView, AppError> {
     let draft = session.draft.as_ref().ok_or_else(no_draft)?;
     let uses = |name: &str| {
         let needle = format!("{{{{{name}}}}}");

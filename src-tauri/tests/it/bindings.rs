@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use ts_rs::TS;
 
 fn generate(dir: &Path) {
-    use browserflow_app::commands::{packs, record};
+    use browserflow_app::commands::{model, packs, record};
     use browserflow_catalog::{flow_view, library, pack_view, preview};
     browserflow_app::AppError::export_all_to(dir).expect("AppError");
     browserflow_app::AppPaths::export_all_to(dir).expect("AppPaths");
@@ -23,6 +23,9 @@ fn generate(dir: &Path) {
     record::RecordEventView::export_all_to(dir).expect("RecordEventView");
     record::DraftView::export_all_to(dir).expect("DraftView");
     record::OutputKindName::export_all_to(dir).expect("OutputKindName");
+    model::ModelStatus::export_all_to(dir).expect("ModelStatus");
+    model::DraftSuggestions::export_all_to(dir).expect("DraftSuggestions");
+    model::SelectorSuggestionView::export_all_to(dir).expect("SelectorSuggestionView");
 }
 
 fn read_all(dir: &Path) -> BTreeMap<String, String> {
@@ -60,9 +63,14 @@ fn the_checked_in_typescript_bindings_match_the_rust_types() {
         }
         generate(&checked_in);
     }
-    assert_eq!(
-        read_all(&checked_in),
-        generated,
-        "ui/src/bindings is stale: run `UPDATE_BINDINGS=1 cargo test -p browserflow-app --test it bindings`"
+    let current = read_all(&checked_in);
+    let stale: Vec<&String> = generated
+        .keys()
+        .chain(current.keys())
+        .filter(|name| generated.get(*name) != current.get(*name))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "ui/src/bindings is stale ({stale:?}): run `UPDATE_BINDINGS=1 cargo test -p browserflow-app --test it bindings`"
     );
 }

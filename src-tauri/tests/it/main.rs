@@ -3,4 +3,5 @@
 mod bindings;
 mod commands;
 mod preview;
+mod record;
 mod support;

@@ -1,4 +1,4 @@
-//! The replay preview on real Chromium against the fixture shop: steps stream as events, the
+//! The replay preview on real Chromium against the fixture shop: steps stream live as events, the
 //! output is the contract's, the last run is recorded in the library, and a failing step
 //! comes back with its candidates.
 
@@ -70,9 +70,32 @@ fn a_preview_streams_steps_returns_the_typed_output_and_records_the_last_run() {
             .is_some_and(|s| s.starts_with("data:image/png;base64,"))
     );
 
+    // Live: each step running, then passed with the screenshot just taken; then the final
+    // timeline once more (with thumbnails).
     let events = seen.lock().expect("lock").clone();
-    assert_eq!(events.len(), 6, "one event per step");
-    assert!(events.iter().all(|e| e["state"] == "passed"));
+    let timeline: Vec<(u64, String)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["index"].as_u64().unwrap_or(99),
+                e["state"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let mut expected: Vec<(u64, String)> = (0..6)
+        .flat_map(|i| [(i, "running".to_string()), (i, "passed".to_string())])
+        .collect();
+    expected.extend((0..6).map(|i| (i, "passed".to_string())));
+    assert_eq!(timeline, expected);
+    assert!(
+        events
+            .iter()
+            .filter(|e| e["state"] == "passed")
+            .all(|e| e["screenshot"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("data:image/png;base64,"))),
+        "every finished step shows its screenshot"
+    );
 
     let items = app.ok("library_list", json!({}));
     let item = items

@@ -33,10 +33,15 @@ impl TestApp {
 
     /// An app over empty folders.
     pub fn empty() -> TestApp {
+        TestApp::with_state(AppState::new)
+    }
+
+    /// An app over empty folders whose state `state` makes from them.
+    pub fn with_state(state: impl FnOnce(AppPaths) -> AppState) -> TestApp {
         let root = tempfile::tempdir().expect("a temp dir");
         let paths = AppPaths::under(root.path());
         std::fs::create_dir_all(&paths.recordings).expect("recordings folder");
-        let app = browserflow_app::builder(mock_builder(), AppState::new(paths.clone()))
+        let app = browserflow_app::builder(mock_builder(), state(paths.clone()))
             .build(tauri::generate_context!(test = true))
             .expect("the app builds on the mock runtime");
         let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())

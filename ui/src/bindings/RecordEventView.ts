@@ -41,4 +41,16 @@ url: string, } | { "type": "picked",
 /**
  * The pick.
  */
-pick: PickedView, } | { "type": "closed" };
+pick: PickedView, } | { "type": "file_chooser", 
+/**
+ * Which request (they are answered oldest first).
+ */
+id: number, 
+/**
+ * The page it opened on.
+ */
+page: string, 
+/**
+ * Several files may be chosen.
+ */
+multiple: boolean, } | { "type": "closed" };

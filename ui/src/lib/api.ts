@@ -4,21 +4,27 @@ import { invoke } from '@tauri-apps/api/core';
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import type { AppError } from '../bindings/AppError';
 import type { AppPaths } from '../bindings/AppPaths';
+import type { DraftSuggestions } from '../bindings/DraftSuggestions';
 import type { DraftView } from '../bindings/DraftView';
 import type { ExportChoice } from '../bindings/ExportChoice';
 import type { FlowView } from '../bindings/FlowView';
 import type { LibraryItem } from '../bindings/LibraryItem';
 import type { ManifestView } from '../bindings/ManifestView';
+import type { ModelStatus } from '../bindings/ModelStatus';
 import type { OutputKindName } from '../bindings/OutputKindName';
 import type { PickedView } from '../bindings/PickedView';
 import type { PreviewRequest } from '../bindings/PreviewRequest';
 import type { PreviewResult } from '../bindings/PreviewResult';
 import type { RecordEventView } from '../bindings/RecordEventView';
 import type { RecordStart } from '../bindings/RecordStart';
+import type { SelectorSuggestionView } from '../bindings/SelectorSuggestionView';
 import type { StepView } from '../bindings/StepView';
 import type { VerifyView } from '../bindings/VerifyView';
 
-export type { AppError, DraftView, FlowView, LibraryItem, ManifestView, PickedView, PreviewResult, RecordEventView, StepView, VerifyView };
+export type {
+  AppError, DraftSuggestions, DraftView, FlowView, LibraryItem, ManifestView, ModelStatus, PickedView, PreviewResult,
+  RecordEventView, SelectorSuggestionView, StepView, VerifyView,
+};
 
 /** The `{code, message}` a command rejects with (anything else is wrapped as `internal`). */
 export function asAppError(e: unknown): AppError {
@@ -55,6 +61,10 @@ export const api = {
   draftMarkOutput: (pick: number, name: string, kind: OutputKindName) => call<DraftView>('draft_mark_output', { pick, name, kind }),
   draftSave: (name: string, version: string, description: string | null) => call<LibraryItem>('draft_save', { name, version, description }),
   recordDiscard: () => call<void>('record_discard'),
+  recordAnswerFileChooser: (paths: string[]) => call<number | null>('record_answer_file_chooser', { paths }),
+  modelStatus: () => call<ModelStatus>('model_status'),
+  draftSuggest: () => call<DraftSuggestions>('draft_suggest'),
+  recordSuggestSelector: (index: number) => call<SelectorSuggestionView>('record_suggest_selector', { index }),
 };
 
 export const events = {

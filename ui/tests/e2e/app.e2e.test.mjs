@@ -5,7 +5,8 @@
 // the output, exports a pack and verifies it. Screenshots of each screen go to the artifacts
 // folder (and to docs/screenshots with BROWSERFLOW_UPDATE_SCREENSHOTS=1).
 //
-// Needs: BROWSERFLOW_APP (the app binary), DISPLAY (xvfb-run), tauri-driver and WebKitWebDriver.
+// Needs: BROWSERFLOW_APP (the app binary), Xvfb, tauri-driver and WebKitWebDriver. The test
+// starts its own X display; screenshots are read from that display's framebuffer.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WebDriver } from './webdriver.mjs';
 import { Cdp, launchChromium } from './cdp.mjs';
+import { startXvfb } from './xvfb.mjs';
 import { artifacts, repoRoot, chromiumPath } from '../harness.mjs';
 
 const app = process.env.BROWSERFLOW_APP ?? path.join(repoRoot, 'target/debug/browserflow-app');
@@ -26,9 +28,11 @@ let wd;
 let chrome;
 let cdp;
 let workspace;
+let xvfb;
 
-async function shot(name) {
-  const png = await wd.screenshot();
+/** Saves the app window (or, with `wholeScreen`, the app and the recorded browser). */
+async function shot(name, { wholeScreen = false } = {}) {
+  const png = xvfb.screenshot(wholeScreen ? { x: 0, y: 0, width: 2400, height: 840 } : await wd.windowRect());
   await mkdir(artifacts, { recursive: true });
   await writeFile(path.join(artifacts, `e2e-${name}.png`), png);
   if (updateDocs) {
@@ -55,10 +59,13 @@ async function waitForDriver() {
 before(async () => {
   assert.ok(existsSync(app), `the app binary ${app} is missing: build it first`);
   workspace = await mkdtemp(path.join(os.tmpdir(), 'bflow-e2e-'));
+  // Wide enough for the app (1280 px) and, beside it, the Chromium window being recorded.
+  xvfb = await startXvfb({ width: 2400, height: 900 });
   // A workspace with the shipped recordings, an empty store and data folder.
   await cp(path.join(repoRoot, 'recordings'), path.join(workspace, 'recordings'), { recursive: true });
   const env = {
     ...process.env,
+    DISPLAY: xvfb.display,
     BROWSERFLOW_WORKSPACE: workspace,
     BROWSERFLOW_STORE: path.join(workspace, 'store'),
     BROWSERFLOW_APP_DATA: path.join(workspace, 'data'),
@@ -69,7 +76,7 @@ before(async () => {
     env, stdio: ['ignore', 'inherit', 'inherit'],
   });
   await waitForDriver();
-  chrome = await launchChromium(chromiumPath());
+  chrome = await launchChromium(chromiumPath(), { DISPLAY: xvfb.display });
   cdp = await Cdp.connect(chrome.ws);
   wd = await new WebDriver(`http://127.0.0.1:${port}`).start(app);
 });
@@ -79,9 +86,21 @@ after(async () => {
   cdp?.close();
   chrome?.process.kill();
   driver?.kill();
+  xvfb?.stop();
 });
 
 test('record the shop search, replay it with another query, export and verify a pack', { timeout: 240000 }, async () => {
+  try {
+    await journey();
+  } catch (error) {
+    // What the window showed when it failed, beside the other screenshots.
+    await mkdir(artifacts, { recursive: true });
+    await writeFile(path.join(artifacts, 'e2e-failure.png'), xvfb.screenshot(await wd.windowRect().catch(() => undefined)));
+    throw error;
+  }
+});
+
+async function journey() {
   // Library.
   await wd.waitFor('tr[data-ref="search-price@1.2.0"]');
   await shot('library');
@@ -113,6 +132,7 @@ test('record the shop search, replay it with another query, export and verify a 
   await page.click('[data-testid="product-price"]');
   await wd.waitFor('[data-pick="0"]');
   await shot('record');
+  await shot('record-with-browser', { wholeScreen: true });
 
   // Stop; the query becomes an input, the price an output.
   await wd.click('[data-testid="record-stop"]');
@@ -166,4 +186,4 @@ test('record the shop search, replay it with another query, export and verify a 
   // The library shows the new tool and its passing run.
   await wd.click('[data-nav="library"]');
   await wd.waitFor('tr[data-ref="shop-search@1.0.0"]', { text: (t) => t.includes('passed') });
-});
+}

@@ -6,12 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** Launches a visible Chromium with a CDP endpoint; resolves to { ws, process }. */
-export async function launchChromium(executable) {
+export async function launchChromium(executable, env = {}) {
   const profile = await mkdtemp(path.join(os.tmpdir(), 'bflow-e2e-chrome-'));
   const child = spawn(executable, [
     '--remote-debugging-port=0', `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check',
-    '--no-sandbox', '--disable-gpu', '--window-size=1100,800', 'about:blank',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    '--no-sandbox', '--disable-gpu', '--window-position=1290,0', '--window-size=1100,800', 'about:blank',
+  ], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   const ws = await new Promise((resolve, reject) => {
     let err = '';
     const timer = setTimeout(() => reject(new Error(`chromium printed no DevTools endpoint: ${err}`)), 20000);

@@ -1,5 +1,6 @@
 // A minimal W3C WebDriver client (tauri-driver in front of WebKitWebDriver), enough to drive
-// the app: find, click, type, read text, run a script, take a screenshot.
+// the app: find, click, type, read text, run a script, read the window's place on screen.
+// (Screenshots come from the X display: see xvfb.mjs.)
 const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 export class WebDriver {
@@ -108,7 +109,8 @@ export class WebDriver {
     );
   }
 
-  async screenshot() {
-    return Buffer.from(await this.cmd('GET', this.s('/screenshot')), 'base64');
+  /** The app window's position and size on the screen. */
+  async windowRect() {
+    return this.cmd('GET', this.s('/window/rect'));
   }
 }

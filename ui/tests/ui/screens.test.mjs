@@ -230,6 +230,62 @@ test('record: steps stream in live, picks become outputs, edits go to the draft,
   await page.close();
 });
 
+test('record: a file chooser asks for paths; model suggestions when a model is configured', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    const step = (i, kind, description, extra = {}) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: null, ...extra });
+    const steps = [step(0, 'navigate', 'Open files'), step(1, 'upload', 'Upload 1 file', { best_selector: 'test_id "choose-pictures"' })];
+    const draft = { start_url: 'http://x/', steps, inputs: [], outputs: [], picks: [] };
+    switch (cmd) {
+      case 'model_status': return { configured: true, endpoint: 'http://127.0.0.1:9/v1/chat/completions' };
+      case 'record_start': return null;
+      case 'record_answer_file_chooser': return args.paths.some((p) => p.includes('missing'))
+        ? Promise.reject({ code: 'record', message: 'no such file: /tmp/missing.png' })
+        : 1;
+      case 'record_suggest_selector': return { candidate: 'test_id "choose-pictures"', position: 0, rejected: null };
+      case 'record_stop': return draft;
+      case 'draft_suggest': return { name: 'choose-pictures', description: 'Choose profile pictures.', inputs: {}, outputs: {}, draft };
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, {});
+  await page.locator('[data-nav="record"]').click();
+  await page.getByTestId('record-url').fill('http://x/files.html');
+  await page.getByTestId('record-start').click();
+  await page.getByTestId('record-steps').waitFor();
+  const ev = (payload) => emit(page, 'record://event', payload);
+  await ev({ type: 'step_added', index: 0, step: { index: 0, kind: 'navigate', description: 'Open files', target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: null } });
+  await ev({ type: 'step_added', index: 1, step: { index: 1, kind: 'click', description: 'Click button "Choose pictures…"', target: null, best_selector: 'css "main > button"', page: 'main', url: 'http://x/', secret: false, thumbnail: null } });
+
+  // The page opened a chooser: the person gives paths; a wrong one shows the error and keeps the panel.
+  await ev({ type: 'file_chooser', id: 1, page: 'main', multiple: true });
+  const chooser = page.getByTestId('file-chooser');
+  await chooser.waitFor();
+  assert.match(await chooser.innerText(), /The page asks for files/);
+  await page.getByTestId('chooser-paths').fill('/tmp/missing.png');
+  await page.getByTestId('chooser-ok').click();
+  await page.getByTestId('record-error').waitFor();
+  assert.match(await page.getByTestId('record-error').innerText(), /no such file/);
+  assert.equal(await chooser.count(), 1);
+  await page.getByTestId('chooser-paths').fill('/tmp/a.png\n/tmp/b.png\n');
+  await page.getByTestId('chooser-ok').click();
+  await page.getByTestId('record-note').waitFor();
+  assert.match(await page.getByTestId('record-note').innerText(), /step 2 uploads them/);
+  assert.equal(await chooser.count(), 0);
+
+  // A model is configured: a step's selector and the names can be suggested.
+  await page.locator('[data-suggest-selector="1"]').click();
+  await page.getByText(/Model selector added to step 2 at rank 1/).waitFor();
+  await page.getByTestId('record-stop').click();
+  await page.getByTestId('suggest-names').click();
+  await page.getByText(/Model suggested: choose-pictures/).waitFor();
+  assert.equal(await page.getByTestId('tool-name').inputValue(), 'choose-pictures');
+  assert.equal(await page.getByTestId('tool-description').inputValue(), 'Choose profile pictures.');
+
+  const sent = async (cmd) => (await calls(page, cmd)).map((c) => c.args);
+  assert.deepEqual(await sent('record_answer_file_chooser'), [{ paths: ['/tmp/missing.png'] }, { paths: ['/tmp/a.png', '/tmp/b.png'] }]);
+  assert.deepEqual(await sent('record_suggest_selector'), [{ index: 1 }]);
+  await page.close();
+});
+
 test('export: choose, see the manifest before writing, write, verify; import shows verification', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     const manifest = {

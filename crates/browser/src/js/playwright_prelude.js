@@ -23,8 +23,14 @@ function globToRegExp(glob) {
 
 function scopeOf(page, selector) {
   if (!selector.frame) return page;
-  const { url, name } = selector.frame;
-  const frame = page.frames().find((f) => (url == null || globToRegExp(url).test(f.url())) && (name == null || f.name() === name));
+  const { url, name, indexPath } = selector.frame;
+  let byPath = null;
+  if (indexPath != null) {
+    byPath = page.mainFrame();
+    for (const i of indexPath) byPath = byPath && byPath.childFrames()[i];
+  }
+  const frame = page.frames().find((f) => (url == null || globToRegExp(url).test(f.url())) && (name == null || f.name() === name)
+    && (indexPath == null || f === byPath));
   if (!frame) throw new Error(`no frame ${JSON.stringify(selector.frame)} on the page`);
   return frame;
 }

@@ -150,9 +150,19 @@
   const DOC = Math.random().toString(36).slice(2);
   let tokenSeq = 0;
   const tokens = new WeakMap();
+  const byToken = new Map();
   const tokenOf = (el) => {
-    if (!tokens.has(el)) tokens.set(el, DOC + '-' + (++tokenSeq));
+    if (!tokens.has(el)) {
+      const token = DOC + '-' + (++tokenSeq);
+      tokens.set(el, token);
+      byToken.set(token, new WeakRef(el));
+    }
     return tokens.get(el);
+  };
+  const elementOf = (token) => {
+    const ref = byToken.get(token);
+    const el = ref && ref.deref();
+    return el && el.isConnected ? el : null;
   };
 
   const describe = (el) => {
@@ -165,17 +175,23 @@
 
   // Elements inserted after the document was parsed: a step on one of them gets an explicit
   // wait for it first.
-  const appeared = new WeakSet();
+  // `clock` orders appearances and scrolls: a scroll matters when the element the next step
+  // uses appeared after the scroll began.
+  const appeared = new WeakMap();
+  let clock = 0;
   let parsed = document.readyState !== 'loading';
   document.addEventListener('DOMContentLoaded', () => { parsed = true; }, { once: true });
   new MutationObserver((records) => {
+    refreshHidden();
     if (!parsed) return;
-    for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) appeared.add(n);
-  }).observe(document, { childList: true, subtree: true });
+    clock++;
+    for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) appeared.set(n, clock);
+  }).observe(document, { childList: true, subtree: true, attributes: true });
   const composedParent = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
-  const hasAppeared = (el) => {
-    for (let n = el; n; n = composedParent(n)) if (appeared.has(n)) return true;
-    return false;
+  const appearedAt = (el) => {
+    let at = 0;
+    for (let n = el; n; n = composedParent(n)) if (appeared.has(n)) at = Math.max(at, appeared.get(n));
+    return at;
   };
 
   const check = async (c, token) => {
@@ -245,7 +261,8 @@
       name: el.getAttribute('name') || el.id || '',
       label: labelText(el) || norm(el.getAttribute('placeholder')),
       password: isPassword,
-      appeared: hasAppeared(el),
+      appeared: appearedAt(el) > 0,
+      appearedAt: appearedAt(el),
       text: textOf(el).slice(0, 200),
     };
     if (!isPassword && 'value' in el && typeof el.value === 'string' && ['input', 'textarea', 'select'].includes(el.localName)) info.value = el.value;
@@ -259,6 +276,39 @@
     const path = e.composedPath();
     return path.length && path[0].nodeType === 1 ? path[0] : (path.length && path[0].parentElement) || null;
   };
+  // Hover that reveals: the interactive elements hidden before each trusted pointer entry
+  // are kept; a click on one of them is preceded by a hover on the element entered then.
+  const shown = (el) => {
+    const r = el.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return false;
+    return !el.checkVisibility || el.checkVisibility({ visibilityProperty: true, opacityProperty: true });
+  };
+  const hiddenNow = () => {
+    const hidden = new Set();
+    for (const el of document.querySelectorAll(INTERACTIVE)) if (!shown(el)) hidden.add(el);
+    return hidden;
+  };
+  let hiddenBefore = null;
+  let refreshTimer = null;
+  // Page scripts change what is shown (a click opening a panel): refresh the snapshot after them.
+  function refreshHidden() {
+    if (refreshTimer || !document.documentElement) return;
+    refreshTimer = setTimeout(() => { refreshTimer = null; hiddenBefore = hiddenNow(); }, 0);
+  }
+  const hoverHistory = [];
+  let hoverChain = [];
+  const chainOf = (el) => { const c = []; for (let n = el; n; n = composedParent(n)) c.unshift(n); return c; };
+  const revealedBy = (el) => {
+    for (let i = hoverHistory.length - 1; i >= 0; i--) {
+      const entry = hoverHistory[i];
+      if (!entry.hidden.has(el)) continue;
+      const candidates = entry.entered.filter((n) => n !== el && n !== document.body && n !== document.documentElement
+        && !entry.hidden.has(n));
+      return candidates.find((n) => n.matches(':hover')) || candidates[0] || null;
+    }
+    return null;
+  };
+
   const lift = (el) => {
     for (let n = el, depth = 0; n && depth < 12; n = composedParent(n), depth++) {
       if (n.matches && n.matches(INTERACTIVE)) return n;
@@ -272,7 +322,7 @@
 
   let picking = false;
   let labelClick = null;
-  let enterPressed = false;
+  let enterPressedAt = -Infinity;
   const TEXT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date', 'time',
     'datetime-local', 'month', 'week', 'color', 'range']);
   const editable = (el) => (el instanceof HTMLInputElement && TEXT_TYPES.has(el.type)) || el instanceof HTMLTextAreaElement || el.isContentEditable;
@@ -295,13 +345,23 @@
     }
     if (e.button !== 0 || e.detail > 1) return;
     // Enter in a form clicks its submit button (implicit submission): the key press is the step.
-    if (e.detail === 0 && enterPressed) return;
+    if (e.detail === 0 && performance.now() - enterPressedAt < 1000) return;
     const el = lift(raw);
     // A click on a label also clicks its control: record the label click only.
     if (labelClick && labelClick.control === el) { labelClick = null; return; }
     labelClick = el instanceof HTMLLabelElement && el.control ? { control: el.control } : null;
     if (labelClick) setTimeout(() => { labelClick = null; }, 0);
-    emit(async () => ({ type: 'click', target: await targetInfo(el) }));
+    flushScrolls();
+    const hover = revealedBy(el);
+    // Announced at once: a download or file chooser it starts may be reported before the
+    // click's description is ready.
+    send({ type: 'clicking' });
+    emit(async () => {
+      const p = { type: 'click', target: await targetInfo(el) };
+      if (hover) p.hover = await targetInfo(hover);
+      return p;
+    });
+    refreshHidden();
   }, true);
 
   window.addEventListener('dblclick', (e) => {
@@ -309,6 +369,7 @@
     const raw = deepTarget(e);
     if (!raw) return;
     const el = lift(raw);
+    flushScrolls();
     emit(async () => ({ type: 'dblclick', target: await targetInfo(el) }));
   }, true);
 
@@ -316,6 +377,7 @@
     if (!e.isTrusted) return;
     const el = deepTarget(e);
     if (!el || el instanceof HTMLSelectElement || !editable(el)) return;
+    flushScrolls();
     emit(async () => {
       const target = await targetInfo(el);
       const p = { type: 'input', target };
@@ -328,16 +390,16 @@
     if (!e.isTrusted) return;
     const el = deepTarget(e);
     if (!(el instanceof HTMLSelectElement)) return;
+    flushScrolls();
     emit(async () => ({ type: 'select', value: el.value, target: await targetInfo(el) }));
   }, true);
 
   const EDITING_SHORTCUTS = new Set(['a', 'c', 'v', 'x', 'z', 'y']);
   window.addEventListener('keydown', (e) => {
     if (!e.isTrusted || e.isComposing) return;
-    if (e.key === 'Enter') {
-      enterPressed = true;
-      setTimeout(() => { enterPressed = false; }, 0);
-    }
+    // Chromium delivers the key down and its character (whose default action submits the
+    // form) as separate input events, so the click may come a task or more later.
+    if (e.key === 'Enter') enterPressedAt = performance.now();
     const modifiers = [];
     if (e.altKey) modifiers.push('alt');
     if (e.ctrlKey) modifiers.push('control');
@@ -349,7 +411,66 @@
     const el = deepTarget(e);
     if (shortcut && !special && el && editable(el) && EDITING_SHORTCUTS.has(e.key.toLowerCase())) return;
     const onBody = !el || el === document.body || el === document.documentElement;
+    flushScrolls();
     emit(async () => ({ type: 'key', key: e.key, modifiers, target: onBody ? null : await targetInfo(el) }));
+  }, true);
+
+  window.addEventListener('mouseover', (e) => {
+    if (!e.isTrusted || picking) return;
+    const el = deepTarget(e);
+    if (!el) return;
+    const chain = chainOf(el);
+    const entered = chain.filter((n) => !hoverChain.includes(n));
+    hoverChain = chain;
+    if (!entered.length) return;
+    hoverHistory.push({ entered, hidden: hiddenBefore || new Set() });
+    if (hoverHistory.length > 30) hoverHistory.shift();
+    hiddenBefore = hiddenNow();
+    refreshHidden();
+  }, true);
+
+  // Scrolls a person makes (wheel, touch, scrolling keys), coalesced per container: the last
+  // position of each goes out before the next action, with the clock when it began.
+  let userScrollUntil = 0;
+  const userScrolling = (e) => { if (e.isTrusted) userScrollUntil = performance.now() + 700; };
+  window.addEventListener('wheel', userScrolling, { capture: true, passive: true });
+  window.addEventListener('touchmove', userScrolling, { capture: true, passive: true });
+  const SCROLL_KEYS = new Set(['PageDown', 'PageUp', 'ArrowDown', 'ArrowUp', 'ArrowLeft', 'ArrowRight', 'Home', 'End', ' ']);
+  window.addEventListener('keydown', (e) => { if (SCROLL_KEYS.has(e.key)) userScrolling(e); }, true);
+  const pendingScrolls = new Map();
+  let scrollTimer = null;
+  const flushScrolls = () => {
+    clearTimeout(scrollTimer);
+    scrollTimer = null;
+    for (const [container, p] of pendingScrolls) {
+      emit(async () => ({ type: 'scroll', since: p.since, x: p.x, y: p.y, target: container ? await targetInfo(container) : null }));
+    }
+    pendingScrolls.clear();
+  };
+  document.addEventListener('scroll', (e) => {
+    if (!e.isTrusted || performance.now() > userScrollUntil) return;
+    const t = e.target;
+    const isWindow = t === document || t === document.documentElement || t === document.scrollingElement;
+    // A frame's own window has no selector in a scroll step: only the top window and elements.
+    if ((isWindow && window !== window.top) || (!isWindow && t.nodeType !== 1)) return;
+    const container = isWindow ? null : t;
+    let p = pendingScrolls.get(container);
+    if (!p) { p = { since: clock }; pendingScrolls.set(container, p); }
+    p.x = isWindow ? window.scrollX : t.scrollLeft;
+    p.y = isWindow ? window.scrollY : t.scrollTop;
+    clearTimeout(scrollTimer);
+    scrollTimer = setTimeout(flushScrolls, 150);
+  }, true);
+
+  // Files put into an <input type=file> directly (drag and drop); choosers are intercepted and
+  // answered by the recorder, which records them itself.
+  window.addEventListener('change', (e) => {
+    if (!e.isTrusted) return;
+    const el = deepTarget(e);
+    if (!(el instanceof HTMLInputElement) || el.type !== 'file') return;
+    flushScrolls();
+    const names = Array.from(el.files || []).map((f) => f.name);
+    emit(async () => ({ type: 'files', names, target: await targetInfo(el) }));
   }, true);
 
   // Pick mode: outline the element under the pointer; the next click is picked, not performed.
@@ -366,6 +487,28 @@
       picking = !!on;
       if (!picking && outlined) { outlined.el.style.outline = outlined.prev; outlined = null; }
       return true;
+    },
+    // The recorded element `token` names, for a model: its markup without values, trimmed.
+    outline(token) {
+      const el = elementOf(token);
+      if (!el) return { error: 'the element is no longer on the page' };
+      const copy = el.cloneNode(true);
+      for (const n of [copy, ...copy.querySelectorAll('*')]) { n.removeAttribute('value'); if (n instanceof HTMLInputElement) n.value = ''; }
+      const parent = el.parentElement;
+      const context = parent ? '<' + parent.localName + Array.from(parent.attributes).map((a) => ' ' + a.name + '=' + q(a.value)).join('') + '>' : '';
+      return { html: (context + copy.outerHTML).slice(0, 1500), description: describe(el) };
+    },
+    // Checks a suggested candidate against the recorded element `token`: {count, target}.
+    async checkFor(token, candidate) {
+      const el = elementOf(token);
+      if (!el) return { error: 'the element is no longer on the page' };
+      const shadow = [];
+      for (let root = el.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) shadow.unshift(hostSelector(root.host));
+      const c = Object.assign({}, candidate);
+      if (shadow.length && !(c.shadow && c.shadow.length)) c.shadow = shadow;
+      const mark = 'S' + token + '-' + Math.random().toString(36).slice(2);
+      el[TARGET_PROP] = mark;
+      try { return await check(c, mark); } finally { delete el[TARGET_PROP]; }
     },
     // Describes the element a CSS selector finds (for outputs given by selector).
     async describeCss(css) {

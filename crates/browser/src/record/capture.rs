@@ -1,6 +1,9 @@
 //! Turning what the recorder saw into steps: recorder-script events (clicks, fills, keys,
-//! selects), main-frame navigations, popups and dialogs. Pure bookkeeping, no I/O: the
-//! recorder's event loop feeds it and broadcasts what it returns.
+//! selects), main-frame navigations, popups and dialogs; hovers, scrolls, downloads and file
+//! choosers are in [`effects`]. Pure bookkeeping, no I/O: the recorder's event loop feeds it
+//! and broadcasts what it returns.
+
+mod effects;
 
 use std::collections::HashMap;
 
@@ -8,13 +11,18 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::draft::InputMark;
-use super::selectors::{RawCandidate, RawFrame, frame_identity, rank, selector};
-use super::{MAIN_PAGE, PickedElement, RecordEvent, RecordedStep};
+use super::model_assist::ModelCall;
+use super::selectors::{
+    RawCandidate, RawFrame, frame_identity, insert_ranked, rank, selector, selector_mut,
+};
+use super::{FileChooserRequest, MAIN_PAGE, PickedElement, RecordEvent, RecordedStep};
+use crate::replay::DownloadRecord;
 use crate::steps::{
     ClickStep, ExpectedNavigation, FillStep, HandleDialogStep, KeyPressStep, Modifier, MouseButton,
-    NavigateStep, Selector, SelectorKind, SetViewportStep, Step, SwitchPageStep,
+    NavigateStep, Selector, SelectorCandidate, SelectorKind, SetViewportStep, Step, SwitchPageStep,
     WaitForElementStep,
 };
+use effects::{PendingChooser, PendingDownload, PendingScroll};
 
 /// Something the recorder observed.
 #[derive(Debug, Clone)]
@@ -42,6 +50,17 @@ pub(crate) enum Observed {
         name: String,
         url: String,
     },
+    /// A frame of `page` started a download.
+    DownloadStarted {
+        page: String,
+        guid: String,
+        url: String,
+        suggested: String,
+    },
+    /// A download finished and was saved.
+    DownloadFinished { guid: String, file: DownloadRecord },
+    /// A file chooser opened (and was intercepted): it waits for an answer.
+    FileChooserOpened(FileChooserRequest),
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -58,6 +77,19 @@ struct Payload {
     key: Option<String>,
     #[serde(default)]
     modifiers: Vec<String>,
+    /// Scrolls: the clock when the scroll began, and the final position.
+    #[serde(default)]
+    since: u64,
+    #[serde(default)]
+    x: f64,
+    #[serde(default)]
+    y: f64,
+    /// Clicks: the element whose hover revealed the target.
+    #[serde(default)]
+    hover: Option<Target>,
+    /// Files put into a file input directly: their names.
+    #[serde(default)]
+    names: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -75,6 +107,10 @@ struct Target {
     password: bool,
     #[serde(default)]
     appeared: bool,
+    /// The recorder's clock when the element (or an ancestor) was inserted; 0 when it was
+    /// part of the parsed document.
+    #[serde(default, rename = "appearedAt")]
+    appeared_at: u64,
     #[serde(default)]
     text: String,
     #[serde(default)]
@@ -105,6 +141,20 @@ pub(crate) struct Builder {
     dialog_kind: Option<String>,
     /// A popup announced before the step that opened it was seen: (opener, name).
     pending_popup: Option<(String, String)>,
+    /// Clicks announced by a page whose description has not arrived yet, per page.
+    clicking: HashMap<String, usize>,
+    /// Scrolls not yet known to matter, one per container.
+    pending_scrolls: Vec<PendingScroll>,
+    /// A download announced before the click that started it was seen.
+    pending_download: Option<PendingDownload>,
+    /// Downloads started by a recorded step: (download GUID, step token).
+    downloads: Vec<(String, String)>,
+    /// File choosers opened and not answered yet, oldest first.
+    choosers: Vec<PendingChooser>,
+    /// The file names of the last answered chooser (its input's `change` is not a new step).
+    answered_names: Option<Vec<String>>,
+    /// Model calls made while recording (selector suggestions).
+    pub model_calls: Vec<ModelCall>,
 }
 
 impl Builder {
@@ -206,7 +256,26 @@ impl Builder {
             recorded_value: None,
             secret: false,
             thumbnail_png: None,
+            download: None,
         }
+    }
+
+    /// The element token of the step at `index` (the recorder script finds the element by it).
+    pub(crate) fn token_of(&self, index: usize) -> Option<String> {
+        self.tokens.get(index).cloned().flatten()
+    }
+
+    /// Adds a checked candidate to the selector of the step at `index`, where its kind ranks.
+    pub(crate) fn add_candidate(
+        &mut self,
+        index: usize,
+        candidate: SelectorCandidate,
+    ) -> Option<(usize, RecordEvent)> {
+        let recorded = self.steps.get_mut(index)?;
+        let selector = selector_mut(&mut recorded.step)?;
+        let at = insert_ranked(&mut selector.candidates, candidate);
+        recorded.best_selector = selector.candidates.first().map(|c| c.describe());
+        Some((at, self.updated(index)))
     }
 
     /// Sets a thumbnail on the step at `index`.
@@ -263,6 +332,14 @@ impl Builder {
                 user_input,
             } => self.dialog_closed(&page, accepted, user_input),
             Observed::PopupOpened { opener, name, url } => self.popup(&opener, name, url),
+            Observed::DownloadStarted {
+                page,
+                guid,
+                url,
+                suggested,
+            } => self.download_started(&page, guid, url, suggested),
+            Observed::DownloadFinished { guid, file } => self.download_finished(&guid, file),
+            Observed::FileChooserOpened(request) => self.chooser_opened(request),
         }
     }
 
@@ -320,9 +397,14 @@ impl Builder {
         payload: Payload,
         frames: &[(String, String)],
     ) -> Vec<RecordEvent> {
+        if payload.kind == "clicking" {
+            *self.clicking.entry(page.to_string()).or_default() += 1;
+            return Vec::new();
+        }
         let Some(target) = payload.target.clone() else {
             return match payload.kind.as_str() {
                 "key" => self.key(page, &payload, None, frames),
+                "scroll" => self.scrolled(page, &payload, None),
                 _ => Vec::new(),
             };
         };
@@ -335,9 +417,21 @@ impl Builder {
             );
             return Vec::new();
         }
-        let sel = selector(candidates, frame);
+        let sel = selector(candidates, frame.clone());
         match payload.kind.as_str() {
-            "click" => self.click(page, &payload, &target, sel, 1),
+            "click" => {
+                if let Some(n) = self.clicking.get_mut(page) {
+                    *n = n.saturating_sub(1);
+                }
+                let hover = payload.hover.as_ref().and_then(|h| {
+                    let candidates = rank(h.candidates.clone());
+                    (!candidates.is_empty()).then(|| (h.clone(), selector(candidates, frame)))
+                });
+                let mut events = self.hover_before(page, &payload, &target, hover);
+                events.extend(self.click(page, &payload, &target, sel, 1));
+                events.extend(self.after_click(page));
+                events
+            }
             "dblclick" => {
                 let last = self.steps.len().checked_sub(1);
                 if let Some(i) = last
@@ -354,6 +448,8 @@ impl Builder {
             }
             "input" | "select" => self.fill(page, &payload, &target, sel),
             "key" => self.key(page, &payload, Some((&target, sel)), frames),
+            "scroll" => self.scrolled(page, &payload, Some((&target, sel))),
+            "files" => self.files_put(page, &payload, &target, sel),
             _ => Vec::new(),
         }
     }
@@ -368,6 +464,7 @@ impl Builder {
         sel: &Selector,
     ) -> Vec<RecordEvent> {
         let mut events: Vec<RecordEvent> = self.switch_to(page, url).into_iter().collect();
+        events.extend(self.scrolls_that_matter(page, target.appeared_at));
         if target.appeared && !self.waited.contains(&target.token) {
             self.waited.push(target.token.clone());
             events.push(self.push(
@@ -560,6 +657,8 @@ impl Builder {
         };
         let url = payload.frame.url.clone();
         let mut events: Vec<RecordEvent> = self.switch_to(page, &url).into_iter().collect();
+        let appeared_at = target.as_ref().map_or(0, |(t, _)| t.appeared_at);
+        events.extend(self.scrolls_that_matter(page, appeared_at));
         let modifiers: Vec<Modifier> = payload
             .modifiers
             .iter()
@@ -601,6 +700,8 @@ impl Builder {
     }
 
     fn navigated(&mut self, page: &str, url: &str, renderer_initiated: bool) -> Vec<RecordEvent> {
+        // A scroll before a navigation changed nothing the new document uses.
+        self.pending_scrolls.retain(|s| s.page != page);
         if self.actions == 0 {
             // The start page (and its redirects) loading.
             return Vec::new();
@@ -753,110 +854,4 @@ fn slot_name(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn target(token: &str, password: bool) -> Value {
-        json!({
-            "token": token, "description": "textbox \"Q\"", "name": "user[pass]",
-            "password": password,
-            "candidates": [{ "kind": "test_id", "value": token, "count": 1, "target": true }],
-        })
-    }
-
-    fn script(builder: &mut Builder, payload: Value) -> Vec<RecordEvent> {
-        builder.observe(
-            Observed::Script {
-                page: MAIN_PAGE.into(),
-                payload,
-            },
-            &[],
-        )
-    }
-
-    #[test]
-    fn typing_coalesces_into_one_fill_and_replaces_the_focusing_click() {
-        let mut b = Builder::new();
-        b.start("http://x/", None);
-        let frame = json!({ "top": true, "url": "http://x/" });
-        script(
-            &mut b,
-            json!({ "type": "click", "frame": frame, "target": target("a", false) }),
-        );
-        for v in ["k", "ke", "key"] {
-            script(
-                &mut b,
-                json!({ "type": "input", "frame": frame, "value": v, "target": target("a", false) }),
-            );
-        }
-        assert_eq!(b.steps.len(), 2);
-        let Step::Fill(f) = &b.steps[1].step else {
-            panic!("{:?}", b.steps[1])
-        };
-        assert_eq!(f.value, "key");
-        script(
-            &mut b,
-            json!({ "type": "key", "key": "Enter", "frame": frame, "target": target("a", false) }),
-        );
-        b.observe(
-            Observed::MainNavigated {
-                page: MAIN_PAGE.into(),
-                url: "http://x/s?q=key".into(),
-                renderer_initiated: true,
-            },
-            &[],
-        );
-        let Step::KeyPress(k) = &b.steps[2].step else {
-            panic!()
-        };
-        assert_eq!(
-            k.navigation.as_ref().unwrap().url.as_deref(),
-            Some("http://x/s?*")
-        );
-    }
-
-    #[test]
-    fn a_password_becomes_a_secret_input_and_its_value_is_not_kept() {
-        let mut b = Builder::new();
-        b.start("http://x/", None);
-        let frame = json!({ "top": true, "url": "http://x/" });
-        script(
-            &mut b,
-            json!({ "type": "input", "frame": frame, "target": target("p", true) }),
-        );
-        let Step::Fill(f) = &b.steps[1].step else {
-            panic!()
-        };
-        assert_eq!(f.value, "{{user_pass}}");
-        assert!(b.steps[1].secret);
-        assert!(b.inputs[0].secret);
-    }
-
-    #[test]
-    fn a_dialog_is_answered_before_the_step_that_opened_it() {
-        let mut b = Builder::new();
-        b.start("http://x/", None);
-        let frame = json!({ "top": true, "url": "http://x/" });
-        script(
-            &mut b,
-            json!({ "type": "click", "frame": frame, "target": target("c", false) }),
-        );
-        b.observe(
-            Observed::DialogOpened {
-                kind: "confirm".into(),
-            },
-            &[],
-        );
-        b.observe(
-            Observed::DialogClosed {
-                page: MAIN_PAGE.into(),
-                accepted: true,
-                user_input: String::new(),
-            },
-            &[],
-        );
-        assert_eq!(b.steps[1].step.kind(), "handle_dialog");
-        assert_eq!(b.steps[2].step.kind(), "click");
-    }
-}
+mod tests;

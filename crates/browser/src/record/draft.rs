@@ -466,6 +466,7 @@ impl Draft {
                 recorded_value: None,
                 secret: false,
                 thumbnail_png: None,
+                download: None,
             },
         );
         if page != current && at + 1 < self.steps.len() {
@@ -638,6 +639,7 @@ fn switch_step(page: &str, url: &str) -> RecordedStep {
         recorded_value: None,
         secret: false,
         thumbnail_png: None,
+        download: None,
     }
 }
 
@@ -719,6 +721,7 @@ mod tests {
             recorded_value: (!secret).then(|| value.to_string()),
             secret,
             thumbnail_png: None,
+            download: None,
         }
     }
 

@@ -8,8 +8,24 @@
 //!   (`event.isTrusted`): clicks (lifted to the nearest interactive ancestor), double clicks,
 //!   fills (one step per field), Enter/Tab/Escape and shortcuts, selects, checkboxes and radios;
 //!   the CDP side adds navigations (asserted on the step that caused them), popups
-//!   (`opens_popup` + `switch_page`) and dialogs (`handle_dialog` before the step that opened
-//!   them).
+//!   (`opens_popup` + `switch_page`) and dialogs (`handle_dialog` with the answer given, before
+//!   the step that opened them: the person answers in a headed recording, the recorder says OK
+//!   in a headless one; see [`DialogAnswers`]).
+//! * Hovers that matter: when a click's target was hidden before the pointer entered an
+//!   element and shown after, a `hover` step on that element comes before the click. Plain
+//!   pointer movement records nothing.
+//! * Scrolls that matter: a person's scrolls (wheel, touch, scrolling keys; not page scripts)
+//!   are coalesced per container (the window or an element) into one `scroll` step with the
+//!   final position, kept only when the next step's element appeared after the scroll began
+//!   (an infinite list loading more); other scrolls are dropped.
+//! * Downloads: the recording context downloads into [`RecordOptions::download_dir`] (a
+//!   temporary folder by default); a click that starts a download becomes a `download` step
+//!   with the suggested file name, and [`RecordedStep::download`] describes the file (path,
+//!   size, SHA-256) once it finished.
+//! * File choosers are intercepted: [`RecordEvent::FileChooser`] reports one, and
+//!   [`Recorder::answer_file_chooser`] sets its files and turns the click that opened it into
+//!   an `upload` step with those paths. Files dropped on a file input directly become an
+//!   `upload` step with the names the page saw (a page never sees their folders).
 //! * Selectors: candidates ranked test id, role+name, label, placeholder, text, id, CSS, XPath,
 //!   inside shadow-root chains and with a frame identity (name or URL). Each candidate is checked
 //!   in the live page with the replayer's own resolver: it must match exactly one element, the
@@ -19,8 +35,12 @@
 //! * Marks: [`Draft::mark_input`] turns a recorded value into an input slot (the recorded value
 //!   is its `default`); password fields are secret inputs from the start, and their values never
 //!   reach Rust, the draft or any file. [`Draft::mark_output`] adds a typed extract step.
-//! * Model assistance ([`model_assist`], off unless configured) suggests names and descriptions;
-//!   every call is kept in the tool file's metadata. Replay never calls a model.
+//! * Model assistance ([`model_assist`], off unless configured) suggests names and descriptions
+//!   ([`ModelAssist::suggest`]) and better selectors ([`Recorder::suggest_selector`]: kept only
+//!   when the live page shows it unique and on the recorded element); every call and its
+//!   outcome is kept in the tool file's metadata. Replay never calls a model.
+//! * Thumbnails: with [`RecordOptions::thumbnails`], a small PNG of the page follows each new
+//!   step as a [`RecordEvent::StepUpdated`].
 //!
 //! # Example
 //!
@@ -48,6 +68,7 @@
 
 mod capture;
 mod draft;
+mod event_loop;
 pub mod model_assist;
 mod recorder;
 mod selectors;
@@ -57,10 +78,11 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::error::BrowserError;
+use crate::replay::DownloadRecord;
 use crate::steps::{Selector, Step};
 
 pub use draft::{Draft, InputMark, InputType, OutputMark};
-pub use model_assist::{ModelAssist, ModelCall, Suggestions};
+pub use model_assist::{ModelAssist, ModelCall, SelectorSuggestion, Suggestions};
 pub use recorder::Recorder;
 
 /// The name of the first page of a recording (popups get `popup`, `popup2`, …).
@@ -81,6 +103,11 @@ pub struct RecordOptions {
     pub viewport: Option<(u32, u32)>,
     /// Take a small PNG thumbnail after each step (for the app's live step list).
     pub thumbnails: bool,
+    /// Who answers JavaScript dialogs (`None`: the person when headed, else the recorder).
+    pub dialogs: Option<DialogAnswers>,
+    /// Where files downloaded while recording are saved (default: a temporary folder removed
+    /// when the recording stops).
+    pub download_dir: Option<PathBuf>,
 }
 
 impl RecordOptions {
@@ -93,8 +120,30 @@ impl RecordOptions {
             browser_ws: None,
             viewport: None,
             thumbnails: false,
+            dialogs: None,
+            download_dir: None,
         }
     }
+
+    /// Who answers dialogs, the default applied.
+    pub fn dialog_answers(&self) -> DialogAnswers {
+        self.dialogs.unwrap_or(if self.headed {
+            DialogAnswers::Person
+        } else {
+            DialogAnswers::AcceptAll
+        })
+    }
+}
+
+/// Who answers the page's JavaScript dialogs (alert, confirm, prompt, beforeunload) while
+/// recording. Either way the answer given is recorded as a `handle_dialog` step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogAnswers {
+    /// The person at the window sees the dialog and answers it (the default when headed).
+    Person,
+    /// The recorder accepts every dialog at once (the default headless, where nobody could
+    /// answer).
+    AcceptAll,
 }
 
 /// One recorded step with what a person needs to review it.
@@ -125,6 +174,27 @@ pub struct RecordedStep {
     /// Not serialized.
     #[serde(skip)]
     pub thumbnail_png: Option<Vec<u8>>,
+    /// For download steps: the file the recording downloaded, once it finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download: Option<DownloadRecord>,
+}
+
+/// A file chooser the page opened while recording: answer it with
+/// [`Recorder::answer_file_chooser`] (the click that opened it becomes an `upload` step).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileChooserRequest {
+    /// Identifies the request (to answer one that is not the oldest).
+    pub id: u64,
+    /// The page it opened on (`main` or a popup name).
+    pub page: String,
+    /// Several files may be chosen.
+    pub multiple: bool,
+    /// The CDP session of the frame's target (`None`: the page's own).
+    #[serde(skip)]
+    pub(crate) session: Option<String>,
+    /// The file input's backend node.
+    #[serde(skip)]
+    pub(crate) backend_node_id: i64,
 }
 
 /// What the live step stream reports ([`Recorder::subscribe`]).
@@ -162,6 +232,9 @@ pub enum RecordEvent {
     },
     /// An element was picked ([`Recorder::pick_element`]).
     Picked(Box<PickedElement>),
+    /// The page opened a file chooser; it stays open (no step is recorded) until
+    /// [`Recorder::answer_file_chooser`] gives it files.
+    FileChooser(FileChooserRequest),
     /// The recorded window closed or the browser went away; the recording is over.
     Closed,
 }
@@ -251,4 +324,10 @@ pub enum RecordError {
     /// A model-assistance call failed (the recording itself is unaffected).
     #[error("model assistance failed: {0}")]
     Model(String),
+    /// No file chooser is waiting for files.
+    #[error("no file chooser is open")]
+    NoFileChooser,
+    /// Answering a file chooser failed.
+    #[error("could not answer the file chooser: {0}")]
+    FileChooser(String),
 }

@@ -1,5 +1,7 @@
 //! Authoring-time model assistance (off unless configured): an OpenAI-compatible endpoint
-//! suggests a name and descriptions for the recorded tool, its inputs and outputs.
+//! suggests a name and descriptions for the recorded tool, its inputs and outputs, and a better
+//! selector for a step ([`crate::record::Recorder::suggest_selector`]: the suggestion is checked
+//! in the live page, unique and on the recorded element, before it becomes a candidate).
 //!
 //! Configured by `BROWSERFLOW_MODEL_URL` (the API base, such as `https://api.openai.com/v1`),
 //! `BROWSERFLOW_MODEL` (default `gpt-4o-mini`) and the secret `BROWSERFLOW_SECRET_MODEL_KEY`
@@ -20,7 +22,7 @@ use serde_json::{Value, json};
 
 use super::RecordError;
 use super::draft::{Draft, now_rfc3339, valid_name};
-use crate::steps::Step;
+use crate::steps::{SelectorCandidate, Step};
 
 /// The variable naming the API base URL; assistance is off when it is unset.
 pub const MODEL_URL_ENV: &str = "BROWSERFLOW_MODEL_URL";
@@ -46,6 +48,21 @@ pub struct ModelCall {
     pub response: Value,
     /// When (RFC 3339, UTC).
     pub at: String,
+    /// What became of the answer (for selector suggestions: added at a position, or why it
+    /// was rejected).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+}
+
+/// What became of a selector suggestion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectorSuggestion {
+    /// The candidate the model suggested, when its answer named one.
+    pub candidate: Option<SelectorCandidate>,
+    /// Where it was added among the step's candidates (`None`: rejected).
+    pub position: Option<usize>,
+    /// Why it was rejected.
+    pub rejected: Option<String>,
 }
 
 /// What the model suggested. Names are checked before use; anything invalid is ignored.
@@ -156,6 +173,7 @@ impl ModelAssist {
                 .clone()
                 .unwrap_or_else(|| Value::String(content.to_string())),
             at: now_rfc3339(),
+            outcome: None,
         });
         let suggestions: Suggestions = parsed
             .and_then(|v| serde_json::from_value(v).ok())
@@ -166,6 +184,63 @@ impl ModelAssist {
             })?;
         apply(draft, &suggestions);
         Ok(suggestions)
+    }
+
+    /// Asks for a better selector for a step. Returns the call (for the metadata) and the
+    /// candidate the answer names, or why it names none. The prompt holds the step's
+    /// description, its current candidates and the element's markup without values.
+    pub(crate) async fn ask_selector(
+        &self,
+        description: &str,
+        candidates: &[SelectorCandidate],
+        outline: &str,
+    ) -> Result<(ModelCall, Result<SelectorCandidate, String>), RecordError> {
+        let current: Vec<String> = candidates.iter().map(|c| c.describe()).collect();
+        let prompt = format!(
+            "Step: {description}\nCurrent candidates, best first:\n- {}\nThe element (and its parent's start tag):\n{outline}\n",
+            current.join("\n- ")
+        );
+        let request = json!({
+            "model": self.model,
+            "temperature": 0,
+            "response_format": { "type": "json_object" },
+            "messages": [
+                { "role": "system", "content": SELECTOR_PROMPT },
+                { "role": "user", "content": prompt },
+            ],
+        });
+        let body = serde_json::to_vec(&request).map_err(|e| RecordError::Model(e.to_string()))?;
+        let prompt_digest = Digest::of_bytes(&body).as_str().to_string();
+        let answer = self.post(body).await?;
+        let content = answer["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let parsed: Option<Value> = serde_json::from_str(&content).ok();
+        let candidate = parsed
+            .clone()
+            .ok_or_else(|| format!("the answer is not JSON: {content:?}"))
+            .and_then(|v| {
+                serde_json::from_value::<SelectorCandidate>(v)
+                    .map_err(|e| format!("the answer is not a selector candidate: {e}"))
+            })
+            .and_then(|c| {
+                if c.value.trim().is_empty() {
+                    Err("the suggested selector is empty".to_string())
+                } else {
+                    Ok(c)
+                }
+            });
+        let call = ModelCall {
+            purpose: "selector".into(),
+            endpoint: self.endpoint(),
+            model: self.model.clone(),
+            prompt_digest,
+            response: parsed.unwrap_or(Value::String(content)),
+            at: now_rfc3339(),
+            outcome: None,
+        };
+        Ok((call, candidate))
     }
 
     async fn post(&self, body: Vec<u8>) -> Result<Value, RecordError> {
@@ -208,6 +283,12 @@ impl ModelAssist {
 const SYSTEM_PROMPT: &str = "You name recorded browser automations. Answer with one JSON object: \
 {\"name\": kebab-case tool name, \"description\": one sentence, \"inputs\": {input name: \
 description}, \"outputs\": {output field: description}}. Use only the input and output names given.";
+
+const SELECTOR_PROMPT: &str = "You suggest robust selectors for elements of recorded browser \
+steps: prefer a test id, then an ARIA role with its accessible name, a label, a placeholder, \
+visible text, a stable id, and short CSS last; avoid generated ids, hashed classes and positions. \
+Answer with one JSON object: {\"kind\": one of test_id, role, label, placeholder, text, id, css, \
+xpath, \"value\": the selector (for role: the role), \"name\": the accessible name (role only)}.";
 
 /// What the model sees: step descriptions, URLs without query strings, and the names of the
 /// inputs and outputs. Never a typed value.

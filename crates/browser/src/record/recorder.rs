@@ -1,35 +1,45 @@
-//! The live recording: installs the recorder script in every frame and popup, follows the CDP
-//! events of every session in one event loop, and keeps the [`Builder`] of steps.
+//! The live recording: the [`Recorder`] API (start, step stream, picks, marks, file choosers,
+//! model selector suggestions, stop), the state it shares with the event loop
+//! (`event_loop.rs`, which follows the CDP events of every session), and the [`Builder`] of
+//! steps.
 
+use std::path::PathBuf;
 use std::pin::Pin;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use futures::stream::{SelectAll, Stream, StreamExt};
+use futures::stream::{SelectAll, Stream};
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
-use super::capture::{Builder, Observed};
+use super::capture::Builder;
 use super::draft::{Draft, OutputMark};
-use super::{MAIN_PAGE, PickedElement, RecordError, RecordEvent, RecordOptions, RecordedStep};
-use crate::cdp::{CdpConnection, CdpEvent, CdpSession};
+use super::event_loop::{install, prepare_dialogs, run, tagged};
+use super::model_assist::{ModelAssist, SelectorSuggestion};
+use super::{
+    DialogAnswers, MAIN_PAGE, PickedElement, RecordError, RecordEvent, RecordOptions, RecordedStep,
+};
+use crate::cdp::CdpEvent;
+use crate::download_dir::allow_downloads;
 use crate::launch::{Browser, BrowserConfig, BrowserContext};
-use crate::page::{DialogResponse, Page};
+use crate::page::Page;
 use crate::steps::{ExtractStep, Step};
 
 /// The isolated world the recorder script lives in: page scripts cannot see or disturb it.
-const WORLD: &str = "__browserflow_recorder";
+pub(super) const WORLD: &str = "__browserflow_recorder";
 /// The binding the script reports through.
-const BINDING: &str = "__bflow_record";
+pub(super) const BINDING: &str = "__bflow_record";
 const RECORDER_JS: &str = include_str!("../js/recorder.js");
 const RESOLVE_JS: &str = include_str!("../js/resolve.js");
 
-fn recorder_source() -> String {
+pub(super) fn recorder_source() -> String {
     RECORDER_JS.replace("__RESOLVE__", RESOLVE_JS.trim().trim_end_matches(';'))
 }
 
-type EventStream = Pin<Box<dyn Stream<Item = (String, Option<String>, CdpEvent)> + Send>>;
+pub(super) type EventStream =
+    Pin<Box<dyn Stream<Item = (String, Option<String>, CdpEvent)> + Send>>;
 
 /// A recording in progress. Drive the page (a person, or trusted CDP input in tests), watch
 /// [`Recorder::subscribe`], then [`Recorder::stop`] to get the [`Draft`].
@@ -41,6 +51,8 @@ pub struct Recorder {
     page: Page,
     browser: Option<Browser>,
     draft: Draft,
+    /// The default download folder, removed when the recorder is dropped.
+    _download_tmp: Option<tempfile::TempDir>,
 }
 
 impl std::fmt::Debug for Recorder {
@@ -51,24 +63,30 @@ impl std::fmt::Debug for Recorder {
     }
 }
 
-struct Shared {
-    builder: Mutex<Builder>,
-    events: broadcast::Sender<RecordEvent>,
-    changed: watch::Sender<u64>,
-    closed: watch::Sender<bool>,
-    pages: Mutex<Vec<(String, Page)>>,
+pub(super) struct Shared {
+    pub(super) builder: Mutex<Builder>,
+    pub(super) events: broadcast::Sender<RecordEvent>,
+    pub(super) changed: watch::Sender<u64>,
+    pub(super) closed: watch::Sender<bool>,
+    pub(super) pages: Mutex<Vec<(String, Page)>>,
     /// The recorder's worlds, one per live document of every recorded frame.
-    worlds: Mutex<Vec<World>>,
-    pick: Mutex<Option<oneshot::Sender<PickedElement>>>,
-    thumbnails: bool,
+    pub(super) worlds: Mutex<Vec<World>>,
+    pub(super) pick: Mutex<Option<oneshot::Sender<PickedElement>>>,
+    pub(super) thumbnails: bool,
+    /// Who answers JavaScript dialogs.
+    pub(super) dialogs: DialogAnswers,
+    /// Where downloads go (files named by GUID until they finish).
+    pub(super) download_dir: PathBuf,
+    /// The id of the last file chooser request.
+    pub(super) choosers: AtomicU64,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Shared {
-    fn emit(&self, events: Vec<RecordEvent>) {
+    pub(super) fn emit(&self, events: Vec<RecordEvent>) {
         if events.is_empty() {
             return;
         }
@@ -78,18 +96,18 @@ impl Shared {
         self.bump();
     }
 
-    fn bump(&self) {
+    pub(super) fn bump(&self) {
         self.changed.send_modify(|v| *v = v.wrapping_add(1));
     }
 
-    fn page(&self, name: &str) -> Option<Page> {
+    pub(super) fn page(&self, name: &str) -> Option<Page> {
         lock(&self.pages)
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, p)| p.clone())
     }
 
-    fn frames_of(&self, name: &str) -> Vec<(String, String)> {
+    pub(super) fn frames_of(&self, name: &str) -> Vec<(String, String)> {
         self.page(name)
             .map(|p| {
                 p.frames()
@@ -103,15 +121,15 @@ impl Shared {
 
 /// One recorder world: a document of a frame of a recorded page.
 #[derive(Debug, Clone)]
-struct World {
-    page: String,
-    session: Option<String>,
-    context_id: i64,
-    frame_id: String,
-    top: bool,
+pub(super) struct World {
+    pub(super) page: String,
+    pub(super) session: Option<String>,
+    pub(super) context_id: i64,
+    pub(super) frame_id: String,
+    pub(super) top: bool,
 }
 
-enum Control {
+pub(super) enum Control {
     Watch(EventStream),
     Flush(oneshot::Sender<()>),
 }
@@ -141,6 +159,25 @@ impl Recorder {
         let context = Arc::new(browser.new_context().await?);
         let page = context.page().clone();
         let conn = page.session().connection().clone();
+        let (download_dir, download_tmp) = match &options.download_dir {
+            Some(dir) => (dir.clone(), None),
+            None => {
+                let tmp = tempfile::Builder::new()
+                    .prefix("browserflow-recording-")
+                    .tempdir()
+                    .map_err(|e| RecordError::Install {
+                        what: "the download folder".into(),
+                        message: e.to_string(),
+                    })?;
+                (tmp.path().to_path_buf(), Some(tmp))
+            }
+        };
+        allow_downloads(&conn, context.id(), &download_dir)
+            .await
+            .map_err(|message| RecordError::Install {
+                what: "the download folder".into(),
+                message,
+            })?;
         let (events, _) = broadcast::channel(1024);
         let shared = Arc::new(Shared {
             builder: Mutex::new(Builder::new()),
@@ -151,6 +188,9 @@ impl Recorder {
             worlds: Mutex::default(),
             pick: Mutex::default(),
             thumbnails: options.thumbnails,
+            dialogs: options.dialog_answers(),
+            download_dir,
+            choosers: AtomicU64::new(0),
         });
         let (control, incoming) = mpsc::unbounded_channel();
         let browser_events = conn.subscribe(None);
@@ -175,12 +215,7 @@ impl Recorder {
                 what: "the start page".into(),
                 message,
             })?;
-        // Dialogs are accepted while recording (OK is the path a journey usually takes); the
-        // answer is recorded as a `handle_dialog` step and can be edited.
-        page.arm_dialog(DialogResponse {
-            accept: true,
-            prompt_text: None,
-        });
+        prepare_dialogs(&page, shared.dialogs);
         let draft = Draft::new(options.start_url.clone(), options.viewport);
         let events = lock(&shared.builder).start(&options.start_url, options.viewport);
         shared.emit(events);
@@ -206,6 +241,7 @@ impl Recorder {
             page,
             browser: None,
             draft,
+            _download_tmp: download_tmp,
         })
     }
 
@@ -427,10 +463,196 @@ impl Recorder {
             recorded_value: None,
             secret: false,
             thumbnail_png: None,
+            download: None,
         });
         drop(builder);
         self.shared.emit(vec![event]);
         Ok(index)
+    }
+
+    /// Answers the oldest open file chooser with `paths` (each must be an existing file): the
+    /// files are set on its input and the click that opened it becomes an `upload` step.
+    /// Returns the index of that step, or `None` when the chooser was not opened by a
+    /// recorded click.
+    pub async fn answer_file_chooser(
+        &self,
+        paths: &[PathBuf],
+    ) -> Result<Option<usize>, RecordError> {
+        let files = paths
+            .iter()
+            .map(|p| {
+                let meta = std::fs::metadata(p)
+                    .map_err(|e| RecordError::FileChooser(format!("{}: {e}", p.display())))?;
+                if !meta.is_file() {
+                    return Err(RecordError::FileChooser(format!(
+                        "{} is not a file",
+                        p.display()
+                    )));
+                }
+                std::path::absolute(p)
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .map_err(|e| RecordError::FileChooser(format!("{}: {e}", p.display())))
+            })
+            .collect::<Result<Vec<String>, RecordError>>()?;
+        let chooser = lock(&self.shared.builder)
+            .take_chooser(None)
+            .ok_or(RecordError::NoFileChooser)?;
+        if !chooser.request.multiple && files.len() > 1 {
+            lock(&self.shared.builder).put_back_chooser(chooser);
+            return Err(RecordError::FileChooser(format!(
+                "the chooser takes one file, not {}",
+                files.len()
+            )));
+        }
+        // The input's `change` may be reported before the call returns: it is not a step.
+        lock(&self.shared.builder).expect_files(&files);
+        let conn = self.page.session().connection();
+        conn.session(chooser.request.session.clone())
+            .call(
+                "DOM.setFileInputFiles",
+                json!({ "files": files, "backendNodeId": chooser.request.backend_node_id }),
+            )
+            .await
+            .map_err(|e| {
+                lock(&self.shared.builder).expect_files(&[]);
+                RecordError::FileChooser(e.to_string())
+            })?;
+        let event = lock(&self.shared.builder).chooser_answered(&chooser, files);
+        let index = match &event {
+            Some(RecordEvent::StepUpdated { index, .. }) => Some(*index),
+            _ => None,
+        };
+        self.shared.emit(event.into_iter().collect());
+        Ok(index)
+    }
+
+    /// Asks the model for a better selector for the step at `index` (whose element must still
+    /// be on the page). The suggestion is checked in the live page with the replayer's
+    /// resolver: only when it matches exactly one element, the recorded one, is it added to
+    /// the step's candidates, where its kind ranks. The call and its outcome are kept in the
+    /// recording's metadata either way.
+    pub async fn suggest_selector(
+        &self,
+        assist: &ModelAssist,
+        index: usize,
+    ) -> Result<SelectorSuggestion, RecordError> {
+        let mark = |message: String| RecordError::Mark { index, message };
+        let (recorded, token) = {
+            let builder = lock(&self.shared.builder);
+            let len = builder.steps.len();
+            let recorded = builder
+                .steps
+                .get(index)
+                .cloned()
+                .ok_or(RecordError::NoSuchStep { index, len })?;
+            (recorded, builder.token_of(index))
+        };
+        let selector = recorded
+            .step
+            .selector()
+            .cloned()
+            .ok_or_else(|| mark(format!("a {} step has no element", recorded.step.kind())))?;
+        let token =
+            token.ok_or_else(|| mark("the recording does not know the step's element".into()))?;
+        let token_json = serde_json::to_string(&token).unwrap_or_default();
+        let outline = self
+            .in_page_worlds(
+                &recorded.page,
+                &format!("window.__bflowRecorder.outline({token_json})"),
+            )
+            .await
+            .map_err(mark)?;
+        let (mut call, answer) = assist
+            .ask_selector(
+                &recorded.description,
+                &selector.candidates,
+                outline["html"].as_str().unwrap_or_default(),
+            )
+            .await?;
+        let mut suggestion = SelectorSuggestion {
+            candidate: answer.as_ref().ok().cloned(),
+            position: None,
+            rejected: None,
+        };
+        match answer {
+            Err(reason) => suggestion.rejected = Some(reason),
+            Ok(candidate) => {
+                let candidate_json = serde_json::to_string(&candidate).unwrap_or_default();
+                let checked = self
+                    .in_page_worlds(
+                        &recorded.page,
+                        &format!("window.__bflowRecorder.checkFor({token_json}, {candidate_json})"),
+                    )
+                    .await;
+                let count = checked
+                    .as_ref()
+                    .map_or(0, |v| v["count"].as_u64().unwrap_or(0));
+                let hits = checked.as_ref().is_ok_and(|v| v["target"] == true);
+                suggestion.rejected = match checked {
+                    Err(message) => Some(message),
+                    Ok(_) if count == 0 => Some("it matches no element".into()),
+                    Ok(_) if count > 1 => {
+                        Some(format!("it is not unique: it matches {count} elements"))
+                    }
+                    Ok(_) if !hits => Some("it matches another element".into()),
+                    Ok(_) => None,
+                };
+                if suggestion.rejected.is_none() {
+                    let added = lock(&self.shared.builder).add_candidate(index, candidate);
+                    if let Some((at, event)) = added {
+                        suggestion.position = Some(at);
+                        self.shared.emit(vec![event]);
+                    }
+                }
+            }
+        }
+        call.outcome = Some(match (&suggestion.position, &suggestion.rejected) {
+            (Some(at), _) => format!("added to step {} as candidate {}", index + 1, at + 1),
+            (None, Some(reason)) => format!("rejected for step {}: {reason}", index + 1),
+            (None, None) => format!("rejected for step {}", index + 1),
+        });
+        lock(&self.shared.builder).model_calls.push(call);
+        Ok(suggestion)
+    }
+
+    /// Evaluates `expression` in the recorder worlds of `page` until one answers without an
+    /// `error`; the last error otherwise.
+    async fn in_page_worlds(&self, page: &str, expression: &str) -> Result<Value, String> {
+        let worlds: Vec<World> = lock(&self.shared.worlds)
+            .iter()
+            .filter(|w| w.page == page)
+            .cloned()
+            .collect();
+        let conn = self.page.session().connection();
+        let mut last = format!("the {page} page has no recorder");
+        for world in worlds {
+            let answer = conn
+                .session(world.session)
+                .call(
+                    "Runtime.evaluate",
+                    json!({ "expression": expression, "contextId": world.context_id,
+                            "awaitPromise": true, "returnByValue": true }),
+                )
+                .await;
+            match answer {
+                Err(e) => last = e.to_string(),
+                Ok(answer) => {
+                    if let Some(details) = answer.get("exceptionDetails") {
+                        last = details["exception"]["description"]
+                            .as_str()
+                            .unwrap_or("the script failed")
+                            .to_string();
+                        continue;
+                    }
+                    let value = answer["result"]["value"].clone();
+                    match value["error"].as_str() {
+                        Some(error) => last = error.to_string(),
+                        None => return Ok(value),
+                    }
+                }
+            }
+        }
+        Err(last)
     }
 
     async fn in_every_world(&self, expression: &str) {
@@ -477,6 +699,7 @@ impl Recorder {
         let mut draft = std::mem::replace(&mut self.draft, Draft::new("", None));
         draft.steps = builder.steps;
         draft.inputs = builder.inputs;
+        draft.model_calls.extend(builder.model_calls);
         lock(&self.shared.pages).clear();
         // Popup attach tasks may still hold the context for a moment; it is disposed when the
         // last holder drops it.
@@ -496,321 +719,6 @@ impl Drop for Recorder {
     fn drop(&mut self) {
         if let Some(task) = self.task.take() {
             task.abort();
-        }
-    }
-}
-
-fn tagged(
-    page: String,
-    session: Option<String>,
-    mut rx: mpsc::UnboundedReceiver<CdpEvent>,
-) -> EventStream {
-    Box::pin(futures::stream::poll_fn(move |cx| {
-        rx.poll_recv(cx)
-            .map(|e| e.map(|e| (page.clone(), session.clone(), e)))
-    }))
-}
-
-/// Installs the recorder in a session: the binding, the script for every future document
-/// (and, `runImmediately`, the documents already there), and Runtime events for the worlds.
-async fn install(session: &CdpSession) -> Result<(), String> {
-    let source = recorder_source();
-    let (enable, binding, page) = futures::join!(
-        session.call("Runtime.enable", json!({})),
-        session.call(
-            "Runtime.addBinding",
-            json!({ "name": BINDING, "executionContextName": WORLD })
-        ),
-        session.call("Page.enable", json!({})),
-    );
-    enable.map_err(|e| e.to_string())?;
-    binding.map_err(|e| e.to_string())?;
-    page.map_err(|e| e.to_string())?;
-    session
-        .call(
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({ "source": source, "worldName": WORLD, "runImmediately": true }),
-        )
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok(())
-}
-
-async fn run(
-    shared: Arc<Shared>,
-    conn: CdpConnection,
-    context: Arc<BrowserContext>,
-    mut streams: SelectAll<EventStream>,
-    mut browser_events: mpsc::UnboundedReceiver<CdpEvent>,
-    mut control: mpsc::UnboundedReceiver<Control>,
-    control_tx: mpsc::UnboundedSender<Control>,
-) {
-    let mut loop_state = LoopState::default();
-    loop {
-        // Page events first: the socket routes events in the order the browser sent them, so
-        // when a browser-level event (a popup's target) is ready, the page events sent before
-        // it (the click that opened it) are ready too and are handled first.
-        tokio::select! {
-            biased;
-            item = streams.next() => {
-                let Some((page, session, event)) = item else { break };
-                handle(&shared, &conn, &control_tx, &mut loop_state, &page, session, event);
-            }
-            event = browser_events.recv() => {
-                let Some(event) = event else { break };
-                browser_event(&shared, &context, &control_tx, &mut loop_state, &event);
-            }
-            message = control.recv() => match message {
-                Some(Control::Watch(stream)) => streams.push(stream),
-                Some(Control::Flush(done)) => {
-                    while let Some(Some((page, session, event))) = futures::FutureExt::now_or_never(streams.next()) {
-                        handle(&shared, &conn, &control_tx, &mut loop_state, &page, session, event);
-                    }
-                    while let Ok(event) = browser_events.try_recv() {
-                        browser_event(&shared, &context, &control_tx, &mut loop_state, &event);
-                    }
-                    let _ = done.send(());
-                }
-                None => break,
-            },
-        }
-        if *shared.closed.borrow() {
-            break;
-        }
-    }
-    if !*shared.closed.borrow() {
-        shared.closed.send_replace(true);
-        shared.emit(vec![RecordEvent::Closed]);
-    }
-}
-
-#[derive(Default)]
-struct LoopState {
-    /// Pages whose main frame asked for a navigation that has not committed yet.
-    requested: Vec<String>,
-    popups: usize,
-}
-
-#[allow(clippy::too_many_arguments)]
-fn handle(
-    shared: &Arc<Shared>,
-    conn: &CdpConnection,
-    control: &mpsc::UnboundedSender<Control>,
-    state: &mut LoopState,
-    page: &str,
-    session: Option<String>,
-    event: CdpEvent,
-) {
-    let p = &event.params;
-    let Some(page_handle) = shared.page(page) else {
-        return;
-    };
-    let top_session = page_handle.session().id() == session.as_deref();
-    let observe = |observed: Observed| {
-        let frames = shared.frames_of(page);
-        let events = lock(&shared.builder).observe(observed, &frames);
-        maybe_thumbnails(shared, &page_handle, &events);
-        shared.emit(events);
-    };
-    match event.method.as_str() {
-        "Runtime.bindingCalled" if p["name"] == BINDING => {
-            let Ok(payload) = serde_json::from_str::<Value>(p["payload"].as_str().unwrap_or(""))
-            else {
-                return;
-            };
-            match payload["type"].as_str() {
-                Some("ready") => {}
-                Some("pick") => {
-                    let picked = Builder::picked(page, payload, &shared.frames_of(page));
-                    if let Some(picked) = picked {
-                        if let Some(tx) = lock(&shared.pick).take() {
-                            let _ = tx.send(picked.clone());
-                        }
-                        shared.emit(vec![RecordEvent::Picked(Box::new(picked))]);
-                    }
-                }
-                _ => observe(Observed::Script {
-                    page: page.to_string(),
-                    payload,
-                }),
-            }
-        }
-        "Runtime.executionContextCreated" if p["context"]["name"] == WORLD => {
-            let id = p["context"]["id"].as_i64().unwrap_or_default();
-            let frame = p["context"]["auxData"]["frameId"].as_str().unwrap_or("");
-            let top = top_session && frame == page_handle.target_id();
-            lock(&shared.worlds).push(World {
-                page: page.to_string(),
-                session,
-                context_id: id,
-                frame_id: frame.to_string(),
-                top,
-            });
-            shared.bump();
-        }
-        "Runtime.executionContextDestroyed" => {
-            let id = p["executionContextId"].as_i64().unwrap_or_default();
-            lock(&shared.worlds).retain(|w| !(w.session == session && w.context_id == id));
-            shared.bump();
-        }
-        "Runtime.executionContextsCleared" => {
-            lock(&shared.worlds).retain(|w| w.session != session);
-            shared.bump();
-        }
-        "Page.frameRequestedNavigation"
-            if top_session
-                && p["frameId"] == page_handle.target_id()
-                && !state.requested.iter().any(|r| r == page) =>
-        {
-            state.requested.push(page.to_string());
-        }
-        "Page.frameNavigated"
-            if top_session
-                && p["frame"]["parentId"].is_null()
-                && p["type"] != "BackForwardCacheRestore" =>
-        {
-            let before = state.requested.len();
-            state.requested.retain(|r| r != page);
-            observe(Observed::MainNavigated {
-                page: page.to_string(),
-                url: p["frame"]["url"].as_str().unwrap_or_default().to_string(),
-                renderer_initiated: state.requested.len() != before,
-            });
-        }
-        "Page.javascriptDialogOpening" => {
-            // Keep one answer armed for the next dialog.
-            page_handle.arm_dialog(DialogResponse {
-                accept: true,
-                prompt_text: None,
-            });
-            observe(Observed::DialogOpened {
-                kind: p["type"].as_str().unwrap_or("alert").to_string(),
-            });
-        }
-        "Page.javascriptDialogClosed" => observe(Observed::DialogClosed {
-            page: page.to_string(),
-            accepted: p["result"].as_bool().unwrap_or(false),
-            user_input: p["userInput"].as_str().unwrap_or_default().to_string(),
-        }),
-        "Target.attachedToTarget" if p["targetInfo"]["type"] == "iframe" => {
-            // An out-of-process iframe: record in it too (and in its own iframes).
-            let child_id = p["sessionId"].as_str().unwrap_or_default().to_string();
-            let child = conn.session(Some(child_id.clone()));
-            let _ = control.send(Control::Watch(tagged(
-                page.to_string(),
-                Some(child_id),
-                child.subscribe(),
-            )));
-            tokio::spawn(async move {
-                if let Err(message) = install(&child).await {
-                    tracing::debug!(%message, "could not install the recorder in an iframe");
-                }
-            });
-        }
-        "Inspector.detached" | "Inspector.targetCrashed" if top_session && page == MAIN_PAGE => {
-            close(shared);
-        }
-        _ => {}
-    }
-}
-
-fn browser_event(
-    shared: &Arc<Shared>,
-    context: &Arc<BrowserContext>,
-    control: &mpsc::UnboundedSender<Control>,
-    state: &mut LoopState,
-    event: &CdpEvent,
-) {
-    let info = &event.params["targetInfo"];
-    match event.method.as_str() {
-        "Target.targetCreated" if info["type"] == "page" => {
-            let opener = info["openerId"].as_str().unwrap_or_default();
-            let target = info["targetId"].as_str().unwrap_or_default().to_string();
-            let opener_name = lock(&shared.pages)
-                .iter()
-                .find(|(_, p)| p.target_id() == opener)
-                .map(|(n, _)| n.clone());
-            let Some(opener_name) = opener_name else {
-                return;
-            };
-            state.popups += 1;
-            let name = if state.popups == 1 {
-                "popup".to_string()
-            } else {
-                format!("popup{}", state.popups)
-            };
-            let url = info["url"].as_str().unwrap_or_default().to_string();
-            let events = lock(&shared.builder).observe(
-                Observed::PopupOpened {
-                    opener: opener_name,
-                    name: name.clone(),
-                    url,
-                },
-                &[],
-            );
-            shared.emit(events);
-            let shared = shared.clone();
-            let context = context.clone();
-            let control = control.clone();
-            tokio::spawn(async move {
-                match context.attach_page(&target).await {
-                    Ok(popup) => {
-                        let _ = control.send(Control::Watch(tagged(
-                            name.clone(),
-                            popup.session().id().map(str::to_string),
-                            popup.session().subscribe(),
-                        )));
-                        lock(&shared.pages).push((name.clone(), popup.clone()));
-                        popup.arm_dialog(DialogResponse {
-                            accept: true,
-                            prompt_text: None,
-                        });
-                        if let Err(message) = install(popup.session()).await {
-                            tracing::debug!(%message, "could not install the recorder in a popup");
-                        }
-                    }
-                    Err(error) => tracing::debug!(%error, "could not attach to a popup"),
-                }
-            });
-        }
-        "Target.targetDestroyed" | "Target.detachedFromTarget" => {
-            let target = event.params["targetId"].as_str().unwrap_or_default();
-            let main = shared.page(MAIN_PAGE).map(|p| p.target_id().to_string());
-            if main.as_deref() == Some(target) {
-                close(shared);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn close(shared: &Shared) {
-    if !*shared.closed.borrow() {
-        shared.closed.send_replace(true);
-        if let Some(tx) = lock(&shared.pick).take() {
-            drop(tx);
-        }
-        shared.emit(vec![RecordEvent::Closed]);
-    }
-}
-
-fn maybe_thumbnails(shared: &Arc<Shared>, page: &Page, events: &[RecordEvent]) {
-    if !shared.thumbnails {
-        return;
-    }
-    for event in events {
-        if let RecordEvent::StepAdded { index, .. } = event {
-            let (shared, page, index) = (shared.clone(), page.clone(), *index);
-            tokio::spawn(async move {
-                let Ok(png) = page.screenshot_png().await else {
-                    return;
-                };
-                let Ok(thumb) = crate::screenshot::thumbnail_png(&png, 240) else {
-                    return;
-                };
-                let event = lock(&shared.builder).set_thumbnail(index, thumb);
-                shared.emit(event.into_iter().collect());
-            });
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use crate::steps::{FrameSelector, Selector, SelectorCandidate, SelectorKind};
+use crate::steps::{FrameSelector, Selector, SelectorCandidate, SelectorKind, Step};
 
 /// A candidate as checked in the page by `recorder.js`.
 #[derive(Debug, Clone, Deserialize)]
@@ -64,6 +64,41 @@ pub(crate) fn rank(raw: Vec<RawCandidate>) -> Vec<SelectorCandidate> {
     out
 }
 
+/// Adds `candidate` where its kind ranks (before the first candidate of a lower-ranked kind);
+/// returns its position (the existing one when it is already there).
+pub(crate) fn insert_ranked(
+    candidates: &mut Vec<SelectorCandidate>,
+    candidate: SelectorCandidate,
+) -> usize {
+    if let Some(at) = candidates.iter().position(|c| *c == candidate) {
+        return at;
+    }
+    let rank = kind_rank(candidate.kind);
+    let at = candidates
+        .iter()
+        .position(|c| kind_rank(c.kind) > rank)
+        .unwrap_or(candidates.len());
+    candidates.insert(at, candidate);
+    at
+}
+
+/// The selector of a step that acts on or reads an element.
+pub(crate) fn selector_mut(step: &mut Step) -> Option<&mut Selector> {
+    match step {
+        Step::Click(s) => Some(&mut s.selector),
+        Step::Fill(s) => Some(&mut s.selector),
+        Step::KeyPress(s) => s.selector.as_mut(),
+        Step::Hover(s) => Some(&mut s.selector),
+        Step::Scroll(s) => s.selector.as_mut(),
+        Step::WaitForElement(s) => Some(&mut s.selector),
+        Step::Extract(s) => Some(&mut s.selector),
+        Step::Assert(s) => s.selector.as_mut(),
+        Step::Download(s) => Some(&mut s.selector),
+        Step::Upload(s) => Some(&mut s.selector),
+        _ => None,
+    }
+}
+
 /// The frame a recorder event came from.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub(crate) struct RawFrame {
@@ -90,17 +125,20 @@ pub(crate) fn frame_identity(
         return Some(FrameSelector {
             url: None,
             name: Some(frame.name.clone()),
+            index_path: None,
         });
     }
     if by_url <= 1 || frame.name.is_empty() {
         return Some(FrameSelector {
             url: Some(frame.url.clone()),
             name: None,
+            index_path: None,
         });
     }
     Some(FrameSelector {
         url: Some(frame.url.clone()),
         name: Some(frame.name.clone()),
+        index_path: None,
     })
 }
 
@@ -157,6 +195,21 @@ mod tests {
                 (SelectorKind::Css, "#ember123"),
             ]
         );
+    }
+
+    #[test]
+    fn a_suggested_candidate_goes_where_its_kind_ranks() {
+        let mut cs = vec![
+            SelectorCandidate::role("button", "Save"),
+            SelectorCandidate::css("#a > b"),
+        ];
+        assert_eq!(insert_ranked(&mut cs, SelectorCandidate::text("Save")), 1);
+        assert_eq!(
+            insert_ranked(&mut cs, SelectorCandidate::test_id("save")),
+            0
+        );
+        assert_eq!(insert_ranked(&mut cs, SelectorCandidate::text("Save")), 2);
+        assert_eq!(cs.len(), 4);
     }
 
     #[test]

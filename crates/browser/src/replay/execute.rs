@@ -18,15 +18,16 @@ use crate::steps::{
     MouseButton, OutputKind, Selector, Step, UploadStep,
 };
 
-use super::files::{DownloadWatch, allow_downloads, fresh_download_dir, upload_paths};
+use super::files::{DownloadWatch, fresh_download_dir, upload_paths};
 use super::glob::glob_match;
 use super::resolve::{
     Requirements, ResolveFailure, ResolveSpec, Resolved, describe_frame, resolve, wait_change,
 };
 use super::{
-    DownloadRecord, ReplayError, ReplayOptions, ReplayReport, StepReport, StepStatus,
+    DownloadRecord, ReplayError, ReplayOptions, ReplayReport, StepProgress, StepReport, StepStatus,
     WinningSelector,
 };
+use crate::download_dir::allow_downloads;
 
 /// The name of the page a replay starts on.
 const MAIN_PAGE: &str = "main";
@@ -115,11 +116,15 @@ impl<'a> Run<'a> {
             let duration_ms = millis(step_started.elapsed());
             // The capture must happen now (it shows the page after this step); decoding it
             // does not, so it runs beside the next steps.
+            let mut shown_capture = None;
             if self.options.screenshots && !self.page().is_closed() {
-                let capture = self.page().screenshot_base64().await;
+                let capture = self.page().screenshot_base64().await.ok();
+                if self.options.on_step.is_some() {
+                    shown_capture.clone_from(&capture);
+                }
                 screenshots.push((
                     index,
-                    tokio::task::spawn_blocking(move || capture.ok().and_then(|b| decode_png(&b))),
+                    tokio::task::spawn_blocking(move || capture.and_then(|b| decode_png(&b))),
                 ));
             }
             let mut report = StepReport {
@@ -140,12 +145,14 @@ impl<'a> Run<'a> {
                     report.selector = outcome.winner.and_then(|i| winning(original, i));
                     report.navigated_to = outcome.navigated_to;
                     report.download = outcome.download;
+                    self.tell_observer(&report, shown_capture);
                     reports.push(report);
                 }
                 Err(failure) => {
                     report.status = StepStatus::Failed;
                     report.selector = failure.winner.and_then(|i| winning(original, i));
                     report.error = Some(failure.message.clone());
+                    self.tell_observer(&report, shown_capture);
                     reports.push(report);
                     for (later, step) in steps.iter().enumerate().skip(index + 1) {
                         reports.push(StepReport {
@@ -186,6 +193,15 @@ impl<'a> Run<'a> {
             outputs: self.outputs,
             duration_ms: millis(started.elapsed()),
         })
+    }
+
+    fn tell_observer(&self, report: &StepReport, screenshot_base64: Option<String>) {
+        if let Some(observer) = &self.options.on_step {
+            observer.notify(StepProgress {
+                report: report.clone(),
+                screenshot_base64,
+            });
+        }
     }
 
     /// Runs one (expanded) step; `original` is the step as recorded, used in messages so that
@@ -440,7 +456,7 @@ impl<'a> Run<'a> {
                         Failure::new(format!("cannot create a download folder: {e}"))
                     })?,
                 };
-                allow_downloads(page, self.context.id(), &dir)
+                allow_downloads(page.session().connection(), self.context.id(), &dir)
                     .await
                     .map_err(Failure::new)?;
                 self.download_dir = Some(dir.clone());

@@ -3,12 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-use sha2::{Digest, Sha256};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
 use crate::cdp::CdpEvent;
+use crate::download_dir::finish;
 use crate::page::Page;
 
 use super::DownloadRecord;
@@ -43,32 +42,6 @@ pub(super) fn fresh_download_dir() -> std::io::Result<PathBuf> {
         .prefix("browserflow-downloads-")
         .tempdir()?
         .keep())
-}
-
-/// Lets the context download into `dir` (files named by their download GUID until the step
-/// renames them) and turns on download events.
-pub(super) async fn allow_downloads(
-    page: &Page,
-    context_id: &str,
-    dir: &Path,
-) -> Result<(), String> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create the download folder {}: {e}", dir.display()))?;
-    page.session()
-        .connection()
-        .session(None)
-        .call(
-            "Browser.setDownloadBehavior",
-            json!({
-                "behavior": "allowAndName",
-                "browserContextId": context_id,
-                "downloadPath": dir.to_string_lossy(),
-                "eventsEnabled": true,
-            }),
-        )
-        .await
-        .map(|_| ())
-        .map_err(|e| format!("cannot enable downloads: {e}"))
 }
 
 /// Browser-level download events, subscribed to before the action that starts a download.
@@ -151,84 +124,15 @@ impl DownloadWatch {
 async fn save(dir: &Path, started: Started) -> Result<DownloadRecord, String> {
     let dir = dir.to_path_buf();
     tokio::task::spawn_blocking(move || {
-        let name = safe_file_name(&started.suggested);
-        let target = free_path(&dir, &name);
-        let temporary = dir.join(&started.guid);
-        std::fs::rename(&temporary, &target).map_err(|e| {
-            format!(
-                "cannot move the downloaded file {} to {}: {e}",
-                temporary.display(),
-                target.display()
-            )
-        })?;
-        let bytes = std::fs::read(&target)
-            .map_err(|e| format!("cannot read the downloaded file {}: {e}", target.display()))?;
-        let path = std::path::absolute(&target).unwrap_or(target);
-        Ok(DownloadRecord {
-            name: path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or(name),
-            size: bytes.len() as u64,
-            sha256: hex::encode(Sha256::digest(&bytes)),
-            path,
-            url: started.url,
-        })
+        finish(&dir, &started.guid, &started.suggested, &started.url)
     })
     .await
     .map_err(|e| format!("saving the download failed: {e}"))?
 }
 
-/// The suggested name without any directory part (a server cannot write outside the folder).
-fn safe_file_name(suggested: &str) -> String {
-    let base = suggested
-        .rsplit(['/', '\\'])
-        .next()
-        .unwrap_or_default()
-        .trim();
-    if base.is_empty() || base == "." || base == ".." {
-        "download".to_string()
-    } else {
-        base.to_string()
-    }
-}
-
-/// `dir/name`, or `dir/stem (n).ext` for the first `n` not taken yet.
-fn free_path(dir: &Path, name: &str) -> PathBuf {
-    let first = dir.join(name);
-    if !first.exists() {
-        return first;
-    }
-    let (stem, ext) = match name.rfind('.') {
-        Some(dot) if dot > 0 => (&name[..dot], &name[dot..]),
-        _ => (name, ""),
-    };
-    (1..)
-        .map(|n| dir.join(format!("{stem} ({n}){ext}")))
-        .find(|p| !p.exists())
-        .unwrap_or(first)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn suggested_names_stay_inside_the_folder() {
-        assert_eq!(safe_file_name("../../etc/passwd"), "passwd");
-        assert_eq!(safe_file_name("a\\b.txt"), "b.txt");
-        assert_eq!(safe_file_name(".."), "download");
-        assert_eq!(safe_file_name(""), "download");
-    }
-
-    #[test]
-    fn taken_names_get_a_number() {
-        let dir = tempfile::tempdir().unwrap();
-        assert_eq!(free_path(dir.path(), "r.csv"), dir.path().join("r.csv"));
-        std::fs::write(dir.path().join("r.csv"), "x").unwrap();
-        std::fs::write(dir.path().join("r (1).csv"), "x").unwrap();
-        assert_eq!(free_path(dir.path(), "r.csv"), dir.path().join("r (2).csv"));
-    }
 
     #[test]
     fn upload_paths_must_be_existing_files() {

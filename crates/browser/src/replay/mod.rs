@@ -11,6 +11,7 @@ mod glob;
 mod resolve;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +36,8 @@ pub struct ReplayOptions {
     /// fresh `browserflow-downloads-*` folder under the system temp dir and keeps it (the
     /// step's output names the file in it).
     pub download_dir: Option<PathBuf>,
+    /// Told about each step the moment it finishes (a live timeline), before the replay ends.
+    pub on_step: Option<StepObserver>,
 }
 
 impl Default for ReplayOptions {
@@ -44,7 +47,39 @@ impl Default for ReplayOptions {
             navigation_timeout: Duration::from_secs(30),
             screenshots: false,
             download_dir: None,
+            on_step: None,
         }
+    }
+}
+
+/// A step that just finished, as [`ReplayOptions::on_step`] sees it.
+#[derive(Debug, Clone)]
+pub struct StepProgress {
+    /// The step's report (its `screenshot` is not decoded yet: see `screenshot_base64`).
+    pub report: StepReport,
+    /// The screenshot after the step, base64 PNG as Chromium sent it (when screenshots are on).
+    pub screenshot_base64: Option<String>,
+}
+
+/// A callback for [`ReplayOptions::on_step`]. It runs on the replay's task: keep it quick
+/// (send the progress somewhere rather than work on it).
+#[derive(Clone)]
+pub struct StepObserver(Arc<dyn Fn(StepProgress) + Send + Sync>);
+
+impl StepObserver {
+    /// Wraps `callback`.
+    pub fn new(callback: impl Fn(StepProgress) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(callback))
+    }
+
+    pub(crate) fn notify(&self, progress: StepProgress) {
+        (self.0)(progress);
+    }
+}
+
+impl std::fmt::Debug for StepObserver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StepObserver")
     }
 }
 

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::page::{EvalError, ExecContext, Page};
+use crate::page::{EvalError, ExecContext, FramePoint, FrameState, Page};
 use crate::steps::{FrameSelector, Offset, Selector};
 
 use super::glob::glob_match;
@@ -154,6 +154,8 @@ pub(crate) async fn resolve(
         .iter()
         .map(|_| "not checked (the page never settled)".to_string())
         .collect();
+    // The last candidate found covered by an overlay outside its frame, and how.
+    let mut covered: Option<(usize, String)> = None;
     loop {
         let frame_id = match &selector.frame {
             None => page.target_id().to_string(),
@@ -236,6 +238,12 @@ pub(crate) async fn resolve(
         }
         if !outcome.ok {
             last_states = outcome.states;
+            // What covered the frame says more than what the frame's element did while covered.
+            if let Some((index, state)) = covered
+                && let Some(slot) = last_states.get_mut(index)
+            {
+                *slot = state;
+            }
             return Err(ResolveFailure::Timeout {
                 states: last_states,
             });
@@ -244,8 +252,29 @@ pub(crate) async fn resolve(
         let point = match outcome.point {
             None => None,
             Some(p) if frame_id == page.target_id() => Some((p.x, p.y)),
-            Some(p) => match page.frame_origin(&frame_id).await {
-                Ok((ox, oy)) => Some((p.x + ox, p.y + oy)),
+            Some(p) => match page.frame_point(&frame_id, (p.x, p.y)).await {
+                // An overlay in a parent document would take the click: wait for it to go.
+                Ok(FramePoint {
+                    covered_by: Some(cover),
+                    ..
+                }) if spec.require.hit_test => {
+                    let state = format!(
+                        "the frame's element is covered by {cover} in the page around the frame"
+                    );
+                    if let Some(slot) = last_states.get_mut(winner) {
+                        slot.clone_from(&state);
+                    }
+                    covered = Some((winner, state));
+                    if Instant::now() >= deadline {
+                        return Err(ResolveFailure::Timeout {
+                            states: last_states,
+                        });
+                    }
+                    // Two animation frames of the main page, then look again.
+                    let _ = page.evaluate_in_main_frame(NEXT_FRAMES_JS).await;
+                    continue;
+                }
+                Ok(FramePoint { at, .. }) => Some(at),
                 Err(EvalError::Navigated) if Instant::now() < deadline => {
                     page.forget_all_worlds();
                     continue;
@@ -288,6 +317,9 @@ fn js_spec(selector: &Selector, spec: &ResolveSpec, remaining: Duration) -> Valu
     })
 }
 
+/// Resolves after two animation frames of the page it runs in.
+const NEXT_FRAMES_JS: &str = "new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))";
+
 /// Waits until exactly one frame of the page matches `frame`.
 async fn find_frame(
     page: &Page,
@@ -297,11 +329,18 @@ async fn find_frame(
     let mut changes = page.changes();
     loop {
         let frames = page.frames();
+        let by_path = frame
+            .index_path
+            .as_ref()
+            .map(|path| frame_at_path(&frames, page.target_id(), path));
         let matching: Vec<&String> = frames
             .iter()
-            .filter(|(_, f)| {
+            .filter(|(id, f)| {
                 frame.url.as_ref().is_none_or(|u| glob_match(u, &f.url))
                     && frame.name.as_ref().is_none_or(|n| *n == f.name)
+                    && by_path
+                        .as_ref()
+                        .is_none_or(|found| found.as_deref() == Some(id.as_str()))
             })
             .map(|(id, _)| id)
             .collect();
@@ -323,12 +362,35 @@ async fn find_frame(
     }
 }
 
+/// The frame at a child-index path from the main frame (`root`), siblings in attach order.
+fn frame_at_path(frames: &[(String, FrameState)], root: &str, path: &[u32]) -> Option<String> {
+    let mut current = root.to_string();
+    for &index in path {
+        let mut children: Vec<&(String, FrameState)> = frames
+            .iter()
+            .filter(|(_, f)| f.parent.as_deref() == Some(current.as_str()))
+            .collect();
+        children.sort_by_key(|(_, f)| f.seq);
+        current = children.get(index as usize)?.0.clone();
+    }
+    Some(current)
+}
+
 pub(crate) fn describe_frame(frame: &FrameSelector) -> String {
-    match (&frame.name, &frame.url) {
-        (Some(n), Some(u)) => format!("frame name {n:?} url {u:?}"),
-        (Some(n), None) => format!("frame name {n:?}"),
-        (None, Some(u)) => format!("frame url {u:?}"),
-        (None, None) => "frame".to_string(),
+    let mut parts = Vec::new();
+    if let Some(n) = &frame.name {
+        parts.push(format!("name {n:?}"));
+    }
+    if let Some(u) = &frame.url {
+        parts.push(format!("url {u:?}"));
+    }
+    if let Some(path) = &frame.index_path {
+        parts.push(format!("index path {path:?}"));
+    }
+    if parts.is_empty() {
+        "frame".to_string()
+    } else {
+        format!("frame {}", parts.join(" "))
     }
 }
 

@@ -39,11 +39,7 @@ const NOT_RUN: &[(&str, &str)] = &[
 ];
 
 /// Cases that run but are known to fail, with why.
-const KNOWN_FAILURES: &[(&str, &str)] = &[(
-    "should replay navigations from local from to OOPIF",
-    "the click step addresses its frame by index path (`frame: [0]`), which the import \
-         refuses: browserflow identifies frames by URL or name, and the flow gives neither",
-)];
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 fn substitute(value: &mut Value, base: &str, cross: &str) {
     match value {

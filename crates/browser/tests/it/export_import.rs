@@ -96,16 +96,31 @@ fn refuses_what_it_cannot_replay_with_a_clear_error() {
     let err = import_devtools(&custom.to_string(), "x", "1.0.0").expect_err("custom step");
     assert!(matches!(err, ImportError::Unsupported { index: 1, .. }));
     assert!(err.to_string().contains("step 2 (`customStep`)"), "{err}");
-    let frame = json!({ "steps": [{ "type": "click", "frame": [0], "selectors": ["a"] }] });
-    assert!(
-        import_devtools(&frame.to_string(), "x", "1.0.0")
-            .expect_err("frame")
-            .to_string()
-            .contains("frame")
-    );
+    let frame = json!({ "steps": [{ "type": "click", "frame": [0, "x"], "selectors": ["a"] }] });
+    let err = import_devtools(&frame.to_string(), "x", "1.0.0").expect_err("frame");
+    assert!(err.to_string().contains("/steps/0/frame"), "{err}");
     let bad = import_devtools("{\"steps\": 3}", "x", "1.0.0").expect_err("shape");
     assert!(bad.to_string().contains("/steps"), "{bad}");
     assert!(import_devtools("not json", "x", "1.0.0").is_err());
+}
+
+#[test]
+fn a_frame_index_path_imports_with_a_note() {
+    let flow = json!({ "steps": [
+        { "type": "navigate", "url": "http://localhost:1/a.html" },
+        { "type": "click", "frame": [0, 2], "selectors": ["button"] },
+    ] });
+    let tool = import_devtools(&flow.to_string(), "x", "1.0.0").expect("imports");
+    let Step::Click(click) = &tool.steps[1] else {
+        panic!("a click: {:?}", tool.steps[1]);
+    };
+    let frame = click.selector.frame.as_ref().expect("a frame selector");
+    assert_eq!(frame.index_path.as_deref(), Some(&[0, 2][..]));
+    assert_eq!((frame.url.as_deref(), frame.name.as_deref()), (None, None));
+    let notes = tool.metadata["import_notes"].to_string();
+    assert!(notes.contains("index path [0, 2]"), "{notes}");
+    let script = export_playwright(&tool);
+    assert!(script.contains("indexPath: [0, 2]"), "{script}");
 }
 
 #[test]

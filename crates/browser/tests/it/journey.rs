@@ -154,3 +154,97 @@ async fn screenshots_make_thumbnails() {
     context.close().await.unwrap();
     h.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_step_is_reported_the_moment_it_finishes() {
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+
+    use base64::Engine;
+    use browserflow_browser::StepObserver;
+
+    let h = Harness::start().await;
+    type Seen = Vec<(Instant, usize, StepStatus, bool)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let sink = seen.clone();
+    let options = ReplayOptions {
+        screenshots: true,
+        on_step: Some(StepObserver::new(move |progress| {
+            let png = progress.screenshot_base64.as_deref().map(|b| {
+                base64::engine::general_purpose::STANDARD
+                    .decode(b)
+                    .expect("base64")
+            });
+            let is_png = png.is_some_and(|p| p.starts_with(b"\x89PNG\r\n\x1a\n"));
+            sink.lock().unwrap().push((
+                Instant::now(),
+                progress.report.index,
+                progress.report.status,
+                is_png,
+            ));
+        })),
+        ..ReplayOptions::default()
+    };
+    let report = h
+        .replay_with(
+            search_price_steps(),
+            json!({ "query": "keyboard" }),
+            options,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ended = Instant::now();
+    let seen = seen.lock().unwrap().clone();
+    let order: Vec<usize> = seen.iter().map(|s| s.1).collect();
+    assert_eq!(order, vec![0, 1, 2, 3, 4, 5]);
+    assert!(
+        seen.iter().all(|s| s.2 == StepStatus::Passed && s.3),
+        "{seen:?}"
+    );
+    // The first step was reported before the later steps ran, not when the replay ended.
+    let later: f64 = report.steps[1..].iter().map(|s| s.duration_ms).sum();
+    let after_first = ended.duration_since(seen[0].0).as_secs_f64() * 1000.0;
+    assert!(
+        after_first >= later * 0.9,
+        "step 1 reported {after_first:.0} ms before the end; later steps took {later:.0} ms"
+    );
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_step_is_reported_live_too() {
+    use std::sync::{Arc, Mutex};
+
+    use browserflow_browser::StepObserver;
+
+    let h = Harness::start().await;
+    type Seen = Vec<(usize, StepStatus, Option<String>)>;
+    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let sink = seen.clone();
+    let options = ReplayOptions {
+        candidate_timeout: std::time::Duration::from_millis(300),
+        on_step: Some(StepObserver::new(move |progress| {
+            let r = progress.report;
+            sink.lock().unwrap().push((r.index, r.status, r.error));
+        })),
+        ..ReplayOptions::default()
+    };
+    let steps = json!([
+        { "type": "navigate", "url": "{{shop}}/index.html" },
+        { "type": "click", "selector": { "candidates": [ { "kind": "css", "value": "#no-such-thing" } ] } },
+        { "type": "navigate", "url": "{{shop}}/orders.html" }
+    ]);
+    let failed = h.replay_with(steps, json!({}), options).await;
+    assert!(failed.is_err());
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!((seen[1].0, seen[1].1), (1, StepStatus::Failed));
+    assert!(
+        seen[1]
+            .2
+            .as_deref()
+            .unwrap_or_default()
+            .contains("#no-such-thing")
+    );
+    h.close().await;
+}

@@ -98,5 +98,18 @@ async fn connects_to_a_running_browser_endpoint() {
     // Closing a connected browser only disconnects: the launched one still works.
     second.close().await.unwrap();
     assert!(h.browser.version().await.is_ok());
+
+    // The HTTP debugging address works too: the websocket is looked up in /json/version.
+    let ws = h.browser.ws_endpoint();
+    let http = format!("http://{}", ws["ws://".len()..].split('/').next().unwrap());
+    let third = Browser::connect(&http).await.unwrap();
+    assert_eq!(third.ws_endpoint(), ws);
+    assert!(third.version().await.is_ok());
+    third.close().await.unwrap();
+    let wrong = Browser::connect("http://127.0.0.1:9/").await.err().unwrap();
+    assert!(
+        wrong.to_string().contains("127.0.0.1:9/json/version"),
+        "{wrong}"
+    );
     h.close().await;
 }

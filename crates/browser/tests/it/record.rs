@@ -123,10 +123,16 @@ impl Driver {
         }
     }
 
+    /// Enter as a keyboard sends it: the key down and its character arrive as separate input
+    /// events (the character's default action submits a form, clicking its submit button).
     async fn press_enter(&self) {
-        let down = json!({ "type": "keyDown", "key": "Enter", "code": "Enter",
-                           "windowsVirtualKeyCode": 13, "text": "\r" });
+        let down = json!({ "type": "rawKeyDown", "key": "Enter", "code": "Enter",
+                           "windowsVirtualKeyCode": 13 });
         let _ = self.session.call("Input.dispatchKeyEvent", down).await;
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let char = json!({ "type": "char", "key": "Enter", "code": "Enter",
+                           "windowsVirtualKeyCode": 13, "text": "\r" });
+        let _ = self.session.call("Input.dispatchKeyEvent", char).await;
         let up = json!({ "type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13 });
         let _ = self.session.call("Input.dispatchKeyEvent", up).await;
     }
@@ -824,5 +830,625 @@ async fn model_suggestions_are_kept_in_the_metadata_and_replay_needs_no_model() 
     let file = save_and_load(&file, dir.path());
     let outputs = replay(&h, &file, json!({})).await;
     assert_eq!(outputs["status"], "History cleared");
+    h.close().await;
+}
+
+impl Driver {
+    async fn move_to(&self, (x, y): (f64, f64)) {
+        self.mouse(json!({ "type": "mouseMoved", "x": x, "y": y }))
+            .await;
+        // A person's pointer does not teleport between events.
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+
+    async fn wheel(&self, delta_y: f64) {
+        self.mouse(json!({ "type": "mouseWheel", "x": 200.0, "y": 200.0, "deltaX": 0.0, "deltaY": delta_y }))
+            .await;
+    }
+
+    /// Waits until the window stopped scrolling (the same position for 10 frames) and the
+    /// recorder's debounce passed.
+    async fn settle_scroll(&self) {
+        self.page
+            .evaluate_in_main_frame(
+                "new Promise((resolve) => { let last = -1, same = 0; const tick = () => { if (window.scrollY === last) same++; else { same = 0; last = window.scrollY; } if (same >= 10) resolve(true); else requestAnimationFrame(tick); }; tick(); })",
+            )
+            .await
+            .expect("the window settles");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+    /// The centre of the element `expr` evaluates to, without scrolling.
+    async fn centre_here(&self, expr: &str) -> (f64, f64) {
+        let value = self
+            .page
+            .evaluate_in_main_frame(&format!(
+                "(() => {{ const r = ({expr}).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
+            ))
+            .await
+            .expect("element found");
+        (value[0].as_f64().unwrap(), value[1].as_f64().unwrap())
+    }
+}
+
+fn count_kind(draft: &Draft, kind: &str) -> usize {
+    draft.steps.iter().filter(|s| s.step.kind() == kind).count()
+}
+
+#[tokio::test]
+async fn a_hover_that_reveals_the_clicked_item_is_recorded_and_plain_movement_is_not() {
+    let h = Harness::start().await;
+    let recorder = Recorder::start_on(&h.browser, &options(h.url("/rec-menu.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    // Plain movement over the page and the intro reveals nothing the recording uses.
+    d.move_to((5.0, 5.0)).await;
+    let intro = d
+        .centre_here("document.querySelector('[data-testid=intro]')")
+        .await;
+    d.move_to(intro).await;
+    // Over the menu: its items appear; click one.
+    let title = d.centre_here("document.querySelector('.menu-title')").await;
+    d.move_to(title).await;
+    d.wait_js(
+        "document.querySelector('[data-testid=menu-orders]').getBoundingClientRect().height > 0",
+    )
+    .await;
+    let orders = d
+        .centre_here("document.querySelector('[data-testid=menu-orders]')")
+        .await;
+    d.move_to(orders).await;
+    d.click_at(orders, 1).await;
+    d.wait_js(
+        "document.querySelector('[data-testid=menu-status]').textContent === 'Orders opened'",
+    )
+    .await;
+    // Away from the menu, then a visible button: movement only, no hover.
+    d.move_to(intro).await;
+    d.click("document.querySelector('[data-testid=refresh]')")
+        .await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s
+                .iter()
+                .filter(|s| s.step.kind() == "click")
+                .count()
+                == 2)
+            .await,
+        "{:#?}",
+        recorder.steps()
+    );
+    let mut draft = recorder.stop().await.unwrap();
+    assert_eq!(
+        kinds(&draft),
+        ["navigate", "hover", "click", "click"],
+        "{:#?}",
+        draft.steps
+    );
+    assert_eq!(count_kind(&draft, "hover"), 1);
+    let hover = draft.steps[1].step.selector().unwrap().candidates.clone();
+    assert_eq!(
+        hover[0],
+        SelectorCandidate::test_id("account-menu"),
+        "{hover:?}"
+    );
+    draft
+        .mark_output(OutputMark::css(
+            "status",
+            "[data-testid=menu-status]",
+            OutputKind::String,
+        ))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = save_and_load(
+        &draft.into_tool_file("menu", "1.0.0", None).unwrap(),
+        dir.path(),
+    );
+    let outputs = replay(&h, &file, json!({})).await;
+    assert_eq!(outputs["status"], "Orders opened (refreshed)");
+    h.close().await;
+}
+
+#[tokio::test]
+async fn a_scroll_that_loads_the_next_target_is_kept_and_one_that_changes_nothing_is_dropped() {
+    let h = Harness::start().await;
+    // Scrolling a little, then clicking an item that was there from the start: no scroll step.
+    let recorder = Recorder::start_on(&h.browser, &options(h.url("/rec-feed.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    d.wheel(300.0).await;
+    d.wait_js("window.scrollY >= 250").await;
+    d.settle_scroll().await;
+    let item = d
+        .centre_here("document.querySelector('[data-testid=item-6]')")
+        .await;
+    d.click_at(item, 1).await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .await
+    );
+    let draft = recorder.stop().await.unwrap();
+    assert_eq!(kinds(&draft), ["navigate", "click"], "{:#?}", draft.steps);
+
+    // Scrolling to the bottom loads more items; clicking one needs the scroll.
+    let recorder = Recorder::start_on(&h.browser, &options(h.url("/rec-feed.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    for _ in 0..3 {
+        d.wheel(800.0).await;
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    d.wait_js("document.querySelector('[data-testid=item-30]')")
+        .await;
+    d.settle_scroll().await;
+    // More scrolling into the new items: the same container, one step.
+    d.wheel(300.0).await;
+    d.settle_scroll().await;
+    // The first new item entirely in view.
+    let first_new = "Array.from(document.querySelectorAll('.item')).slice(20).find((b) => { const r = b.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })";
+    let label = d
+        .page
+        .evaluate_in_main_frame(&format!("({first_new}).textContent"))
+        .await
+        .expect("a new item is in view");
+    let label = label.as_str().unwrap().to_string();
+    let item = d.centre_here(first_new).await;
+    d.click_at(item, 1).await;
+    d.wait_js(&format!(
+        "document.getElementById('status').textContent === 'Picked {label}'"
+    ))
+    .await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .await
+    );
+    let mut draft = recorder.stop().await.unwrap();
+    assert_eq!(
+        kinds(&draft),
+        ["navigate", "scroll", "wait_for_element", "click"],
+        "{:#?}",
+        draft.steps
+    );
+    assert_eq!(count_kind(&draft, "scroll"), 1, "the scrolls are coalesced");
+    let Step::Scroll(scroll) = &draft.steps[1].step else {
+        unreachable!()
+    };
+    assert!(scroll.selector.is_none(), "the window scrolled");
+    assert!(scroll.y > 1000.0, "the final position: {scroll:?}");
+    draft
+        .mark_output(OutputMark::css("picked", "#status", OutputKind::String))
+        .unwrap();
+    let file = draft.into_tool_file("feed", "1.0.0", None).unwrap();
+    let outputs = replay(&h, &file, json!({})).await;
+    assert_eq!(outputs["picked"], format!("Picked {label}"));
+    h.close().await;
+}
+
+fn shop_fixture(path: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/shop")
+            .join(path),
+    )
+    .expect("fixture file")
+}
+
+#[tokio::test]
+async fn a_click_that_downloads_becomes_a_download_step_and_replays_to_the_same_file() {
+    use sha2::{Digest, Sha256};
+    let h = Harness::start().await;
+    let downloads = tempfile::tempdir().unwrap();
+    let recorder = Recorder::start_on(
+        &h.browser,
+        &RecordOptions {
+            download_dir: Some(downloads.path().to_path_buf()),
+            ..options(h.url("/files.html"))
+        },
+    )
+    .await
+    .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    d.click("document.querySelector('[data-testid=download-receipt]')")
+        .await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(|s| s.download.is_some()))
+            .await,
+        "{:#?}",
+        recorder.steps()
+    );
+    let draft = recorder.stop().await.unwrap();
+    assert_eq!(
+        kinds(&draft),
+        ["navigate", "download"],
+        "{:#?}",
+        draft.steps
+    );
+    let expected = hex::encode(Sha256::digest(shop_fixture("downloads/receipt-1001.csv")));
+    let recorded = draft.steps[1].download.clone().unwrap();
+    assert_eq!(recorded.name, "receipt-1001.csv");
+    assert_eq!(recorded.sha256, expected);
+    assert_eq!(
+        std::fs::read(&recorded.path).unwrap().len() as u64,
+        recorded.size
+    );
+    let Step::Download(step) = &draft.steps[1].step else {
+        unreachable!()
+    };
+    assert_eq!(step.filename.as_deref(), Some("receipt-1001.csv"));
+    assert_eq!(
+        step.selector.candidates[0],
+        SelectorCandidate::test_id("download-receipt")
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = save_and_load(
+        &draft.into_tool_file("receipt", "1.0.0", None).unwrap(),
+        dir.path(),
+    );
+    let context = h.browser.new_context().await.unwrap();
+    let report = Replayer::new(browserflow_browser::ReplayOptions {
+        download_dir: Some(dir.path().join("replayed")),
+        ..Default::default()
+    })
+    .run(&context, &file.steps, &Map::new())
+    .await
+    .unwrap_or_else(|e| panic!("replay failed: {e}"));
+    context.close().await.unwrap();
+    let replayed = report.steps[1].download.as_ref().expect("a download");
+    assert_eq!(replayed.sha256, recorded.sha256);
+    h.close().await;
+}
+
+#[tokio::test]
+async fn a_file_chooser_is_answered_through_the_recorder_and_the_upload_replays() {
+    let h = Harness::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let attachment = dir.path().join("invoice notes.txt");
+    std::fs::write(&attachment, "seventeen bytes!!").unwrap();
+    let recorder = Recorder::start_on(&h.browser, &options(h.url("/files.html")))
+        .await
+        .unwrap();
+    let mut events = recorder.subscribe();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    d.click("document.querySelector('[data-testid=upload-input]')")
+        .await;
+    let request = tokio::time::timeout(WAIT, async {
+        loop {
+            if let Ok(browserflow_browser::record::RecordEvent::FileChooser(request)) =
+                events.recv().await
+            {
+                return request;
+            }
+        }
+    })
+    .await
+    .expect("the chooser is reported");
+    assert!(!request.multiple);
+    assert_eq!(request.page, "main");
+    // One file for a single-file chooser; two are refused and the chooser stays open.
+    let err = recorder
+        .answer_file_chooser(&[attachment.clone(), attachment.clone()])
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("takes one file, not 2"), "{err}");
+    let index = recorder
+        .answer_file_chooser(std::slice::from_ref(&attachment))
+        .await
+        .expect("answered");
+    assert_eq!(index, Some(1));
+    assert!(matches!(
+        recorder
+            .answer_file_chooser(std::slice::from_ref(&attachment))
+            .await,
+        Err(browserflow_browser::record::RecordError::NoFileChooser)
+    ));
+    d.wait_js("document.querySelector('[data-testid=upload-input]').files.length === 1")
+        .await;
+    d.click("document.querySelector('[data-testid=upload-note]')")
+        .await;
+    d.insert_text("for accounting").await;
+    d.click("document.querySelector('[data-testid=upload-submit]')")
+        .await;
+    d.wait_js("document.querySelector('[data-testid=upload-name]')")
+        .await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(
+                |s| matches!(&s.step, Step::Click(c) if c.navigation.is_some())
+            ))
+            .await,
+        "{:#?}",
+        recorder.steps()
+    );
+    let on_page = recorder
+        .page()
+        .evaluate_in_main_frame("document.querySelector('[data-testid=upload-size]').textContent")
+        .await
+        .unwrap();
+    assert_eq!(on_page, "17");
+    let mut draft = recorder.stop().await.unwrap();
+    assert_eq!(
+        kinds(&draft),
+        ["navigate", "upload", "fill", "click"],
+        "{:#?}",
+        draft.steps
+    );
+    let Step::Upload(upload) = &draft.steps[1].step else {
+        unreachable!()
+    };
+    assert_eq!(
+        upload.files,
+        [std::path::absolute(&attachment)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()]
+    );
+    for (field, test_id, kind) in [
+        ("name", "upload-name", OutputKind::String),
+        ("size", "upload-size", OutputKind::Integer),
+    ] {
+        draft
+            .mark_output(OutputMark::css(
+                field,
+                format!("[data-testid={test_id}]"),
+                kind,
+            ))
+            .unwrap();
+    }
+    let file = save_and_load(
+        &draft.into_tool_file("attach", "1.0.0", None).unwrap(),
+        dir.path(),
+    );
+    let outputs = replay(&h, &file, json!({})).await;
+    assert_eq!(outputs["name"], "invoice notes.txt");
+    assert_eq!(outputs["size"], 17);
+    h.close().await;
+}
+
+#[tokio::test]
+async fn thumbnails_arrive_in_the_live_step_stream() {
+    use browserflow_browser::record::RecordEvent;
+    let h = Harness::start().await;
+    let recorder = Recorder::start_on(
+        &h.browser,
+        &RecordOptions {
+            thumbnails: true,
+            viewport: Some((800, 600)),
+            ..options(h.url("/rec-ids.html"))
+        },
+    )
+    .await
+    .unwrap();
+    let mut events = recorder.subscribe();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    d.click("document.getElementById('ember123')").await;
+    let (index, png) = tokio::time::timeout(WAIT, async {
+        loop {
+            if let Ok(RecordEvent::StepUpdated { index, step }) = events.recv().await
+                && let Some(png) = step.thumbnail_png
+            {
+                return (index, png);
+            }
+        }
+    })
+    .await
+    .expect("a thumbnail arrives");
+    assert_eq!(recorder.steps()[index].step.kind(), "click");
+    let image = image::load_from_memory_with_format(&png, image::ImageFormat::Png).expect("a PNG");
+    // 800×600 scaled to 240 wide.
+    assert_eq!((image.width(), image.height()), (240, 180));
+    // Without the option, no thumbnail is taken.
+    let draft = recorder.stop().await.unwrap();
+    assert!(draft.steps[index].thumbnail_png.is_some());
+    let recorder = Recorder::start_on(&h.browser, &options(h.url("/rec-ids.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.click("document.getElementById('ember123')").await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .await
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let draft = recorder.stop().await.unwrap();
+    assert!(draft.steps.iter().all(|s| s.thumbnail_png.is_none()));
+    h.close().await;
+}
+
+#[tokio::test]
+async fn a_model_selector_suggestion_is_checked_in_the_page_before_it_becomes_a_candidate() {
+    let h = Harness::start().await;
+    let recorder = Recorder::start_on(&h.browser, &options(h.url("/rec-ids.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.click("document.getElementById('ember123')").await;
+    d.click("document.querySelector('[data-testid=add]')").await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s
+                .iter()
+                .filter(|s| s.step.kind() == "click")
+                .count()
+                == 2)
+            .await
+    );
+    // A unique selector on the recorded element: added where CSS ranks.
+    let model = FakeModel::start(json!({ "kind": "css", "value": "main p > button" }));
+    let assist = ModelAssist::new(&model.url, "test-model", None).unwrap();
+    let accepted = recorder
+        .suggest_selector(&assist, 1)
+        .await
+        .expect("the model answers");
+    let position = accepted.position.expect("accepted");
+    assert!(accepted.rejected.is_none());
+    let save = recorder.steps()[1]
+        .step
+        .selector()
+        .unwrap()
+        .candidates
+        .clone();
+    assert_eq!(save[position], SelectorCandidate::css("main p > button"));
+    assert!(
+        save[..position]
+            .iter()
+            .all(|c| !matches!(c.kind, SelectorKind::Xpath)),
+        "ranked by its kind: {save:?}"
+    );
+    {
+        let requests = model.requests.lock().unwrap();
+        let body = &requests[0].1;
+        assert!(
+            body.contains("Save draft"),
+            "the prompt describes the step: {body}"
+        );
+    }
+    model._thread.join().unwrap();
+
+    // A selector matching both Add buttons: rejected, the candidates unchanged.
+    let before = recorder.steps()[2].step.selector().unwrap().clone();
+    let model = FakeModel::start(json!({ "kind": "test_id", "value": "add" }));
+    let assist = ModelAssist::new(&model.url, "test-model", None).unwrap();
+    let rejected = recorder.suggest_selector(&assist, 2).await.unwrap();
+    assert_eq!(rejected.position, None);
+    assert!(
+        rejected
+            .rejected
+            .as_deref()
+            .is_some_and(|r| r.contains("not unique")),
+        "{rejected:?}"
+    );
+    assert_eq!(recorder.steps()[2].step.selector().unwrap(), &before);
+    model._thread.join().unwrap();
+    // No model reachable: a clear error, the recording unaffected.
+    let err = recorder.suggest_selector(&assist, 2).await.unwrap_err();
+    assert!(err.to_string().contains("model assistance failed"), "{err}");
+
+    let mut draft = recorder.stop().await.unwrap();
+    draft
+        .mark_output(OutputMark::css(
+            "status",
+            "#basket-status",
+            OutputKind::String,
+        ))
+        .unwrap();
+    let file = draft.into_tool_file("basket", "1.0.0", None).unwrap();
+    let calls = file.metadata["model_calls"].as_array().unwrap().clone();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[0]["purpose"], "selector");
+    assert_eq!(calls[0]["response"]["value"], "main p > button");
+    assert!(
+        calls[0]["outcome"]
+            .as_str()
+            .unwrap()
+            .starts_with("added to step 2"),
+        "{calls:?}"
+    );
+    assert!(
+        calls[1]["outcome"].as_str().unwrap().contains("not unique"),
+        "{calls:?}"
+    );
+    // The accepted candidate works when it is the only one.
+    let mut only_suggested = file.clone();
+    if let Step::Click(c) = &mut only_suggested.steps[1] {
+        c.selector.candidates = vec![SelectorCandidate::css("main p > button")];
+    }
+    let outputs = replay(&h, &only_suggested, json!({})).await;
+    assert_eq!(outputs["status"], "Added apples");
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dialog_left_to_the_person_is_recorded_with_their_answer() {
+    use browserflow_browser::record::DialogAnswers;
+
+    let h = Harness::start().await;
+    let recorder = Recorder::start_on(
+        &h.browser,
+        &RecordOptions {
+            dialogs: Some(DialogAnswers::Person),
+            ..options(h.url("/index.html"))
+        },
+    )
+    .await
+    .unwrap();
+    let d = Driver::new(recorder.page());
+    let mut page_events = d.session.subscribe();
+    // The click blocks while the prompt is open, as it would for a person's mouse.
+    let at = d.centre("document.getElementById('ask-name')").await;
+    let session = d.session.clone();
+    let clicking = tokio::spawn(async move {
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            let _ = session
+                .call(
+                    "Input.dispatchMouseEvent",
+                    json!({ "type": kind, "x": at.0, "y": at.1, "button": "left", "clickCount": 1 }),
+                )
+                .await;
+        }
+    });
+    // Nobody but the person answers: the prompt stays open until the test (the person) does.
+    let opened = tokio::time::timeout(WAIT, async {
+        while let Some(event) = page_events.recv().await {
+            if event.method == "Page.javascriptDialogOpening" {
+                return true;
+            }
+        }
+        false
+    })
+    .await
+    .expect("the prompt opens");
+    assert!(opened);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !clicking.is_finished(),
+        "the prompt was answered by someone else"
+    );
+    d.session
+        .call(
+            "Page.handleJavaScriptDialog",
+            json!({ "accept": true, "promptText": "Ada" }),
+        )
+        .await
+        .expect("the person answers");
+    clicking.await.unwrap();
+    d.wait_js("document.getElementById('service-status').textContent === 'Hello, Ada'")
+        .await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .await
+    );
+    let mut draft = recorder.stop().await.unwrap();
+    assert_eq!(kinds(&draft), ["navigate", "handle_dialog", "click"]);
+    let Step::HandleDialog(answer) = &draft.steps[1].step else {
+        unreachable!()
+    };
+    assert!(answer.accept);
+    assert_eq!(answer.prompt_text.as_deref(), Some("Ada"));
+
+    draft
+        .mark_output(OutputMark::css(
+            "greeting",
+            "#service-status",
+            OutputKind::String,
+        ))
+        .unwrap();
+    let file = draft.into_tool_file("say-hello", "1.0.0", None).unwrap();
+    let output = replay(&h, &file, json!({})).await;
+    assert_eq!(output["greeting"], "Hello, Ada");
     h.close().await;
 }

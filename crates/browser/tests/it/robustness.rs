@@ -125,6 +125,32 @@ fn tool_failure(err: RunToolError) -> (ErrorClass, String) {
     }
 }
 
+/// Waits until the browser at `ws` has a page showing the shop's `index.html`.
+async fn shop_page_open(ws: &str) {
+    let conn = browserflow_browser::cdp::CdpConnection::connect(ws)
+        .await
+        .expect("CDP connects");
+    let root = conn.session(None);
+    loop {
+        let targets = root
+            .call("Target.getTargets", json!({}))
+            .await
+            .expect("targets");
+        let open = targets["targetInfos"].as_array().is_some_and(|all| {
+            all.iter().any(|t| {
+                t["type"] == "page"
+                    && t["url"]
+                        .as_str()
+                        .is_some_and(|u| u.ends_with("/index.html"))
+            })
+        });
+        if open {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_killed_mid_replay_is_transient_and_the_next_call_relaunches() {
     let shop = FixtureServer::shop().expect("shop");
@@ -136,9 +162,14 @@ async fn chromium_killed_mid_replay_is_transient_and_the_next_call_relaunches() 
     let killer_browser = browser.clone();
     let killer = tokio::spawn(async move {
         loop {
-            if let Some(pid) = killer_browser.current().await.and_then(|b| b.pid()) {
-                // Past the navigation: the replay is inside the long wait.
-                tokio::time::sleep(Duration::from_millis(1500)).await;
+            if let Some(browser) = killer_browser.current().await
+                && let Some(pid) = browser.pid()
+            {
+                // Once the replay's page shows the shop (not earlier: a browser killed while
+                // the context is being made is replaced at once, and the replay would go on in
+                // the new one), it is at, or about to be in, the long wait.
+                shop_page_open(browser.ws_endpoint()).await;
+                tokio::time::sleep(Duration::from_millis(300)).await;
                 let status = std::process::Command::new("kill")
                     .args(["-9", &pid.to_string()])
                     .status()

@@ -211,3 +211,71 @@ fn bflow_record_rejects_malformed_marks_before_opening_a_browser() {
         stderr(&out)
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bflow_record_answers_a_chooser_with_upload_and_ctrl_c_still_writes_the_tool() {
+    let shop = FixtureServer::shop().unwrap();
+    let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let picture = dir.path().join("cat.png");
+    std::fs::write(&picture, [7u8; 11]).unwrap();
+    let out = dir.path().join("pictures.json");
+    let start = shop.url("/files.html");
+    let child = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "record",
+            &start,
+            "--out",
+            &out.to_string_lossy(),
+            "--headless",
+            "--browser-ws",
+            browser.ws_endpoint(),
+            "--upload",
+            &picture.to_string_lossy(),
+            "--extract",
+            "chosen=[data-testid=chosen-files]",
+        ])
+        // No Enter: stdin stays open and empty, Ctrl-C ends the recording.
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+
+    let page = attach_to_page(&browser, &start).await;
+    click(
+        &page,
+        "document.querySelector('[data-testid=choose-pictures]')",
+    )
+    .await;
+    wait_js(
+        &page,
+        "document.querySelector('[data-testid=chosen-files]').textContent === 'cat.png (11 bytes)'",
+    )
+    .await;
+    // The upload step is listed once the chooser was answered; then Ctrl-C.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{err}");
+    assert!(err.contains("Upload cat.png"), "{err}");
+
+    let file = ToolFile::load(&out).expect("a valid tool file");
+    let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind()).collect();
+    assert_eq!(kinds, ["navigate", "upload", "extract"], "{kinds:?}");
+    let context = browser.new_context().await.unwrap();
+    let report = Replayer::default()
+        .run(&context, &file.steps, &serde_json::Map::new())
+        .await
+        .unwrap();
+    assert_eq!(report.outputs["chosen"], Value::from("cat.png (11 bytes)"));
+    context.close().await.unwrap();
+    browser.close().await.unwrap();
+}

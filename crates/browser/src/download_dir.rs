@@ -1,0 +1,138 @@
+//! The download folder shared by replay (`download` steps) and the recorder: turning downloads
+//! on for a browser context, and naming saved files safely inside the folder.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::cdp::CdpConnection;
+use crate::replay::DownloadRecord;
+
+/// Lets the context download into `dir` (files named by their download GUID until they are
+/// renamed with [`free_path`]) and turns on download events.
+pub(crate) async fn allow_downloads(
+    conn: &CdpConnection,
+    context_id: &str,
+    dir: &Path,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create the download folder {}: {e}", dir.display()))?;
+    conn.session(None)
+        .call(
+            "Browser.setDownloadBehavior",
+            json!({
+                "behavior": "allowAndName",
+                "browserContextId": context_id,
+                "downloadPath": dir.to_string_lossy(),
+                "eventsEnabled": true,
+            }),
+        )
+        .await
+        .map(|_| ())
+        .map_err(|e| format!("cannot enable downloads: {e}"))
+}
+
+/// Moves a finished download, `dir/guid`, to `dir/<suggested name>` (numbered when taken) and
+/// describes it. Blocking: it reads the file to hash it.
+pub(crate) fn finish(
+    dir: &Path,
+    guid: &str,
+    suggested: &str,
+    url: &str,
+) -> Result<DownloadRecord, String> {
+    let name = safe_file_name(suggested);
+    let target = free_path(dir, &name);
+    let temporary = dir.join(guid);
+    std::fs::rename(&temporary, &target).map_err(|e| {
+        format!(
+            "cannot move the downloaded file {} to {}: {e}",
+            temporary.display(),
+            target.display()
+        )
+    })?;
+    let bytes = std::fs::read(&target)
+        .map_err(|e| format!("cannot read the downloaded file {}: {e}", target.display()))?;
+    let path = std::path::absolute(&target).unwrap_or(target);
+    Ok(DownloadRecord {
+        name: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or(name),
+        size: bytes.len() as u64,
+        sha256: hex::encode(Sha256::digest(&bytes)),
+        path,
+        url: url.to_string(),
+    })
+}
+
+/// The suggested name without any directory part (a server cannot write outside the folder).
+pub(crate) fn safe_file_name(suggested: &str) -> String {
+    let base = suggested
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    if base.is_empty() || base == "." || base == ".." {
+        "download".to_string()
+    } else {
+        base.to_string()
+    }
+}
+
+/// `dir/name`, or `dir/stem (n).ext` for the first `n` not taken yet.
+pub(crate) fn free_path(dir: &Path, name: &str) -> PathBuf {
+    let first = dir.join(name);
+    if !first.exists() {
+        return first;
+    }
+    let (stem, ext) = match name.rfind('.') {
+        Some(dot) if dot > 0 => (&name[..dot], &name[dot..]),
+        _ => (name, ""),
+    };
+    (1..)
+        .map(|n| dir.join(format!("{stem} ({n}){ext}")))
+        .find(|p| !p.exists())
+        .unwrap_or(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finished_download_is_saved_under_the_suggested_name_inside_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("g1"), "a,b\n").unwrap();
+        let file = finish(dir.path(), "g1", "../r.csv", "http://x/r.csv").unwrap();
+        assert_eq!(file.name, "r.csv");
+        assert_eq!(file.size, 4);
+        assert!(
+            file.path.is_absolute()
+                && file
+                    .path
+                    .starts_with(std::path::absolute(dir.path()).unwrap())
+        );
+        std::fs::write(dir.path().join("g2"), "a,b\n").unwrap();
+        let again = finish(dir.path(), "g2", "r.csv", "http://x/r.csv").unwrap();
+        assert_eq!(again.name, "r (1).csv");
+        assert_eq!(again.sha256, file.sha256);
+    }
+
+    #[test]
+    fn suggested_names_stay_inside_the_folder() {
+        assert_eq!(safe_file_name("../../etc/passwd"), "passwd");
+        assert_eq!(safe_file_name("a\\b.txt"), "b.txt");
+        assert_eq!(safe_file_name(".."), "download");
+        assert_eq!(safe_file_name(""), "download");
+    }
+
+    #[test]
+    fn taken_names_get_a_number() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(free_path(dir.path(), "r.csv"), dir.path().join("r.csv"));
+        std::fs::write(dir.path().join("r.csv"), "x").unwrap();
+        std::fs::write(dir.path().join("r (1).csv"), "x").unwrap();
+        assert_eq!(free_path(dir.path(), "r.csv"), dir.path().join("r (2).csv"));
+    }
+}

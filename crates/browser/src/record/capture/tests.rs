@@ -1,0 +1,107 @@
+//! The builder's bookkeeping, without a browser.
+
+use super::*;
+use serde_json::json;
+
+fn target(token: &str, password: bool) -> Value {
+    json!({
+        "token": token, "description": "textbox \"Q\"", "name": "user[pass]",
+        "password": password,
+        "candidates": [{ "kind": "test_id", "value": token, "count": 1, "target": true }],
+    })
+}
+
+fn script(builder: &mut Builder, payload: Value) -> Vec<RecordEvent> {
+    builder.observe(
+        Observed::Script {
+            page: MAIN_PAGE.into(),
+            payload,
+        },
+        &[],
+    )
+}
+
+#[test]
+fn typing_coalesces_into_one_fill_and_replaces_the_focusing_click() {
+    let mut b = Builder::new();
+    b.start("http://x/", None);
+    let frame = json!({ "top": true, "url": "http://x/" });
+    script(
+        &mut b,
+        json!({ "type": "click", "frame": frame, "target": target("a", false) }),
+    );
+    for v in ["k", "ke", "key"] {
+        script(
+            &mut b,
+            json!({ "type": "input", "frame": frame, "value": v, "target": target("a", false) }),
+        );
+    }
+    assert_eq!(b.steps.len(), 2);
+    let Step::Fill(f) = &b.steps[1].step else {
+        panic!("{:?}", b.steps[1])
+    };
+    assert_eq!(f.value, "key");
+    script(
+        &mut b,
+        json!({ "type": "key", "key": "Enter", "frame": frame, "target": target("a", false) }),
+    );
+    b.observe(
+        Observed::MainNavigated {
+            page: MAIN_PAGE.into(),
+            url: "http://x/s?q=key".into(),
+            renderer_initiated: true,
+        },
+        &[],
+    );
+    let Step::KeyPress(k) = &b.steps[2].step else {
+        panic!()
+    };
+    assert_eq!(
+        k.navigation.as_ref().unwrap().url.as_deref(),
+        Some("http://x/s?*")
+    );
+}
+
+#[test]
+fn a_password_becomes_a_secret_input_and_its_value_is_not_kept() {
+    let mut b = Builder::new();
+    b.start("http://x/", None);
+    let frame = json!({ "top": true, "url": "http://x/" });
+    script(
+        &mut b,
+        json!({ "type": "input", "frame": frame, "target": target("p", true) }),
+    );
+    let Step::Fill(f) = &b.steps[1].step else {
+        panic!()
+    };
+    assert_eq!(f.value, "{{user_pass}}");
+    assert!(b.steps[1].secret);
+    assert!(b.inputs[0].secret);
+}
+
+#[test]
+fn a_dialog_is_answered_before_the_step_that_opened_it() {
+    let mut b = Builder::new();
+    b.start("http://x/", None);
+    let frame = json!({ "top": true, "url": "http://x/" });
+    script(
+        &mut b,
+        json!({ "type": "click", "frame": frame, "target": target("c", false) }),
+    );
+    b.observe(
+        Observed::DialogOpened {
+            kind: "confirm".into(),
+        },
+        &[],
+    );
+    b.observe(
+        Observed::DialogClosed {
+            page: MAIN_PAGE.into(),
+            accepted: true,
+            user_input: String::new(),
+        },
+        &[],
+    );
+    assert_eq!(b.steps[1].step.kind(), "handle_dialog");
+    assert_eq!(b.steps[2].step.kind(), "click");
+}
