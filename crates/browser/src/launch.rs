@@ -208,6 +208,36 @@ impl ChromeProcess {
     }
 }
 
+/// Makes sure a browser we launched does not outlive us when we die without ending it (a
+/// SIGKILL, a crash): a detached `sh`, parented to init, checks once a second that this process
+/// is alive; once it is not, it kills the browser `pid` (its renderers follow) and removes its
+/// `profile`. It ends by itself when the browser is gone. The workspace forbids `unsafe`, so
+/// `PR_SET_PDEATHSIG` (set between fork and exec) is not an option.
+fn guard_against_orphaning(pid: u32, profile: &Path) {
+    const GUARD: &str = r#"( parent=$1; browser=$2; dir=$3
+  while kill -0 "$parent" 2>/dev/null; do
+    kill -0 "$browser" 2>/dev/null || exit 0
+    sleep 1
+  done
+  kill -KILL "$browser" 2>/dev/null
+  sleep 1
+  rm -rf -- "$dir" ) </dev/null >/dev/null 2>&1 &"#;
+    // The outer `sh` returns at once (the guard runs in the background), so waiting for it
+    // leaves no zombie behind.
+    let _ = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(GUARD)
+        .arg("browserflow-orphan-guard")
+        .arg(std::process::id().to_string())
+        .arg(pid.to_string())
+        .arg(profile)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .status();
+}
+
 /// Kills the browser `pid` with all its processes now and returns at once; its `profile`
 /// directory is removed by a detached `sh` as soon as they are gone. Removing it before
 /// would race the browser's network service, which outlives the browser for a moment and
@@ -338,6 +368,9 @@ impl Browser {
             source,
         })?;
         tracing::debug!(target: "browserflow::timing", "chromium spawned");
+        if let Some(pid) = child.id() {
+            guard_against_orphaning(pid, user_data_dir.path());
+        }
         let ws_endpoint = match read_ws_endpoint(&mut child, &path, config.launch_timeout).await {
             Ok(endpoint) => endpoint,
             Err(error) => {

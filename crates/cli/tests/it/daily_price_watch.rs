@@ -112,9 +112,20 @@ impl Setup {
             seen.contains("CRASH_POINT"),
             "never reached {point}: {seen}"
         );
+        let browsers = children_of(child.id());
+        assert!(!browsers.is_empty(), "the run's Chromium is running");
         child.kill().unwrap(); // SIGKILL
         let status = child.wait().unwrap();
         assert!(!status.success(), "the run was killed");
+        // The Chromium it launched does not outlive it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while browsers.iter().any(|pid| running(*pid)) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "Chromium {browsers:?} outlived the killed run"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
         (run_id.expect("the run id is printed first"), seen)
     }
 
@@ -263,4 +274,30 @@ fn killed_after_the_post_and_resumed_it_does_not_post_again() {
         &stdout(&again),
         &stderr(&again),
     ]);
+}
+
+/// The direct children of `pid` (from `/proc`).
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|tasks| {
+            tasks
+                .flatten()
+                .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+                .flat_map(|c| {
+                    c.split_whitespace()
+                        .filter_map(|p| p.parse().ok())
+                        .collect::<Vec<u32>>()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The process exists and is not a zombie.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
 }
