@@ -34,11 +34,26 @@ pub fn write_rebased_tool(tool: &ToolFile, origin: &str, dir: &Path) -> std::io:
     Ok(path)
 }
 
+/// Writes `tool` exported as a Playwright script (`bflow export playwright`, the same code)
+/// into `dir` and returns its path: the benchmark always runs the current export.
+pub fn write_playwright_script(tool: &ToolFile, dir: &Path) -> std::io::Result<PathBuf> {
+    let path = dir.join(format!(
+        "{}.playwright.js",
+        tool.contract.name().replace('/', "-")
+    ));
+    std::fs::write(
+        &path,
+        browserflow_browser::playwright::export_playwright(tool),
+    )?;
+    Ok(path)
+}
+
 /// The cold systems, browserflow first: browserflow (`bflow run`), @puppeteer/replay, the
 /// exported Playwright script and the floor. `expect` is what each must print (the price).
 pub fn cold_systems(
     layout: &Layout,
     rebased_tool: &Path,
+    playwright_script: &Path,
     origin: &str,
     query: &str,
     expect: &str,
@@ -82,10 +97,7 @@ pub fn cold_systems(
             &layout.node,
             vec![
                 script("run-playwright.js"),
-                journeys
-                    .join("search-price.playwright.js")
-                    .display()
-                    .to_string(),
+                playwright_script.display().to_string(),
                 origin.into(),
                 format!("query={query}"),
             ],

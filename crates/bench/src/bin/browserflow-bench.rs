@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use browserflow_bench::cold::{ColdRun, ColdSystem, RunError, run_interleaved};
-use browserflow_bench::systems::{Layout, cold_systems, write_rebased_tool};
+use browserflow_bench::systems::{
+    Layout, cold_systems, write_playwright_script, write_rebased_tool,
+};
 use browserflow_bench::warm::{Journey, run_warm};
 use browserflow_bench::{machine, report};
 use browserflow_browser::fixture_server::serve_shop;
@@ -111,6 +113,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .prefix("browserflow-bench-")
         .tempdir()?;
     let rebased = write_rebased_tool(&tool, &origin, scratch.path())?;
+    let playwright = write_playwright_script(&tool, scratch.path())?;
     let interval = Duration::from_millis(args.sample_ms.max(1));
 
     println!("# browserflow benchmark\n");
@@ -130,7 +133,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     );
 
     if !args.no_cold {
-        let systems = cold_systems(&layout, &rebased, &origin, QUERY, PRICE);
+        let systems = cold_systems(&layout, &rebased, &playwright, &origin, QUERY, PRICE);
         for system in &systems {
             println!("- `{}`: `{}`", system.name, system.command_line());
         }
