@@ -10,6 +10,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -70,6 +71,8 @@ pub fn run_floor(
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
+        // As `Browser::launch` does: its own process group, ended with one signal.
+        .process_group(0)
         .spawn()
         .map_err(|e| launch_error(chrome, e.to_string()))?;
     let result = drive(chrome, &mut child, origin, query, &mut phases, &mut lap);
@@ -117,7 +120,7 @@ fn drive(
     cdp.send("Page.enable", json!({}), Some(&session))?;
     lap("launch", phases);
 
-    cdp.navigate(&session, &format!("{origin}/index.html"))?;
+    cdp.navigate_first(&session, &format!("{origin}/index.html"))?;
     lap("index.html", phases);
 
     cdp.navigate(
@@ -263,6 +266,43 @@ impl Cdp {
             let message = self.receive()?;
             if loaded(&message) {
                 return Ok(());
+            }
+        }
+    }
+
+    /// The first navigation of the tab: `Page.enable` went out just before it and may take
+    /// effect only once the new document has begun, so its `DOMContentLoaded` event can be
+    /// missing. The document itself is asked instead (the blank one it replaces never
+    /// answers, and a call that lands in it fails when it goes away: ask again).
+    fn navigate_first(&mut self, session: &str, url: &str) -> Result<(), FloorError> {
+        let result = self.call("Page.navigate", json!({ "url": url }), Some(session))?;
+        if let Some(error) = result.get("errorText") {
+            return Err(FloorError::Protocol(format!(
+                "navigating to {url}: {error}"
+            )));
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if Instant::now() > deadline {
+                return Err(FloorError::Protocol(format!(
+                    "{url} was not parsed within 30 s"
+                )));
+            }
+            let answer = self.call(
+                "Runtime.evaluate",
+                json!({
+                    "expression": "new Promise(r => { if (location.href === 'about:blank') return; \
+                        if (document.readyState !== 'loading') r(true); \
+                        else addEventListener('DOMContentLoaded', () => r(true), { once: true }); })",
+                    "awaitPromise": true,
+                    "returnByValue": true,
+                }),
+                Some(session),
+            );
+            match answer {
+                Ok(result) if result.get("exceptionDetails").is_none() => return Ok(()),
+                // The blank document went away under the call.
+                _ => std::thread::sleep(Duration::from_millis(5)),
             }
         }
     }

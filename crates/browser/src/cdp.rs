@@ -143,22 +143,28 @@ impl CdpConnection {
         self.outgoing.is_closed()
     }
 
-    async fn call(
+    /// Sends the call now (calls go out in the order they are started) and returns its
+    /// answer to await later.
+    fn start(
         &self,
         session_id: Option<String>,
         method: &str,
         params: Value,
-    ) -> Result<Value, CdpError> {
+    ) -> impl Future<Output = Result<Value, CdpError>> + Send + 'static {
         let (reply, answer) = oneshot::channel();
-        self.outgoing
+        let sent = self
+            .outgoing
             .send(Outgoing {
                 method: method.to_string(),
                 session_id,
                 params,
                 reply,
             })
-            .map_err(|_| CdpError::Closed)?;
-        answer.await.map_err(|_| CdpError::Closed)?
+            .map_err(|_| CdpError::Closed);
+        async move {
+            sent?;
+            answer.await.map_err(|_| CdpError::Closed)?
+        }
     }
 }
 
@@ -172,9 +178,18 @@ pub struct CdpSession {
 impl CdpSession {
     /// Sends `method` with JSON `params` and waits for the answer.
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, CdpError> {
-        self.conn
-            .call(self.session_id.clone(), method, params)
-            .await
+        self.start(method, params).await
+    }
+
+    /// Sends `method` now and returns its answer to await later. Chromium handles the calls of
+    /// one session in the order they were sent, so a later call is answered after this one
+    /// took effect: setup calls can overlap the first real work instead of delaying it.
+    pub fn start(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> impl Future<Output = Result<Value, CdpError>> + Send + 'static {
+        self.conn.start(self.session_id.clone(), method, params)
     }
 
     /// Sends a typed chromiumoxide command and decodes its typed answer.
@@ -255,6 +270,9 @@ async fn run_socket(
             }
         }
     }
+    // Closed before anyone hears of it (answers, ended event streams): whoever then asks
+    // `is_closed` is told the truth.
+    incoming.close();
     for (_, (_, reply)) in pending.drain() {
         let _ = reply.send(Err(CdpError::Closed));
     }

@@ -9,25 +9,26 @@ use sha2::{Digest, Sha256};
 use crate::cdp::CdpConnection;
 use crate::replay::DownloadRecord;
 
-/// Lets the context download into `dir` (files named by their download GUID until they are
+/// Lets the context (`None`: the default one) download into `dir` (files named by their download GUID until they are
 /// renamed with [`free_path`]) and turns on download events.
 pub(crate) async fn allow_downloads(
     conn: &CdpConnection,
-    context_id: &str,
+    context_id: Option<&str>,
     dir: &Path,
 ) -> Result<(), String> {
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("cannot create the download folder {}: {e}", dir.display()))?;
+    let mut params = json!({
+        "behavior": "allowAndName",
+        "downloadPath": dir.to_string_lossy(),
+        "eventsEnabled": true,
+    });
+    // Without an id, the behavior is the default context's.
+    if let Some(id) = context_id {
+        params["browserContextId"] = json!(id);
+    }
     conn.session(None)
-        .call(
-            "Browser.setDownloadBehavior",
-            json!({
-                "behavior": "allowAndName",
-                "browserContextId": context_id,
-                "downloadPath": dir.to_string_lossy(),
-                "eventsEnabled": true,
-            }),
-        )
+        .call("Browser.setDownloadBehavior", params)
         .await
         .map(|_| ())
         .map_err(|e| format!("cannot enable downloads: {e}"))

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use crate::cdp::{CdpConnection, CdpSession};
+use crate::cdp::{CdpConnection, CdpError, CdpSession};
 use crate::error::BrowserError;
 use crate::page::{Page, PopupTracker};
 
@@ -211,7 +211,8 @@ impl ChromeProcess {
 /// Makes sure a browser we launched does not outlive us when we die without ending it (a
 /// SIGKILL, a crash): a detached `sh`, parented to init, checks once a second that this process
 /// is alive; once it is not, it kills the browser `pid` (its renderers follow) and removes its
-/// `profile`. It ends by itself when the browser is gone. The workspace forbids `unsafe`, so
+/// `profile`. It ends by itself when the browser is gone. The browser leads its own process
+/// group, so one signal ends all its processes. The workspace forbids `unsafe`, so
 /// `PR_SET_PDEATHSIG` (set between fork and exec) is not an option.
 fn guard_against_orphaning(pid: u32, profile: &Path) {
     const GUARD: &str = r#"( parent=$1; browser=$2; dir=$3
@@ -219,7 +220,7 @@ fn guard_against_orphaning(pid: u32, profile: &Path) {
     kill -0 "$browser" 2>/dev/null || exit 0
     sleep 1
   done
-  kill -KILL "$browser" 2>/dev/null
+  kill -KILL "-$browser" 2>/dev/null
   sleep 1
   rm -rf -- "$dir" ) </dev/null >/dev/null 2>&1 &"#;
     // The outer `sh` returns at once (the guard runs in the background), so waiting for it
@@ -241,25 +242,29 @@ fn guard_against_orphaning(pid: u32, profile: &Path) {
 /// Kills the browser `pid` with all its processes now and returns at once; its `profile`
 /// directory is removed by a detached `sh` as soon as they are gone. Removing it before
 /// would race the browser's network service, which outlives the browser for a moment and
-/// writes into the profile. Without `sh`, waits here and removes it itself. Public so that a
-/// benchmark floor ends Chromium exactly as browserflow does.
+/// writes into the profile. Without `sh`, waits here and removes it itself. The browser must
+/// lead its own process group (spawned with `process_group(0)`, as `Browser::launch` does).
+/// Public so that a benchmark floor ends Chromium exactly as browserflow does.
 pub fn kill_and_remove_profile(pid: u32, profile: PathBuf) {
-    let mut pids = sigkill_tree(pid);
-    pids.push(pid);
-    // Polls each process's state in /proc (gone, or a zombie, is done) for at most ~2 s.
-    const REMOVER: &str = r#"dir=$1; shift; n=0
-for p in "$@"; do
-  while [ $n -lt 200 ] && [ -r /proc/$p/stat ] && ! grep -q ') [ZX] ' /proc/$p/stat 2>/dev/null; do
-    sleep 0.01; n=$((n+1))
+    sigkill_tree(pid);
+    // Polls the group's processes in /proc (gone, or zombies, is done) for at most ~2 s.
+    const REMOVER: &str = r#"dir=$1; group=$2; n=0
+alive() {
+  for stat in /proc/[0-9]*/stat; do
+    read -r line < "$stat" 2>/dev/null || continue
+    set -- ${line##*) }
+    [ "$3" = "$group" ] && [ "$1" != Z ] && [ "$1" != X ] && return 0
   done
-done
+  return 1
+}
+while [ $n -lt 200 ] && alive; do sleep 0.01; n=$((n+1)); done
 rm -rf -- "$dir""#;
     let spawned = std::process::Command::new("sh")
         .arg("-c")
         .arg(REMOVER)
         .arg("browserflow-profile-remover")
         .arg(&profile)
-        .args(pids.iter().map(u32::to_string))
+        .arg(pid.to_string())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -267,54 +272,27 @@ rm -rf -- "$dir""#;
         .process_group(0)
         .spawn();
     if spawned.is_err() {
-        wait_exited(&pids, std::time::Instant::now() + KILL_WAIT);
+        wait_exited(pid, std::time::Instant::now() + KILL_WAIT);
         let _ = std::fs::remove_dir_all(&profile);
     }
 }
 
-/// Sends SIGKILL to `pid` and all its descendants at once (found in `/proc`, killed with
-/// `kill(1)`, as the standard library signals only its own children) and returns the
-/// descendants. Public so that a benchmark floor ends Chromium exactly as browserflow does.
-pub fn sigkill_tree(pid: u32) -> Vec<u32> {
-    let others = descendants(pid);
+/// Sends SIGKILL to the process group `pid` leads (the browser and every process it started,
+/// at once: one `kill(1)`, as the standard library signals only its own children).
+pub fn sigkill_tree(pid: u32) {
     let _ = std::process::Command::new("kill")
         .arg("-KILL")
-        .arg(pid.to_string())
-        .args(others.iter().map(u32::to_string))
+        .arg("--")
+        .arg(format!("-{pid}"))
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status();
-    others
 }
 
-/// Every descendant of `pid`, from `/proc/PID/task/*/children` (none where `/proc` lacks it).
-fn descendants(pid: u32) -> Vec<u32> {
-    let mut found: Vec<u32> = Vec::new();
-    let mut queue = vec![pid];
-    while let Some(parent) = queue.pop() {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{parent}/task")) else {
-            continue;
-        };
-        for task in tasks.flatten() {
-            let Ok(children) = std::fs::read_to_string(task.path().join("children")) else {
-                continue;
-            };
-            for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
-                if !found.contains(&child) {
-                    found.push(child);
-                    queue.push(child);
-                }
-            }
-        }
-    }
-    found
-}
-
-/// Waits until none of `pids` runs any more (gone, or a zombie waiting to be reaped), or until
-/// `deadline`.
-pub fn wait_exited(pids: &[u32], deadline: std::time::Instant) {
-    let running = |pid: &u32| {
+/// Waits until `pid` has exited (or is a zombie), or `deadline` passed.
+pub fn wait_exited(pid: u32, deadline: std::time::Instant) {
+    let running = || {
         std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
             let state = stat
                 .rfind(')')
@@ -322,7 +300,7 @@ pub fn wait_exited(pids: &[u32], deadline: std::time::Instant) {
             !matches!(state, Some("Z" | "X") | None)
         })
     };
-    while pids.iter().any(running) && std::time::Instant::now() < deadline {
+    while running() && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -334,6 +312,9 @@ pub struct Browser {
     ws_endpoint: String,
     process: Option<ChromeProcess>,
     popups: Arc<PopupTracker>,
+    /// A browser we launched has a default context nobody used yet (its profile is a fresh
+    /// throwaway): the first context taken is that one, which saves creating one.
+    default_context_unused: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Browser {
@@ -362,6 +343,9 @@ impl Browser {
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
+            // Its own process group: one signal ends it with every process it starts, and a
+            // Ctrl-C meant for us reaches it only through us.
+            .process_group(0)
             .kill_on_drop(true);
         let mut child = command.spawn().map_err(|source| BrowserError::Spawn {
             path: path.clone(),
@@ -382,6 +366,7 @@ impl Browser {
         tracing::debug!(target: "browserflow::timing", "devtools endpoint announced");
         let mut browser = Self::connect(&ws_endpoint).await?;
         tracing::debug!(target: "browserflow::timing", "connected");
+        browser.default_context_unused = true.into();
         browser.process = Some(ChromeProcess {
             child,
             user_data_dir: Some(user_data_dir),
@@ -407,15 +392,22 @@ impl Browser {
                 })?;
         tracing::debug!(target: "browserflow::timing", "websocket open");
         let popups = PopupTracker::start(&conn);
-        conn.session(None)
-            .call("Target.setDiscoverTargets", json!({ "discover": true }))
-            .await
-            .map_err(BrowserError::cdp("enabling target discovery"))?;
+        // Not awaited: the browser session handles it before the next call (a context or a
+        // page), and a connection that fails meanwhile fails that call too.
+        let discovery = conn
+            .session(None)
+            .start("Target.setDiscoverTargets", json!({ "discover": true }));
+        tokio::spawn(async move {
+            if let Err(error) = discovery.await {
+                tracing::warn!(%error, "could not enable target discovery (popups go unseen)");
+            }
+        });
         Ok(Self {
             conn,
             ws_endpoint: ws_endpoint.to_string(),
             process: None,
             popups,
+            default_context_unused: false.into(),
         })
     }
 
@@ -447,41 +439,53 @@ impl Browser {
     }
 
     /// A fresh, isolated browser context (its own cookies, storage and cache) with one blank page.
+    /// The first context of a browser we launched is its default context (as fresh as any,
+    /// since the profile is new, and never handed out again).
     pub async fn new_context(&self) -> Result<BrowserContext, BrowserError> {
         let browser_session = self.conn.session(None);
-        let created = browser_session
-            .call(
-                "Target.createBrowserContext",
-                json!({ "disposeOnDetach": true }),
-            )
-            .await
-            .map_err(BrowserError::cdp("creating a browser context"))?;
-        let context_id = created["browserContextId"]
-            .as_str()
-            .ok_or_else(|| BrowserError::Page("createBrowserContext returned no id".into()))?
-            .to_string();
-        tracing::debug!(target: "browserflow::timing", "browser context created");
-        let mut context = BrowserContext {
-            browser_session,
-            context_id,
-            page: None,
-            popups: self.popups.clone(),
+        let take_default = self
+            .default_context_unused
+            .swap(false, std::sync::atomic::Ordering::SeqCst);
+        let context_id = if take_default {
+            None
+        } else {
+            let created = browser_session
+                .call(
+                    "Target.createBrowserContext",
+                    json!({ "disposeOnDetach": true }),
+                )
+                .await
+                .map_err(BrowserError::cdp("creating a browser context"))?;
+            let id = created["browserContextId"]
+                .as_str()
+                .ok_or_else(|| BrowserError::Page("createBrowserContext returned no id".into()))?
+                .to_string();
+            tracing::debug!(target: "browserflow::timing", "browser context created");
+            Some(id)
         };
-        let target = context
-            .browser_session
-            .call(
-                "Target.createTarget",
-                json!({ "url": "about:blank", "browserContextId": context.context_id }),
-            )
+        let mut params = json!({ "url": "about:blank" });
+        if let Some(id) = &context_id {
+            params["browserContextId"] = json!(id);
+        }
+        let target = browser_session
+            .call("Target.createTarget", params)
             .await
             .map_err(BrowserError::cdp("opening a page"))?;
         let target_id = target["targetId"]
             .as_str()
             .ok_or_else(|| BrowserError::Page("createTarget returned no target id".into()))?
             .to_string();
+        let context = BrowserContext {
+            browser_session,
+            context_id,
+            page: None,
+            popups: self.popups.clone(),
+            open: true,
+        };
         tracing::debug!(target: "browserflow::timing", "context and target created");
         let page = Page::attach(&self.conn, &target_id, self.popups.clone()).await?;
         tracing::debug!(target: "browserflow::timing", "page attached");
+        let mut context = context;
         context.page = Some(page);
         Ok(context)
     }
@@ -556,9 +560,12 @@ async fn read_ws_endpoint(
 /// by [`BrowserContext::close`] or, failing that, when dropped.
 pub struct BrowserContext {
     browser_session: CdpSession,
-    context_id: String,
+    /// `None` for the browser's default context.
+    context_id: Option<String>,
     page: Option<Page>,
     popups: Arc<PopupTracker>,
+    /// Not yet closed (or disposed on drop).
+    open: bool,
 }
 
 impl std::fmt::Debug for BrowserContext {
@@ -579,9 +586,9 @@ impl BrowserContext {
             .unwrap_or_else(|| unreachable!("a BrowserContext always has its page"))
     }
 
-    /// The CDP browser context id.
-    pub fn id(&self) -> &str {
-        &self.context_id
+    /// The CDP browser context id (`None` for the browser's default context).
+    pub fn id(&self) -> Option<&str> {
+        self.context_id.as_deref()
     }
 
     /// Attaches to another page of this context (a popup), by target id.
@@ -594,37 +601,38 @@ impl BrowserContext {
         .await
     }
 
-    /// Disposes the context: its pages close and its cookies and storage are gone.
+    /// Disposes the context: its pages close and its cookies and storage are gone. (The
+    /// default context cannot be disposed: its first page is closed, and the context is never
+    /// handed out again.)
     pub async fn close(mut self) -> Result<(), BrowserError> {
-        let id = std::mem::take(&mut self.context_id);
-        self.browser_session
-            .call(
+        self.open = false;
+        self.end()
+            .await
+            .map_err(BrowserError::cdp("disposing a browser context"))
+    }
+
+    fn end(&self) -> impl Future<Output = Result<(), CdpError>> + Send + 'static {
+        let call = match &self.context_id {
+            Some(id) => self.browser_session.start(
                 "Target.disposeBrowserContext",
                 json!({ "browserContextId": id }),
-            )
-            .await
-            .map_err(BrowserError::cdp("disposing a browser context"))?;
-        Ok(())
+            ),
+            None => self.browser_session.start(
+                "Target.closeTarget",
+                json!({ "targetId": self.page.as_ref().map(Page::target_id) }),
+            ),
+        };
+        async move { call.await.map(|_| ()) }
     }
 }
 
 impl Drop for BrowserContext {
     fn drop(&mut self) {
-        if self.context_id.is_empty() {
+        if !self.open {
             return;
         }
-        let session = self.browser_session.clone();
-        let id = std::mem::take(&mut self.context_id);
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                let _ = session
-                    .call(
-                        "Target.disposeBrowserContext",
-                        json!({ "browserContextId": id }),
-                    )
-                    .await;
-            });
-        }
+        // The call is sent now; nobody needs its answer.
+        drop(self.end());
     }
 }
 

@@ -6,12 +6,25 @@
 async (spec) => {
   const norm = (s) => (s == null ? '' : String(s)).replace(/\s+/g, ' ').trim();
   const deadline = performance.now() + spec.timeoutMs;
-  const nextFrame = () => new Promise((resolve) => {
+  const nextFrame = (onMutation) => new Promise((resolve) => {
     // A frame callback, with a timer fallback so a page that is not painting still progresses.
+    // Unless the element is being checked for stability (judged across frames), a DOM change
+    // also wakes the loop: an element that appears, or text that arrives, is seen at once
+    // instead of at the next frame.
     let done = false;
-    const finish = () => { if (!done) { done = true; resolve(); } };
+    let observer = null;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      if (observer) observer.disconnect();
+      resolve();
+    };
     requestAnimationFrame(finish);
     setTimeout(finish, 50);
+    if (onMutation) {
+      observer = new MutationObserver(finish);
+      observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+    }
   });
 
   const describe = (el) => {
@@ -347,6 +360,7 @@ async (spec) => {
   let previous = null;
   for (;;) {
     let chosen = null;
+    let stabilizing = false;
     for (let i = 0; i < spec.candidates.length; i++) {
       const r = query(spec.candidates[i]);
       if (r.error) { states[i] = r.error; continue; }
@@ -406,6 +420,7 @@ async (spec) => {
         if (!previous || previous.el !== el || previous.key !== key) {
           previous = { el, key };
           reason = describe(el) + ' is not stable yet';
+          stabilizing = true;
         }
       }
       if (!reason && req.hitTest) {
@@ -428,6 +443,6 @@ async (spec) => {
       states[index] = reason;
     }
     if (performance.now() >= deadline) return { ok: false, states };
-    await nextFrame();
+    await nextFrame(!stabilizing);
   }
 }

@@ -21,7 +21,8 @@ use crate::steps::{
 use super::files::{DownloadWatch, fresh_download_dir, upload_paths};
 use super::glob::glob_match;
 use super::resolve::{
-    Requirements, ResolveFailure, ResolveSpec, Resolved, describe_frame, resolve, wait_change,
+    Requirements, ResolveFailure, ResolveSpec, Resolved, describe_frame, resolve, resolver_install,
+    wait_change,
 };
 use super::{
     DownloadRecord, ReplayError, ReplayOptions, ReplayReport, StepProgress, StepReport, StepStatus,
@@ -53,6 +54,7 @@ pub(super) struct Run<'a> {
 
 impl<'a> Run<'a> {
     pub(super) fn new(context: &'a BrowserContext, options: &'a ReplayOptions) -> Self {
+        context.page().prewarm_worlds(&resolver_install());
         Self {
             context,
             options,
@@ -222,7 +224,7 @@ impl<'a> Run<'a> {
                     .await
                     .map_err(|e| Failure::new(e.to_string()))?;
                 if let Some(expected) = &s.navigation {
-                    check_navigation(&page, expected).await?;
+                    check_navigation(&page, expected, self.options.navigation_timeout).await?;
                 }
                 Ok(Outcome {
                     winner: None,
@@ -248,7 +250,11 @@ impl<'a> Run<'a> {
                         frame,
                         s.navigation.as_ref(),
                         s.opens_popup.as_deref(),
-                        || async move { click_page.mouse_click(x, y, button, count).await },
+                        || async move {
+                            click_page
+                                .mouse_click(x, y, button, count, frame.is_some())
+                                .await
+                        },
                     )
                     .await
                     .map_err(|f| f.with_winner(found.winner))?;
@@ -471,10 +477,13 @@ impl<'a> Run<'a> {
             .find(page, &s.selector, shown, &spec, s.timeout_ms)
             .await?;
         let (x, y) = point_of(&found)?;
+        let in_child_frame = found.frame_id != page.target_id();
         let watch = DownloadWatch::start(page);
         let click_page = page.clone();
         self.act_and_follow(page, None, None, || async move {
-            click_page.mouse_click(x, y, MouseButton::Left, 1).await
+            click_page
+                .mouse_click(x, y, MouseButton::Left, 1, in_child_frame)
+                .await
         })
         .await
         .map_err(|f| f.with_winner(found.winner))?;
@@ -574,6 +583,7 @@ impl<'a> Run<'a> {
             .find(page, &s.selector, shown, &spec, s.timeout_ms)
             .await?;
         let (x, y) = point_of(&found)?;
+        let in_child_frame = found.frame_id != page.target_id();
         let choosers_before = page.file_choosers().len();
         page.intercept_file_choosers(true).await.map_err(|e| {
             Failure::new(format!("cannot intercept the file chooser: {e}"))
@@ -582,7 +592,9 @@ impl<'a> Run<'a> {
         let click_page = page.clone();
         let clicked = self
             .act_and_follow(page, None, None, || async move {
-                click_page.mouse_click(x, y, MouseButton::Left, 1).await
+                click_page
+                    .mouse_click(x, y, MouseButton::Left, 1, in_child_frame)
+                    .await
             })
             .await;
         let chooser = match clicked {
@@ -667,6 +679,11 @@ impl<'a> Run<'a> {
             })),
             ..ResolveSpec::action(Requirements::default())
         };
+        // Navigations settle once the document is parsed; a read also lets the page's `load`
+        // handlers run first, since it takes the value as it finds it. A load that never ends
+        // (a hanging image) does not stop the read, it only delays it.
+        page.wait_loaded(page.target_id(), self.options.navigation_timeout)
+            .await;
         let found = self
             .find(page, &s.selector, shown, &spec, s.timeout_ms)
             .await?;
@@ -817,7 +834,9 @@ impl<'a> Run<'a> {
             Err(e) if e.is_navigation() => began = true,
             Err(e) => return Err(Failure::new(format!("the action failed: {e}"))),
         }
-        if !began {
+        // A step recorded as navigating waits for its navigation's events below; any other
+        // step takes one round trip through the page to see whether it navigated anyway.
+        if !began && expected.is_none() {
             began = settle(page).await || page.navigation_began(&main, &mark);
         }
         let mut navigated_to = None;
@@ -842,6 +861,11 @@ impl<'a> Run<'a> {
                 .wait_navigation_settled(&main, &mark, self.options.navigation_timeout)
                 .await
             {
+                if let Some(gone) = page.gone() {
+                    return Err(Failure::new(format!(
+                        "the navigation started by this step was cut short: {gone}"
+                    )));
+                }
                 return Err(Failure::new(format!(
                     "the navigation started by this step did not finish within {} ms (page at {:?})",
                     self.options.navigation_timeout.as_millis(),
@@ -850,7 +874,7 @@ impl<'a> Run<'a> {
             }
             navigated_to = Some(page.url());
             if let Some(expected) = expected {
-                check_navigation(page, expected).await?;
+                check_navigation(page, expected, self.options.navigation_timeout).await?;
             }
         }
         if let (Some((frame, expected)), Some(frame_mark)) = (&frame_expected, &frame_mark) {
@@ -927,6 +951,7 @@ impl<'a> Run<'a> {
             .attach_page(&target)
             .await
             .map_err(|e| Failure::new(format!("could not attach to the popup: {e}")))?;
+        popup.prewarm_worlds(&resolver_install());
         wait_loaded(&popup, deadline).await?;
         let _ = popup.bring_to_front().await;
         Ok(popup)
@@ -1056,7 +1081,13 @@ fn describe_expected(expected: &ExpectedNavigation) -> String {
     parts.concat()
 }
 
-async fn check_navigation(page: &Page, expected: &ExpectedNavigation) -> Result<(), Failure> {
+/// Checks where a navigation went; a title that does not match yet gets until the document's
+/// `load` (at most `load_wait`).
+async fn check_navigation(
+    page: &Page,
+    expected: &ExpectedNavigation,
+    load_wait: Duration,
+) -> Result<(), Failure> {
     let url = page.url();
     if let Some(pattern) = &expected.url
         && !glob_match(pattern, &url)
@@ -1066,10 +1097,16 @@ async fn check_navigation(page: &Page, expected: &ExpectedNavigation) -> Result<
         )));
     }
     if let Some(pattern) = &expected.title {
-        let title = page
-            .title()
-            .await
-            .map_err(|e| Failure::new(e.to_string()))?;
+        let read_title = || async { page.title().await.map_err(|e| Failure::new(e.to_string())) };
+        let mut title = match page.parsed_title() {
+            Some(title) => title,
+            None => read_title().await?,
+        };
+        // The title is read once the document is parsed; a page that sets it from a `load`
+        // handler gets until its load to do so.
+        if !glob_match(pattern, &title) && page.wait_loaded(page.target_id(), load_wait).await {
+            title = read_title().await?;
+        }
         if !glob_match(pattern, &title) {
             return Err(Failure::new(format!(
                 "expected navigation to a page titled {pattern:?}, but the title is {title:?} (at {url:?})"
@@ -1097,25 +1134,23 @@ async fn press_key(
     definition: &crate::keys::KeyDefinition,
     modifiers: &[Modifier],
 ) -> Result<(), CdpError> {
+    let mut events = Vec::new();
     let mut held: Vec<Modifier> = Vec::new();
     for modifier in modifiers {
         held.push(*modifier);
         if let Some(def) = key_definition(modifier_key(*modifier)) {
-            let (down, _) = key_events(&def, &held);
-            page.key_event(down).await?;
+            events.push(key_events(&def, &held).0);
         }
     }
     let (down, up) = key_events(definition, modifiers);
-    page.key_event(down).await?;
-    page.key_event(up).await?;
+    events.extend([down, up]);
     for modifier in modifiers.iter().rev() {
         held.pop();
         if let Some(def) = key_definition(modifier_key(*modifier)) {
-            let (_, up) = key_events(&def, &held);
-            page.key_event(up).await?;
+            events.push(key_events(&def, &held).1);
         }
     }
-    Ok(())
+    page.key_events(events).await
 }
 
 fn modifier_key(modifier: Modifier) -> &'static str {

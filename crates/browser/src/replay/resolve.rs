@@ -17,6 +17,11 @@ const RESOLVE_JS: &str = include_str!("../js/resolve.js");
 /// Where the resolver function lives in the replayer's isolated world.
 const RESOLVER: &str = "__browserflowResolve";
 
+/// The script that installs the resolver in a world (see [`Page::prewarm_worlds`]).
+pub(crate) fn resolver_install() -> String {
+    format!("globalThis.{RESOLVER} = ({RESOLVE_JS});\nundefined")
+}
+
 /// What the element must be before the step acts on it.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Requirements {

@@ -8,63 +8,21 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 
-use crate::cdp::{CdpConnection, CdpError, CdpEvent, CdpSession};
+use crate::cdp::{CdpConnection, CdpError, CdpSession};
 use crate::error::BrowserError;
+
+mod events;
+mod worlds;
+
+pub(crate) use events::PopupTracker;
+use events::spawn_watcher;
+use worlds::CachedWorld;
 
 /// Name of the isolated JavaScript world the replayer evaluates in, so page scripts cannot
 /// interfere with (or observe) the injected helpers.
 const WORLD_NAME: &str = "__browserflow_utility";
-
-/// Popups (pages opened by other pages), as announced by browser-level target discovery.
-#[derive(Debug)]
-pub(crate) struct PopupTracker {
-    opened: Mutex<HashMap<String, Vec<String>>>,
-    changed: watch::Sender<u64>,
-}
-
-impl PopupTracker {
-    pub(crate) fn start(conn: &CdpConnection) -> Arc<Self> {
-        let tracker = Arc::new(Self {
-            opened: Mutex::default(),
-            changed: watch::channel(0).0,
-        });
-        let mut events = conn.subscribe(None);
-        let weak = Arc::downgrade(&tracker);
-        tokio::spawn(async move {
-            while let Some(event) = events.recv().await {
-                let Some(tracker) = weak.upgrade() else { break };
-                if event.method != "Target.targetCreated" {
-                    continue;
-                }
-                let info = &event.params["targetInfo"];
-                if info["type"] != "page" {
-                    continue;
-                }
-                if let (Some(opener), Some(target)) =
-                    (info["openerId"].as_str(), info["targetId"].as_str())
-                {
-                    if let Ok(mut opened) = tracker.opened.lock() {
-                        opened
-                            .entry(opener.to_string())
-                            .or_default()
-                            .push(target.to_string());
-                    }
-                    tracker.changed.send_modify(|v| *v += 1);
-                }
-            }
-        });
-        tracker
-    }
-
-    fn opened_by(&self, opener: &str) -> Vec<String> {
-        self.opened
-            .lock()
-            .map(|o| o.get(opener).cloned().unwrap_or_default())
-            .unwrap_or_default()
-    }
-}
 
 /// What the page does with the next JavaScript dialog (alert, confirm, prompt, beforeunload).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,6 +67,19 @@ pub(crate) struct FrameState {
     pub seq: u64,
 }
 
+impl FrameState {
+    /// The current document fired `DOMContentLoaded`.
+    pub fn parsed(&self) -> bool {
+        self.lifecycle.iter().any(|l| l == "DOMContentLoaded")
+    }
+
+    /// The current document fired `load`, or the frame is not loading anything (a document
+    /// that loaded before we were told of its lifecycle).
+    pub fn loaded(&self) -> bool {
+        self.lifecycle.iter().any(|l| l == "load") || !self.loading
+    }
+}
+
 /// A point of a child frame, in the main frame's viewport ([`Page::frame_point`]).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FramePoint {
@@ -139,14 +110,6 @@ pub(crate) struct FileChooser {
     pub session: Option<String>,
 }
 
-/// The replayer's isolated world of one frame's document.
-#[derive(Debug, Clone)]
-struct CachedWorld {
-    /// The document (loader) the world was made in.
-    loader_id: String,
-    context: ExecContext,
-}
-
 #[derive(Debug, Default)]
 struct PageState {
     frames: HashMap<String, FrameState>,
@@ -154,6 +117,9 @@ struct PageState {
     next_frame_seq: u64,
     /// Isolated worlds by frame id, reused while the frame shows the same document.
     worlds: HashMap<String, CachedWorld>,
+    /// Titles of main-frame documents as they were once parsed, by loader id: a navigation's
+    /// title check needs no call of its own (which would wait behind the page's `load`).
+    parsed_titles: HashMap<String, String>,
     file_choosers: Vec<FileChooser>,
     armed_dialogs: VecDeque<DialogResponse>,
     dialogs: Vec<DialogRecord>,
@@ -169,6 +135,54 @@ struct Shared {
     target_id: String,
     state: Mutex<PageState>,
     changed: watch::Sender<u64>,
+    /// What to install in the isolated world made for each new main-frame document as soon
+    /// as it commits ([`Page::prewarm_worlds`]).
+    prewarm: Mutex<Option<Arc<str>>>,
+}
+
+/// Sends a page's setup calls at once; the answer is its frame tree.
+fn setup_calls(
+    session: &CdpSession,
+) -> impl Future<Output = Result<Value, (&'static str, CdpError)>> + Send + 'static {
+    let enable = session.start("Page.enable", json!({}));
+    let calls = [
+        (
+            "enabling lifecycle events",
+            session.start("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
+        ),
+        (
+            "enabling iframe auto-attach",
+            session.start(
+                "Target.setAutoAttach",
+                json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true }),
+            ),
+        ),
+        (
+            "reading the frame tree",
+            session.start("Page.getFrameTree", json!({})),
+        ),
+    ];
+    let session = session.clone();
+    async move {
+        enable.await.map_err(|e| ("enabling Page events", e))?;
+        // Only once the renderer answered: Chromium 156's renderer crashes when focus
+        // emulation reaches it while it is still starting and a navigation is on its way.
+        // Not waited for: later calls of the session are handled after it anyway.
+        let focus = session.start(
+            "Emulation.setFocusEmulationEnabled",
+            json!({ "enabled": true }),
+        );
+        tokio::spawn(async move {
+            if let Err(error) = focus.await {
+                tracing::debug!(%error, "could not turn on focus emulation");
+            }
+        });
+        let mut tree = Value::Null;
+        for (what, call) in calls {
+            tree = call.await.map_err(|e| (what, e))?;
+        }
+        Ok(tree)
+    }
 }
 
 impl PageState {
@@ -276,6 +290,7 @@ pub struct Page {
 }
 
 impl Page {
+    /// Attaches to `target_id` and waits until its events are on and its frame tree is known.
     pub(crate) async fn attach(
         conn: &CdpConnection,
         target_id: &str,
@@ -299,6 +314,7 @@ impl Page {
             target_id: target_id.to_string(),
             state: Mutex::default(),
             changed: watch::channel(0).0,
+            prewarm: Mutex::new(None),
         });
         spawn_watcher(session.clone(), session.subscribe(), shared.clone(), None);
         let page = Self {
@@ -306,34 +322,14 @@ impl Page {
             shared,
             popups,
         };
-        page.enable_domains(&page.session).await?;
-        let tree = page
-            .session
-            .call("Page.getFrameTree", json!({}))
+        let tree = setup_calls(&page.session)
             .await
-            .map_err(BrowserError::cdp("reading the frame tree"))?;
+            .map_err(|(context, source)| BrowserError::Cdp {
+                context: context.to_string(),
+                source,
+            })?;
         page.seed_frames(&tree["frameTree"], None, None);
         Ok(page)
-    }
-
-    async fn enable_domains(&self, session: &CdpSession) -> Result<(), BrowserError> {
-        let (page, lifecycle, attach, focus) = futures::join!(
-            session.call("Page.enable", json!({})),
-            session.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
-            session.call(
-                "Target.setAutoAttach",
-                json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true })
-            ),
-            session.call(
-                "Emulation.setFocusEmulationEnabled",
-                json!({ "enabled": true })
-            ),
-        );
-        page.map_err(BrowserError::cdp("enabling Page events"))?;
-        lifecycle.map_err(BrowserError::cdp("enabling lifecycle events"))?;
-        attach.map_err(BrowserError::cdp("enabling iframe auto-attach"))?;
-        focus.map_err(BrowserError::cdp("enabling focus emulation"))?;
-        Ok(())
     }
 
     fn seed_frames(&self, tree: &Value, parent: Option<&str>, session: Option<&str>) {
@@ -342,9 +338,20 @@ impl Page {
             let mut state = self.shared.state();
             let entry = state.frame_mut(id.to_string());
             entry.parent = parent.map(str::to_string);
-            entry.url = frame["url"].as_str().unwrap_or_default().to_string();
-            entry.name = frame["name"].as_str().unwrap_or_default().to_string();
-            entry.loader_id = frame["loaderId"].as_str().unwrap_or_default().to_string();
+            // The tree may be answered after events of a navigation that began meanwhile
+            // were applied: it only fills in what they have not told yet.
+            let tree_loader = frame["loaderId"].as_str().unwrap_or_default();
+            if entry.loader_id.is_empty() {
+                entry.loader_id = tree_loader.to_string();
+            }
+            if entry.loader_id == tree_loader {
+                if entry.url.is_empty() {
+                    entry.url = frame["url"].as_str().unwrap_or_default().to_string();
+                }
+                if entry.name.is_empty() {
+                    entry.name = frame["name"].as_str().unwrap_or_default().to_string();
+                }
+            }
             if session.is_some() {
                 entry.session = session.map(str::to_string);
             }
@@ -406,6 +413,22 @@ impl Page {
     pub fn is_closed(&self) -> bool {
         let state = self.shared.state();
         state.closed || state.crashed
+    }
+
+    /// Why the page can no longer be driven, once it cannot: its renderer crashed, or its
+    /// session is gone (the page closed, the browser died or the connection dropped; the
+    /// latter says so in [`CdpError::Closed`]'s words, which is how failures are classified).
+    pub(crate) fn gone(&self) -> Option<String> {
+        let state = self.shared.state();
+        if state.crashed {
+            Some("the page crashed".into())
+        } else if state.closed && self.shared.conn.is_closed() {
+            Some(CdpError::Closed.to_string())
+        } else if state.closed {
+            Some("the page was closed".into())
+        } else {
+            None
+        }
     }
 
     /// The URLs of every frame of the page (main frame first, then the others in no
@@ -560,69 +583,6 @@ impl Page {
         }
     }
 
-    /// The replayer's isolated world in `frame_id`'s current document: the one made earlier
-    /// for this document when there is one (saves a round trip per step), else a fresh one.
-    pub(crate) async fn isolated_world(&self, frame_id: &str) -> Result<ExecContext, EvalError> {
-        Ok(self.utility_world(frame_id).await?.0)
-    }
-
-    /// Like [`Self::isolated_world`]; the flag says whether the world was just created (so
-    /// nothing has been installed in it yet).
-    pub(crate) async fn utility_world(
-        &self,
-        frame_id: &str,
-    ) -> Result<(ExecContext, bool), EvalError> {
-        {
-            let state = self.shared.state();
-            let loader = state.frames.get(frame_id).map(|f| f.loader_id.as_str());
-            if let Some(world) = state.worlds.get(frame_id)
-                && Some(world.loader_id.as_str()) == loader
-            {
-                return Ok((world.context.clone(), false));
-            }
-        }
-        let loader_id = self
-            .frame_state(frame_id)
-            .map(|f| f.loader_id)
-            .unwrap_or_default();
-        let context = self.create_isolated_world(frame_id).await?;
-        self.shared.state().worlds.insert(
-            frame_id.to_string(),
-            CachedWorld {
-                loader_id,
-                context: context.clone(),
-            },
-        );
-        Ok((context, true))
-    }
-
-    /// Forgets the cached world of `frame_id` (its document went away under an evaluation).
-    pub(crate) fn forget_world(&self, frame_id: &str) {
-        self.shared.state().worlds.remove(frame_id);
-    }
-
-    /// Forgets every cached world (a frame on the way to an element went away).
-    pub(crate) fn forget_all_worlds(&self) {
-        self.shared.state().worlds.clear();
-    }
-
-    async fn create_isolated_world(&self, frame_id: &str) -> Result<ExecContext, EvalError> {
-        let session = self.session_for_frame(frame_id);
-        let created = session
-            .call(
-                "Page.createIsolatedWorld",
-                json!({ "frameId": frame_id, "worldName": WORLD_NAME }),
-            )
-            .await?;
-        let context_id = created["executionContextId"]
-            .as_i64()
-            .ok_or(EvalError::Navigated)?;
-        Ok(ExecContext {
-            session,
-            context_id: Some(context_id),
-        })
-    }
-
     /// Evaluates `expression` and returns its JSON value (awaiting it when it is a promise).
     pub(crate) async fn evaluate(
         &self,
@@ -712,7 +672,8 @@ impl Page {
         Ok(FramePoint { at, covered_by })
     }
 
-    /// Navigates the main frame and waits for the new document's `load` event.
+    /// Navigates the main frame and waits until the new document is parsed
+    /// (`DOMContentLoaded`); reads wait for its `load` on their own ([`Self::wait_loaded`]).
     pub async fn navigate(&self, url: &str, timeout: Duration) -> Result<(), BrowserError> {
         let mark = self.nav_mark(self.target_id());
         // Chromium answers `Page.navigate` only once the server responds: bound it too, or a
@@ -742,23 +703,21 @@ impl Page {
                     return false;
                 };
                 match &loader {
-                    Some(loader) => {
-                        frame.loader_id == *loader
-                            && frame.lifecycle.iter().any(|l| l == "load")
-                            && !frame.loading
-                    }
+                    Some(loader) => frame.loader_id == *loader && frame.parsed(),
                     // Same-document navigation: nothing more to load.
                     None => frame.same_document > mark.same_document || !frame.loading,
                 }
             })
             .await;
-        if done {
-            Ok(())
-        } else {
-            Err(BrowserError::Page(format!(
+        match (done, self.gone()) {
+            (true, _) => Ok(()),
+            (false, Some(gone)) => Err(BrowserError::Page(format!(
+                "navigation to {url} was cut short: {gone}"
+            ))),
+            (false, None) => Err(BrowserError::Page(format!(
                 "navigation to {url} did not finish loading within {} ms",
                 timeout.as_millis()
-            )))
+            ))),
         }
     }
 
@@ -785,8 +744,9 @@ impl Page {
     }
 
     /// Waits until a navigation of `frame_id` that began after `mark` has settled: the new
-    /// document loaded, the navigation stayed within the document, or it was abandoned
-    /// (a download, a 204). Returns false on timeout.
+    /// document is parsed (`DOMContentLoaded`: its elements are there to be found, and every
+    /// step waits for its element anyway), the navigation stayed within the document, or it
+    /// was abandoned (a download, a 204). Returns false on timeout.
     pub(crate) async fn wait_navigation_settled(
         &self,
         frame_id: &str,
@@ -800,16 +760,26 @@ impl Page {
                 // The frame is gone (an iframe removed by the navigation of its parent).
                 return true;
             };
+            if f.committed > mark.committed && f.parsed() {
+                return true;
+            }
             if f.loading {
                 return false;
             }
-            let committed_and_loaded =
-                f.committed > mark.committed && f.lifecycle.iter().any(|l| l == "load");
             // A fragment or history.pushState navigation: nothing loads.
             let same_document_only =
                 f.same_document > mark.same_document && f.started == mark.started;
             let abandoned = f.stopped > mark.stopped && f.committed == mark.committed;
-            committed_and_loaded || same_document_only || abandoned
+            same_document_only || abandoned
+        })
+        .await
+    }
+
+    /// Waits (up to `timeout`) until `frame_id`'s document has fired `load`, so that what
+    /// the page's `load` handlers write is there to be read. Returns false on timeout.
+    pub(crate) async fn wait_loaded(&self, frame_id: &str, timeout: Duration) -> bool {
+        self.wait_for(timeout, |page| {
+            page.frames.get(frame_id).is_none_or(FrameState::loaded)
         })
         .await
     }
@@ -846,15 +816,23 @@ impl Page {
     }
 
     /// A real click (or double click for `count` 2) at a point in main-frame viewport
-    /// coordinates.
+    /// coordinates. On the main frame's own document, the move, presses and releases go out
+    /// together: its renderer takes them in order and runs each handler to completion before
+    /// the next event, as with a real mouse, without a round trip between them. An element of
+    /// a child frame (`in_child_frame`) gets them one at a time: the browser routes each event
+    /// to the frame's process by hit-testing, and back-to-back events have been seen to miss
+    /// an out-of-process frame under load.
     pub(crate) async fn mouse_click(
         &self,
         x: f64,
         y: f64,
         button: MouseButton,
         count: u8,
+        in_child_frame: bool,
     ) -> Result<(), CdpError> {
-        self.mouse_move(x, y).await?;
+        let mut events = vec![json!({
+            "type": "mouseMoved", "x": x, "y": y, "button": "none", "buttons": 0,
+        })];
         for click in 1..=count.max(1) {
             let common = json!({
                 "x": x, "y": y, "button": button.cdp_name(), "clickCount": click,
@@ -865,14 +843,30 @@ impl Page {
             let mut released = common;
             released["type"] = json!("mouseReleased");
             released["buttons"] = json!(0);
-            self.session
-                .call("Input.dispatchMouseEvent", pressed)
-                .await?;
-            self.session
-                .call("Input.dispatchMouseEvent", released)
-                .await?;
+            events.extend([pressed, released]);
         }
-        Ok(())
+        if in_child_frame {
+            for event in events {
+                self.session.call("Input.dispatchMouseEvent", event).await?;
+            }
+            return Ok(());
+        }
+        self.dispatch_all("Input.dispatchMouseEvent", events).await
+    }
+
+    /// Sends every call at once and waits for all of them: the first failure is the answer.
+    async fn dispatch_all(&self, method: &str, calls: Vec<Value>) -> Result<(), CdpError> {
+        let pending: Vec<_> = calls
+            .into_iter()
+            .map(|params| self.session.start(method, params))
+            .collect();
+        let mut outcome = Ok(());
+        for answer in pending {
+            if let (Ok(()), Err(e)) = (&outcome, answer.await) {
+                outcome = Err(e);
+            }
+        }
+        outcome
     }
 
     /// Inserts text into the focused element as an IME commit would (one `input` event).
@@ -883,12 +877,10 @@ impl Page {
             .map(|_| ())
     }
 
-    /// Dispatches one raw key event (`keyDown`, `keyUp`, `rawKeyDown`, `char`).
-    pub(crate) async fn key_event(&self, params: Value) -> Result<(), CdpError> {
-        self.session
-            .call("Input.dispatchKeyEvent", params)
-            .await
-            .map(|_| ())
+    /// Dispatches raw key events (`keyDown`, `keyUp`, `rawKeyDown`, `char`) in order, sent
+    /// together (see [`Self::mouse_click`]).
+    pub(crate) async fn key_events(&self, events: Vec<Value>) -> Result<(), CdpError> {
+        self.dispatch_all("Input.dispatchKeyEvent", events).await
     }
 
     /// Overrides the viewport size.
@@ -987,214 +979,3 @@ const FRAME_POINT_JS: &str = r#"function(x, y) {
   }
   return [px, py, covered];
 }"#;
-
-fn spawn_watcher(
-    session: CdpSession,
-    mut events: mpsc::UnboundedReceiver<CdpEvent>,
-    shared: Arc<Shared>,
-    child_frame: Option<String>,
-) {
-    tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
-            on_event(&session, &shared, child_frame.as_deref(), event).await;
-            shared.bump();
-        }
-        if child_frame.is_none() {
-            shared.state().closed = true;
-            shared.bump();
-        }
-    });
-}
-
-async fn on_event(
-    session: &CdpSession,
-    shared: &Arc<Shared>,
-    child_frame: Option<&str>,
-    event: CdpEvent,
-) {
-    let p = &event.params;
-    let frame_id = p["frameId"].as_str().unwrap_or_default().to_string();
-    match event.method.as_str() {
-        "Page.frameAttached" => {
-            let mut state = shared.state();
-            let frame = state.frame_mut(frame_id);
-            frame.parent = p["parentFrameId"].as_str().map(str::to_string);
-        }
-        // A "swap" detach means the frame moved to its own process; it lives on in the child
-        // session.
-        "Page.frameDetached" if p["reason"] != "swap" => {
-            shared.state().frames.remove(&frame_id);
-        }
-        "Page.frameNavigated" => {
-            let frame = &p["frame"];
-            let id = frame["id"].as_str().unwrap_or_default().to_string();
-            let mut state = shared.state();
-            let entry = state.frame_mut(id.clone());
-            if let Some(parent) = frame["parentId"].as_str() {
-                entry.parent = Some(parent.to_string());
-            }
-            entry.url = frame["url"].as_str().unwrap_or_default().to_string();
-            entry.name = frame["name"].as_str().unwrap_or_default().to_string();
-            let loader = frame["loaderId"].as_str().unwrap_or_default().to_string();
-            if entry.loader_id != loader {
-                entry.lifecycle.clear();
-                entry.loader_id = loader;
-            }
-            entry.committed += 1;
-            if child_frame == Some(id.as_str()) {
-                entry.session = session.id().map(str::to_string);
-            }
-        }
-        "Page.navigatedWithinDocument" => {
-            let mut state = shared.state();
-            let entry = state.frame_mut(frame_id);
-            entry.url = p["url"].as_str().unwrap_or_default().to_string();
-            entry.same_document += 1;
-        }
-        "Page.lifecycleEvent" => {
-            let loader = p["loaderId"].as_str().unwrap_or_default();
-            let name = p["name"].as_str().unwrap_or_default().to_string();
-            let mut state = shared.state();
-            let entry = state.frame_mut(frame_id);
-            if name == "init" || entry.loader_id != loader {
-                entry.lifecycle.clear();
-                entry.loader_id = loader.to_string();
-            }
-            entry.lifecycle.push(name);
-        }
-        "Page.frameStartedLoading" => {
-            let mut state = shared.state();
-            let entry = state.frame_mut(frame_id);
-            entry.loading = true;
-            entry.started += 1;
-        }
-        "Page.frameStoppedLoading" => {
-            let mut state = shared.state();
-            let entry = state.frame_mut(frame_id);
-            entry.loading = false;
-            entry.stopped += 1;
-        }
-        "Page.frameRequestedNavigation" if p["disposition"] == "currentTab" => {
-            shared.state().frame_mut(frame_id).requested += 1;
-        }
-        "Page.javascriptDialogOpening" if shared.state().dialogs_left_open => {}
-        "Page.javascriptDialogOpening" => {
-            let kind = p["type"].as_str().unwrap_or("alert").to_string();
-            let response = {
-                let mut state = shared.state();
-                state
-                    .armed_dialogs
-                    .pop_front()
-                    .unwrap_or_else(|| DialogResponse {
-                        accept: kind == "beforeunload",
-                        prompt_text: None,
-                    })
-            };
-            shared.state().dialogs.push(DialogRecord {
-                kind,
-                message: p["message"].as_str().unwrap_or_default().to_string(),
-                accepted: response.accept,
-                url: p["url"].as_str().unwrap_or_default().to_string(),
-            });
-            let mut params = json!({ "accept": response.accept });
-            if let Some(text) = &response.prompt_text {
-                params["promptText"] = json!(text);
-            }
-            // Answer from a separate task: the dialog blocks the renderer, and the call that
-            // opened it is still waiting on this connection.
-            let session = session.clone();
-            tokio::spawn(async move {
-                let _ = session.call("Page.handleJavaScriptDialog", params).await;
-            });
-        }
-        "Target.attachedToTarget" => {
-            let child_session = p["sessionId"].as_str().unwrap_or_default().to_string();
-            let info = &p["targetInfo"];
-            let child = shared.conn.session(Some(child_session.clone()));
-            if info["type"] == "iframe" {
-                let target = info["targetId"].as_str().unwrap_or_default().to_string();
-                {
-                    let mut state = shared.state();
-                    let entry = state.frame_mut(target.clone());
-                    entry.session = Some(child_session.clone());
-                }
-                spawn_watcher(
-                    child.clone(),
-                    child.subscribe(),
-                    shared.clone(),
-                    Some(target),
-                );
-                let shared = shared.clone();
-                tokio::spawn(async move {
-                    let _ = futures::join!(
-                        child.call("Page.enable", json!({})),
-                        child.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
-                        child.call(
-                            "Target.setAutoAttach",
-                            json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true })
-                        ),
-                    );
-                    if let Ok(tree) = child.call("Page.getFrameTree", json!({})).await {
-                        seed_child_tree(&shared, &tree["frameTree"], child.id());
-                    }
-                    let _ = child
-                        .call("Runtime.runIfWaitingForDebugger", json!({}))
-                        .await;
-                });
-            } else {
-                // Workers and the like: let them run, we do not drive them.
-                tokio::spawn(async move {
-                    let _ = child
-                        .call("Runtime.runIfWaitingForDebugger", json!({}))
-                        .await;
-                });
-            }
-        }
-        "Target.detachedFromTarget" => {
-            if let Some(child_session) = p["sessionId"].as_str() {
-                let mut state = shared.state();
-                for frame in state.frames.values_mut() {
-                    if frame.session.as_deref() == Some(child_session) {
-                        frame.session = None;
-                    }
-                }
-            }
-        }
-        "Page.fileChooserOpened" => {
-            shared.state().file_choosers.push(FileChooser {
-                backend_node_id: p["backendNodeId"].as_i64().unwrap_or_default(),
-                mode: p["mode"].as_str().unwrap_or_default().to_string(),
-                session: session.id().map(str::to_string),
-            });
-        }
-        "Inspector.targetCrashed" => shared.state().crashed = true,
-        "Inspector.detached" => shared.state().closed = true,
-        _ => {}
-    }
-}
-
-fn seed_child_tree(shared: &Shared, tree: &Value, session: Option<&str>) {
-    let frame = &tree["frame"];
-    let Some(id) = frame["id"].as_str() else {
-        return;
-    };
-    {
-        let mut state = shared.state();
-        let entry = state.frame_mut(id.to_string());
-        if entry.url.is_empty() {
-            entry.url = frame["url"].as_str().unwrap_or_default().to_string();
-        }
-        if entry.name.is_empty() {
-            entry.name = frame["name"].as_str().unwrap_or_default().to_string();
-        }
-        if let Some(parent) = frame["parentId"].as_str() {
-            entry.parent = Some(parent.to_string());
-        }
-        entry.session = session.map(str::to_string);
-    }
-    if let Some(children) = tree["childFrames"].as_array() {
-        for child in children {
-            seed_child_tree(shared, child, session);
-        }
-    }
-}
