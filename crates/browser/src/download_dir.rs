@@ -3,11 +3,32 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::cdp::CdpConnection;
 use crate::replay::DownloadRecord;
+
+/// What `Browser.downloadWillBegin` announces of a download.
+pub(crate) struct DownloadBegin {
+    /// The file's name in the download folder until it is renamed ([`finish`]).
+    pub guid: String,
+    pub url: String,
+    /// The name the page or server suggested.
+    pub suggested: String,
+}
+
+impl DownloadBegin {
+    /// Reads the event's parameters.
+    pub(crate) fn from_params(params: &Value) -> Self {
+        let text = |key: &str| params[key].as_str().unwrap_or_default().to_string();
+        Self {
+            guid: text("guid"),
+            url: text("url"),
+            suggested: text("suggestedFilename"),
+        }
+    }
+}
 
 /// Lets the context (`None`: the default one) download into `dir` (files named by their download GUID until they are
 /// renamed with [`free_path`]) and turns on download events.

@@ -475,9 +475,11 @@ impl Browser {
             .as_str()
             .ok_or_else(|| BrowserError::Page("createTarget returned no target id".into()))?
             .to_string();
-        let context = BrowserContext {
+        // Made before the page is attached, so that a failed attach still ends it (on drop).
+        let mut context = BrowserContext {
             browser_session,
             context_id,
+            first_target: target_id.clone(),
             page: None,
             popups: self.popups.clone(),
             open: true,
@@ -485,7 +487,6 @@ impl Browser {
         tracing::debug!(target: "browserflow::timing", "context and target created");
         let page = Page::attach(&self.conn, &target_id, self.popups.clone()).await?;
         tracing::debug!(target: "browserflow::timing", "page attached");
-        let mut context = context;
         context.page = Some(page);
         Ok(context)
     }
@@ -495,7 +496,7 @@ impl Browser {
     /// disconnected from.
     pub async fn close(mut self) -> Result<(), BrowserError> {
         if let Some(process) = self.process.take() {
-            // A few milliseconds of /proc reads and one `kill` run: off the async workers.
+            // One `kill` run and a spawned remover: off the async workers.
             let _ = tokio::task::spawn_blocking(move || process.kill()).await;
         }
         Ok(())
@@ -562,6 +563,8 @@ pub struct BrowserContext {
     browser_session: CdpSession,
     /// `None` for the browser's default context.
     context_id: Option<String>,
+    /// The target of the first page (the one a default context closes when it ends).
+    first_target: String,
     page: Option<Page>,
     popups: Arc<PopupTracker>,
     /// Not yet closed (or disposed on drop).
@@ -619,7 +622,7 @@ impl BrowserContext {
             ),
             None => self.browser_session.start(
                 "Target.closeTarget",
-                json!({ "targetId": self.page.as_ref().map(Page::target_id) }),
+                json!({ "targetId": self.first_target }),
             ),
         };
         async move { call.await.map(|_| ()) }

@@ -14,6 +14,7 @@ use super::capture::{Builder, Observed};
 use super::recorder::{BINDING, Control, EventStream, Shared, WORLD, World, lock, recorder_source};
 use super::{DialogAnswers, FileChooserRequest, MAIN_PAGE, RecordEvent};
 use crate::cdp::{CdpConnection, CdpEvent, CdpSession};
+use crate::download_dir::DownloadBegin;
 use crate::launch::BrowserContext;
 use crate::page::{DialogResponse, Page};
 
@@ -320,15 +321,17 @@ fn browser_event(
             let Some(page) = page else { return };
             // The link's navigation request turned into a download: nothing will commit.
             state.requested.retain(|r| *r != page);
+            let DownloadBegin {
+                guid,
+                url,
+                suggested,
+            } = DownloadBegin::from_params(p);
             let events = lock(&shared.builder).observe(
                 Observed::DownloadStarted {
                     page,
-                    guid: p["guid"].as_str().unwrap_or_default().to_string(),
-                    url: p["url"].as_str().unwrap_or_default().to_string(),
-                    suggested: p["suggestedFilename"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_string(),
+                    guid,
+                    url,
+                    suggested,
                 },
                 &[],
             );

@@ -21,7 +21,7 @@ use super::model_assist::{ModelAssist, SelectorSuggestion};
 use super::{
     DialogAnswers, MAIN_PAGE, PickedElement, RecordError, RecordEvent, RecordOptions, RecordedStep,
 };
-use crate::cdp::CdpEvent;
+use crate::cdp::{CdpConnection, CdpEvent};
 use crate::download_dir::allow_downloads;
 use crate::launch::{Browser, BrowserConfig, BrowserContext};
 use crate::page::Page;
@@ -334,39 +334,12 @@ impl Recorder {
                 .cloned();
             let attempt = match world {
                 None => Err("the page has no recorder yet (is it open?)".to_string()),
-                Some(world) => {
-                    let answer = conn
-                        .session(world.session.clone())
-                        .call(
-                            "Runtime.evaluate",
-                            json!({ "expression": expression, "contextId": world.context_id,
-                                    "awaitPromise": true, "returnByValue": true }),
-                        )
-                        .await;
-                    match answer {
-                        Err(e) => Err(e.to_string()),
-                        Ok(answer) => {
-                            if let Some(details) = answer.get("exceptionDetails") {
-                                Err(details["exception"]["description"]
-                                    .as_str()
-                                    .unwrap_or("the selector is invalid")
-                                    .to_string())
-                            } else {
-                                let value = answer["result"]["value"].clone();
-                                match value["error"].as_str() {
-                                    Some(error) => Err(error.to_string()),
-                                    None => {
-                                        Builder::picked(page, value, &self.shared.frames_of(page))
-                                            .ok_or_else(|| {
-                                                "no candidate identifies the element alone"
-                                                    .to_string()
-                                            })
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+                Some(world) => evaluate_in(&conn, &world, &expression)
+                    .await
+                    .and_then(|value| {
+                        Builder::picked(page, value, &self.shared.frames_of(page))
+                            .ok_or_else(|| "no candidate identifies the element alone".to_string())
+                    }),
             };
             match attempt {
                 Ok(picked) => return Ok(picked),
@@ -626,30 +599,9 @@ impl Recorder {
         let conn = self.page.session().connection();
         let mut last = format!("the {page} page has no recorder");
         for world in worlds {
-            let answer = conn
-                .session(world.session)
-                .call(
-                    "Runtime.evaluate",
-                    json!({ "expression": expression, "contextId": world.context_id,
-                            "awaitPromise": true, "returnByValue": true }),
-                )
-                .await;
-            match answer {
-                Err(e) => last = e.to_string(),
-                Ok(answer) => {
-                    if let Some(details) = answer.get("exceptionDetails") {
-                        last = details["exception"]["description"]
-                            .as_str()
-                            .unwrap_or("the script failed")
-                            .to_string();
-                        continue;
-                    }
-                    let value = answer["result"]["value"].clone();
-                    match value["error"].as_str() {
-                        Some(error) => last = error.to_string(),
-                        None => return Ok(value),
-                    }
-                }
+            match evaluate_in(conn, &world, expression).await {
+                Ok(value) => return Ok(value),
+                Err(error) => last = error,
             }
         }
         Err(last)
@@ -720,5 +672,35 @@ impl Drop for Recorder {
         if let Some(task) = self.task.take() {
             task.abort();
         }
+    }
+}
+
+/// Evaluates `expression` in a recorder world and returns its value; a protocol error, a
+/// thrown exception, or an answer with an `error` field is the error's text.
+async fn evaluate_in(
+    conn: &CdpConnection,
+    world: &World,
+    expression: &str,
+) -> Result<Value, String> {
+    let answer = conn
+        .session(world.session.clone())
+        .call(
+            "Runtime.evaluate",
+            json!({ "expression": expression, "contextId": world.context_id,
+                    "awaitPromise": true, "returnByValue": true }),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    if let Some(details) = answer.get("exceptionDetails") {
+        return Err(details["exception"]["description"]
+            .as_str()
+            .or_else(|| details["text"].as_str())
+            .unwrap_or("the script threw")
+            .to_string());
+    }
+    let value = answer["result"]["value"].clone();
+    match value["error"].as_str() {
+        Some(error) => Err(error.to_string()),
+        None => Ok(value),
     }
 }

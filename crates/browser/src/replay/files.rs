@@ -7,7 +7,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
 use crate::cdp::CdpEvent;
-use crate::download_dir::finish;
+use crate::download_dir::{DownloadBegin, finish};
 use crate::page::Page;
 
 use super::DownloadRecord;
@@ -49,13 +49,6 @@ pub(super) struct DownloadWatch {
     events: UnboundedReceiver<CdpEvent>,
 }
 
-/// What was announced about the download of this page.
-struct Started {
-    guid: String,
-    url: String,
-    suggested: String,
-}
-
 impl DownloadWatch {
     pub(super) fn start(page: &Page) -> Self {
         Self {
@@ -71,7 +64,7 @@ impl DownloadWatch {
         dir: &Path,
         deadline: Instant,
     ) -> Result<DownloadRecord, String> {
-        let mut started: Option<Started> = None;
+        let mut started: Option<DownloadBegin> = None;
         loop {
             let event = match tokio::time::timeout_at(deadline, self.events.recv()).await {
                 Ok(Some(event)) => event,
@@ -88,14 +81,7 @@ impl DownloadWatch {
                 "Browser.downloadWillBegin" if started.is_none() => {
                     let frame = p["frameId"].as_str().unwrap_or_default();
                     if page.frame_state(frame).is_some() {
-                        started = Some(Started {
-                            guid: p["guid"].as_str().unwrap_or_default().to_string(),
-                            url: p["url"].as_str().unwrap_or_default().to_string(),
-                            suggested: p["suggestedFilename"]
-                                .as_str()
-                                .unwrap_or_default()
-                                .to_string(),
-                        });
+                        started = Some(DownloadBegin::from_params(p));
                     }
                 }
                 "Browser.downloadProgress" => {
@@ -121,7 +107,7 @@ impl DownloadWatch {
     }
 }
 
-async fn save(dir: &Path, started: Started) -> Result<DownloadRecord, String> {
+async fn save(dir: &Path, started: DownloadBegin) -> Result<DownloadRecord, String> {
     let dir = dir.to_path_buf();
     tokio::task::spawn_blocking(move || {
         finish(&dir, &started.guid, &started.suggested, &started.url)
