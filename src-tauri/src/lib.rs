@@ -68,7 +68,7 @@ pub fn builder<R: tauri::Runtime>(
 pub fn run() {
     linux::apply_workarounds();
     // Model assistance is optional: a bad configuration only turns it off, with a warning.
-    let model = browserflow_browser::record::ModelAssist::from_env().unwrap_or_else(|e| {
+    let model = browserflow_record::ModelAssist::from_env().unwrap_or_else(|e| {
         eprintln!("browserflow: model assistance is off: {e}");
         None
     });

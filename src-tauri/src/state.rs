@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use browserflow_browser::record::ModelAssist;
+use browserflow_record::ModelAssist;
 use browserflow_catalog::library::Library;
 use serde::Serialize;
 
@@ -89,7 +89,7 @@ pub struct AppState {
     /// The folders.
     pub paths: AppPaths,
     /// The fixture shop, once served (for trying the app without a site of one's own).
-    pub shop: std::sync::Mutex<Option<browserflow_browser::fixture_server::FixtureServer>>,
+    pub shop: std::sync::Mutex<Option<browserflow_shop::FixtureServer>>,
     /// The recording in progress, if any.
     pub recording: tokio::sync::Mutex<crate::commands::record::Session>,
     /// Authoring-time model assistance, when configured (`BROWSERFLOW_MODEL_URL`, …).

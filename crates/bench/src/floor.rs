@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use browserflow_browser::launch::{BrowserConfig, kill_and_remove_profile, launch_args};
+use browserflow_cdp::launch::{BrowserConfig, kill_and_remove_profile, launch_args};
 use serde_json::{Value, json};
 use tungstenite::stream::MaybeTlsStream;
 use tungstenite::{Message, WebSocket};

@@ -36,6 +36,7 @@ pub mod cold;
 pub mod floor;
 pub mod machine;
 pub mod proc_tree;
+pub mod replay_bench;
 pub mod report;
 pub mod stats;
 pub mod systems;

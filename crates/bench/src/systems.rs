@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use browserflow_browser::tool_file::ToolFile;
+use browserflow_steps::ToolFile;
 
 use crate::cold::ColdSystem;
 use crate::report::{BROWSERFLOW, FLOOR};
@@ -43,7 +43,7 @@ pub fn write_playwright_script(tool: &ToolFile, dir: &Path) -> std::io::Result<P
     ));
     std::fs::write(
         &path,
-        browserflow_browser::playwright::export_playwright(tool),
+        browserflow_steps::export_playwright(tool),
     )?;
     Ok(path)
 }

@@ -4,8 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use browserflow_browser::steps::Step;
-use browserflow_browser::{BrowserConfig, Replayer, SharedBrowser};
+use browserflow_steps::Step;
+use browserflow_cdp::BrowserConfig;
+use browserflow_replay::{Replayer, SharedBrowser};
 use serde_json::{Map, Value};
 
 use crate::proc_tree::{Peak, PeakSampler, Scope};
@@ -15,10 +16,10 @@ use crate::proc_tree::{Peak, PeakSampler, Scope};
 pub enum WarmError {
     /// The browser could not be launched or driven.
     #[error("browser: {0}")]
-    Browser(#[from] browserflow_browser::BrowserError),
+    Browser(#[from] browserflow_cdp::BrowserError),
     /// A replay failed.
     #[error("replay: {0}")]
-    Replay(#[from] browserflow_browser::ReplayError),
+    Replay(#[from] browserflow_replay::ReplayError),
     /// A replay extracted something else than expected.
     #[error("replay extracted {got}, expected {expected}")]
     WrongOutput {

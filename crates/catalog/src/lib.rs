@@ -22,6 +22,7 @@ mod invocation;
 pub mod library;
 pub mod pack_view;
 pub mod preview;
+pub mod run_tool;
 mod runtime;
 mod tools;
 

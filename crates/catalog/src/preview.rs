@@ -1,5 +1,5 @@
 //! The replay preview: run one library tool the way `bflow run TOOL --input …` does
-//! ([`browserflow_browser::run::run_tool`], through the Rider, so inputs and output are checked
+//! ([`crate::run_tool::run_tool`], through the Rider, so inputs and output are checked
 //! against the contract), and describe each step for people — status, time, the winning
 //! selector, every candidate the step has, the step's thumbnail — plus the output or the
 //! failure. Secret inputs travel as references (`secret.NAME`) only: their values are resolved
@@ -22,12 +22,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use base64::Engine;
-use browserflow_browser::replay::{
+use browserflow_replay::{
     ReplayOptions, ReplayReport, StepObserver, StepReport, StepStatus,
 };
-use browserflow_browser::run::{RunToolError, RunToolOptions, run_tool};
-use browserflow_browser::tool_file::ToolFile;
-use browserflow_browser::{BrowserConfig, SharedBrowser};
+use crate::run_tool::{RunToolError, RunToolOptions, run_tool};
+use browserflow_steps::ToolFile;
+use browserflow_cdp::BrowserConfig;
+use browserflow_replay::SharedBrowser;
 use serde::{Deserialize, Serialize};
 
 /// One input of a preview run.
@@ -264,10 +265,10 @@ pub async fn run_preview(
 }
 
 fn call_dir_of(runs_dir: &Path, file: &ToolFile, run_id: &str) -> PathBuf {
-    browserflow_browser::run_dir::call_dir(
+    browserflow_replay::run_dir::call_dir(
         runs_dir,
         &file.contract.reference(),
-        &browserflow_rider::idempotency_key(run_id, browserflow_browser::run::STEP_ID),
+        &browserflow_rider::idempotency_key(run_id, crate::run_tool::STEP_ID),
     )
 }
 

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use browserflow_browser::tool::RUN_DIR_ENV;
-use browserflow_browser::{BrowserConfig, SharedBrowser};
+use browserflow_replay::RUN_DIR_ENV;
+use browserflow_cdp::BrowserConfig;
+use browserflow_replay::SharedBrowser;
 use browserflow_rider::{
     ChainSecrets, CrashHook, CrashPoint, EventSink, Journal, Rider, RiderOptions,
 };

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use browserflow_browser::BrowserTool;
-use browserflow_browser::tool_file::ToolFile;
+use browserflow_replay::BrowserTool;
+use browserflow_steps::ToolFile;
 use browserflow_contract::ToolContract;
 use browserflow_flow::{Code, Diagnostic, Diagnostics};
 use browserflow_rider::{DynTool, Tool, ToolCtx, ToolError, ToolRegistry};

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use browserflow_browser::SharedBrowser;
-use browserflow_browser::run::{self as browser_run, RunToolOptions};
+use browserflow_replay::SharedBrowser;
+use browserflow_catalog::run_tool::{self as browser_run, RunToolOptions};
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
@@ -101,7 +101,7 @@ pub fn run_tool(args: RunArgs) -> Outcome {
         Ok(file) => file,
         Err(not_in_folders) => {
             match browserflow_catalog::installed_tool(&args.tool, args.store.clone())? {
-                Some(path) => browserflow_browser::tool_file::ToolFile::load(&path)?,
+                Some(path) => browserflow_steps::ToolFile::load(&path)?,
                 None => return Err(not_in_folders.into()),
             }
         }
@@ -133,7 +133,7 @@ pub fn run_tool(args: RunArgs) -> Outcome {
 
 pub fn demo(args: DemoArgs) -> Outcome {
     if args.serve {
-        let shop = browserflow_browser::fixture_server::serve_shop(args.addr)
+        let shop = browserflow_shop::serve_shop(args.addr)
             .with_context(|| format!("cannot serve the shop on {}", args.addr))?;
         eprintln!(
             "serving the fixture shop at {} (Ctrl-C to stop)",
@@ -160,7 +160,7 @@ pub fn demo(args: DemoArgs) -> Outcome {
     Ok(true)
 }
 
-fn outcome_steps(report: &browserflow_browser::ReplayReport) -> Vec<String> {
+fn outcome_steps(report: &browserflow_replay::ReplayReport) -> Vec<String> {
     report
         .steps
         .iter()
@@ -177,17 +177,17 @@ pub fn import(command: ImportCommand) -> Outcome {
     } = command;
     let text = std::fs::read_to_string(&recording)
         .with_context(|| format!("cannot read {}", recording.display()))?;
-    let file = browserflow_browser::devtools::import_devtools(&text, &name, &version)
+    let file = browserflow_steps::import_devtools(&text, &name, &version)
         .with_context(|| format!("{} cannot be imported", recording.display()))?;
     write_or_print(out, &file.to_json_pretty())
 }
 
 pub fn export(command: ExportCommand) -> Outcome {
     let ExportCommand::Playwright { tool, out } = command;
-    let file = browserflow_browser::tool_file::ToolFile::load(&tool)?;
+    let file = browserflow_steps::ToolFile::load(&tool)?;
     write_or_print(
         out,
-        &browserflow_browser::playwright::export_playwright(&file),
+        &browserflow_steps::export_playwright(&file),
     )
 }
 

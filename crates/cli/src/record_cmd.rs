@@ -9,10 +9,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use browserflow_browser::record::{
+use browserflow_record::{
     InputMark, InputType, ModelAssist, OutputMark, RecordEvent, RecordOptions, Recorder,
 };
-use browserflow_browser::steps::OutputKind;
+use browserflow_steps::OutputKind;
 use clap::Args;
 
 use crate::exit::Outcome;

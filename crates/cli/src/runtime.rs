@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use browserflow_browser::BrowserConfig;
+use browserflow_cdp::BrowserConfig;
 use clap::Args;
 
 #[derive(Args, Clone)]

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use browserflow_browser::record::ModelAssist;
+use browserflow_record::ModelAssist;
 use serde::Serialize;
 use tauri::State;
 

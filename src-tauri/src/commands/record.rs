@@ -1,17 +1,17 @@
 //! The Record screen: start a recording in a real Chromium window, stream its steps as
 //! `record://event` events, pick elements to extract, then edit the draft (delete, reorder,
 //! mark inputs and outputs) and save it as a tool file in `recordings/`. Each command is a few
-//! lines over `browserflow_browser::record`.
+//! lines over `browserflow_record`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use base64::Engine;
-use browserflow_browser::record::{
+use browserflow_record::{
     Draft, InputMark, InputType, OutputMark, PickedElement, RecordEvent, RecordOptions,
     RecordedStep, Recorder,
 };
-use browserflow_browser::steps::OutputKind;
+use browserflow_steps::OutputKind;
 use browserflow_catalog::library::{ItemSource, LibraryItem, describe};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Emitter, Runtime, State};
@@ -416,7 +416,7 @@ pub async fn record_discard(state: State<'_, AppState>) -> Result<(), AppError> 
 
 async fn edit(
     state: &AppState,
-    change: impl FnOnce(&mut Draft) -> Result<(), browserflow_browser::record::RecordError>,
+    change: impl FnOnce(&mut Draft) -> Result<(), browserflow_record::RecordError>,
 ) -> Result<DraftView, AppError> {
     let mut session = state.recording.lock().await;
     let draft = session.draft.as_mut().ok_or_else(no_draft)?;

@@ -4,8 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use browserflow_browser::fixture_server::FixtureServer;
-use browserflow_browser::tool_file::ToolFile;
+use browserflow_shop::FixtureServer;
+use browserflow_steps::ToolFile;
 use serde_json::{Value, json};
 use tauri::Listener;
 

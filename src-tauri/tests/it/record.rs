@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use browserflow_app::{AppPaths, AppState};
-use browserflow_browser::cdp::{CdpConnection, CdpSession};
-use browserflow_browser::fixture_server::FixtureServer;
-use browserflow_browser::record::ModelAssist;
-use browserflow_browser::{Browser, BrowserConfig};
+use browserflow_cdp::session::{CdpConnection, CdpSession};
+use browserflow_shop::FixtureServer;
+use browserflow_record::ModelAssist;
+use browserflow_cdp::{Browser, BrowserConfig};
 use serde_json::{Value, json};
 use tauri::Listener;
 

@@ -13,8 +13,8 @@ use browserflow_bench::systems::{
 };
 use browserflow_bench::warm::{Journey, run_warm};
 use browserflow_bench::{machine, report};
-use browserflow_browser::fixture_server::serve_shop;
-use browserflow_browser::tool_file::ToolFile;
+use browserflow_shop::serve_shop;
+use browserflow_steps::ToolFile;
 use clap::Parser;
 use serde_json::json;
 

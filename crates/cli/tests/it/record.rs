@@ -5,10 +5,11 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use browserflow_browser::cdp::CdpSession;
-use browserflow_browser::fixture_server::FixtureServer;
-use browserflow_browser::tool_file::ToolFile;
-use browserflow_browser::{Browser, BrowserConfig, Replayer};
+use browserflow_cdp::session::CdpSession;
+use browserflow_shop::FixtureServer;
+use browserflow_steps::ToolFile;
+use browserflow_cdp::{Browser, BrowserConfig};
+use browserflow_replay::Replayer;
 use serde_json::{Value, json};
 
 use crate::{bflow, stderr};

@@ -1,0 +1,314 @@
+//! Running one recorded tool the way `bflow run TOOL --input k=v …` does, and the demo.
+//!
+//! [`run_tool`] goes through the Rider, so inputs and output are validated against the
+//! contract, the call is journaled, and transient failures are retried: the tool becomes a
+//! one-step flow (`inputs` = the tool's inputs, one step `run`, output = its output),
+//! compiled by the flow crate.
+//!
+//! ```no_run
+//! # async fn cli() -> Result<(), browserflow_catalog::run_tool::RunToolError> {
+//! use browserflow_catalog::run_tool::{RunToolOptions, resolve_tool, run_tool};
+//! let file = resolve_tool("search-price@1.2.0", &["recordings".into()])?;
+//! let done = run_tool(&file, &["query=keyboard".to_string()], RunToolOptions::default()).await?;
+//! println!("{}", serde_json::to_string_pretty(&done.output).unwrap_or_default());
+//! # Ok(()) }
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use browserflow_flow::{FlowSpec, compile};
+use browserflow_rider::{
+    EnvSecrets, Journal, Rider, RiderOptions, RunFailure, SecretsProvider, ToolRegistry,
+    idempotency_key, parse_input_args,
+};
+use serde_json::{Value, json};
+
+use browserflow_cdp::BrowserConfig;
+use browserflow_replay::run_dir::call_dir;
+use browserflow_replay::{BrowserTool, RUN_DIR_ENV, ReplayReport, SharedBrowser};
+use browserflow_shop::FixtureServer;
+use browserflow_steps::{ToolFile, ToolFileError};
+
+/// The step id of the one-step flow [`run_tool`] runs.
+pub const STEP_ID: &str = "run";
+
+/// The shipped `search-price@1.2.0` recording (for the fixed demo address
+/// `http://127.0.0.1:4780`).
+pub const SEARCH_PRICE_JSON: &str = include_str!("../../../recordings/search-price@1.2.0.json");
+
+/// The address `bflow demo --serve` serves the shop on, and the recording points at.
+pub const DEMO_ADDR: &str = "127.0.0.1:4780";
+
+/// The shipped `search-price@1.2.0` tool.
+pub fn search_price() -> Result<ToolFile, ToolFileError> {
+    ToolFile::from_json_str(SEARCH_PRICE_JSON)
+}
+
+/// Why a tool could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunToolError {
+    /// The tool file could not be found or read.
+    #[error(transparent)]
+    ToolFile(#[from] ToolFileError),
+    /// `name@version` was not found in any directory.
+    #[error("no tool file `{reference}.json` in {}", dirs_list(.dirs))]
+    NotFound {
+        /// What was asked for.
+        reference: String,
+        /// Where we looked.
+        dirs: Vec<PathBuf>,
+    },
+    /// An `--input` argument is malformed, unknown or duplicated.
+    #[error("--input: {0}")]
+    Input(String),
+    /// The one-step flow could not be built (a contract the flow compiler refuses).
+    #[error("could not prepare the run: {0}")]
+    Prepare(String),
+    /// The run failed; the replay report of the failed call is attached when there is one.
+    #[error("{}", .failure.message)]
+    Run {
+        /// The Rider's failure (code, run id, redacted message).
+        failure: Box<RunFailure>,
+        /// The replay report of the failing call.
+        report: Option<Box<ReplayReport>>,
+    },
+    /// The demo could not serve its shop.
+    #[error("could not serve the fixture shop: {0}")]
+    Serve(std::io::Error),
+}
+
+fn dirs_list(dirs: &[PathBuf]) -> String {
+    if dirs.is_empty() {
+        "no directory".to_string()
+    } else {
+        dirs.iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Finds a tool: `spec` is a path to a tool file, or `name@version` looked up as
+/// `<dir>/<name>@<version>.json` in each of `dirs` in order.
+pub fn resolve_tool(spec: &str, dirs: &[PathBuf]) -> Result<ToolFile, RunToolError> {
+    let as_path = Path::new(spec);
+    if as_path.is_file() {
+        return Ok(ToolFile::load(as_path)?);
+    }
+    let file_name = format!("{spec}.json");
+    for dir in dirs {
+        let candidate = dir.join(&file_name);
+        if candidate.is_file() {
+            return Ok(ToolFile::load(&candidate)?);
+        }
+    }
+    Err(RunToolError::NotFound {
+        reference: spec.to_string(),
+        dirs: dirs.to_vec(),
+    })
+}
+
+/// How [`run_tool`] runs.
+#[derive(Clone)]
+pub struct RunToolOptions {
+    /// The browser (share one across runs; it launches on first use). `--headed` is a
+    /// `SharedBrowser` whose config has `headless: false`.
+    pub browser: Arc<SharedBrowser>,
+    /// Where each call writes screenshots and `report.json` (see [`browserflow_replay::run_dir`]).
+    pub run_dir: Option<PathBuf>,
+    /// The journal; a throw-away one in a temporary directory when `None`.
+    pub journal: Option<Arc<Journal>>,
+    /// Resolves `secret.NAME` inputs (default: `BROWSERFLOW_SECRET_<NAME>` variables).
+    pub secrets: Arc<dyn SecretsProvider>,
+    /// Other Rider settings (`browser` and the run-folder variable are filled in).
+    pub rider: RiderOptions,
+}
+
+impl Default for RunToolOptions {
+    fn default() -> Self {
+        RunToolOptions {
+            browser: Arc::new(SharedBrowser::new(BrowserConfig::default())),
+            run_dir: None,
+            journal: None,
+            secrets: Arc::new(EnvSecrets),
+            rider: RiderOptions::default(),
+        }
+    }
+}
+
+impl RunToolOptions {
+    /// Options with a headed (`headed: true`) or headless browser.
+    pub fn headed(headed: bool) -> RunToolOptions {
+        let config = BrowserConfig {
+            headless: !headed,
+            ..BrowserConfig::default()
+        };
+        RunToolOptions {
+            browser: Arc::new(SharedBrowser::new(config)),
+            ..RunToolOptions::default()
+        }
+    }
+}
+
+/// A finished [`run_tool`].
+#[derive(Debug, Clone)]
+pub struct ToolRun {
+    /// The run id in the journal.
+    pub run_id: String,
+    /// The tool's output, validated against its contract.
+    pub output: Value,
+    /// The replay report (steps, times, winning selectors).
+    pub report: Option<ReplayReport>,
+    /// The call's folder of screenshots and `report.json`, when a run dir was given.
+    pub call_dir: Option<PathBuf>,
+}
+
+/// Runs `file` once through the Rider with `inputs` given as `name=value` arguments
+/// (`name=secret.NAME` for secret inputs), and returns its typed output and report.
+pub async fn run_tool(
+    file: &ToolFile,
+    inputs: &[String],
+    options: RunToolOptions,
+) -> Result<ToolRun, RunToolError> {
+    let contract = file.contract.clone();
+    let reference = contract.reference();
+    let spec = one_step_flow(file)?;
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(BrowserTool::factory(file.clone()))
+        .map_err(|e| RunToolError::Prepare(e.to_string()))?;
+    let contracts = registry
+        .contract_registry()
+        .map_err(|e| RunToolError::Prepare(e.to_string()))?;
+    let plan = compile(&spec, &contracts).map_err(|e| RunToolError::Prepare(e.to_string()))?;
+    let bound = parse_input_args(&plan, inputs).map_err(|e| RunToolError::Input(e.to_string()))?;
+
+    let (journal, _journal_dir) = match options.journal {
+        Some(journal) => (journal, None),
+        None => {
+            let dir = tempfile::tempdir().map_err(|e| RunToolError::Prepare(e.to_string()))?;
+            let journal = Journal::open(dir.path().join("journal.sqlite"))
+                .map_err(|e| RunToolError::Prepare(e.to_string()))?;
+            (Arc::new(journal), Some(dir))
+        }
+    };
+    let mut rider_options = options.rider;
+    rider_options.browser = Some(options.browser.clone());
+    if let Some(dir) = &options.run_dir {
+        rider_options
+            .env
+            .insert(RUN_DIR_ENV.to_string(), dir.display().to_string());
+    }
+    let rider = Rider::new(registry, journal, options.secrets, rider_options)
+        .map_err(|e| RunToolError::Prepare(e.to_string()))?;
+    tracing::debug!(target: "browserflow::timing", "rider ready");
+    let outcome = rider.run(&plan, bound).await;
+    tracing::debug!(target: "browserflow::timing", "rider finished");
+    let folder = |run_id: &str| {
+        options
+            .run_dir
+            .as_ref()
+            .map(|dir| call_dir(dir, &reference, &idempotency_key(run_id, STEP_ID)))
+    };
+    match outcome {
+        Ok(outcome) => {
+            let key = idempotency_key(&outcome.run_id, STEP_ID);
+            Ok(ToolRun {
+                report: options.browser.take_report(&key),
+                call_dir: folder(&outcome.run_id),
+                run_id: outcome.run_id,
+                output: outcome.output,
+            })
+        }
+        Err(failure) => {
+            let report = failure
+                .run_id
+                .as_ref()
+                .and_then(|run_id| {
+                    options
+                        .browser
+                        .take_report(&idempotency_key(run_id, STEP_ID))
+                })
+                .map(Box::new);
+            Err(RunToolError::Run {
+                failure: Box::new(failure),
+                report,
+            })
+        }
+    }
+}
+
+/// The flow `{inputs of the tool} → run: TOOL → output`.
+fn one_step_flow(file: &ToolFile) -> Result<FlowSpec, RunToolError> {
+    let contract = &file.contract;
+    let inputs: Vec<Value> = contract
+        .inputs()
+        .iter()
+        .map(|decl| {
+            json!({ "name": decl.name, "schema": decl.schema.to_json(), "secret": decl.secret })
+        })
+        .collect();
+    let with: serde_json::Map<String, Value> = contract
+        .inputs()
+        .iter()
+        .map(|decl| {
+            (
+                decl.name.clone(),
+                json!({ "from": format!("input.{}", decl.name) }),
+            )
+        })
+        .collect();
+    let reference = contract.reference();
+    let spec = json!({
+        "name": "bflow-run",
+        "version": contract.version().to_string(),
+        "description": format!("bflow run {reference}"),
+        "inputs": inputs,
+        "requires": [{ "ref": reference, "contract_digest": contract.contract_digest().to_string() }],
+        "steps": [{ "id": STEP_ID, "uses": reference, "with": with }],
+        "output": { "from": format!("steps.{STEP_ID}.output") },
+    });
+    FlowSpec::from_json(&spec).map_err(|e| RunToolError::Prepare(e.to_string()))
+}
+
+/// What the demo did.
+#[derive(Debug, Clone)]
+pub struct DemoOutcome {
+    /// The typed output of `search-price@1.2.0`.
+    pub output: Value,
+    /// The replay report.
+    pub report: Option<ReplayReport>,
+    /// The folder with one screenshot (and thumbnail) per step and `report.json`.
+    pub screenshots: PathBuf,
+    /// Where the shop was served during the demo.
+    pub shop_origin: String,
+}
+
+/// The demo: serves the embedded shop on a free port of 127.0.0.1, replays the shipped
+/// `search-price@1.2.0` for `query` through the Rider (headless unless `browser` says
+/// otherwise), and writes the screenshots under `out_dir`.
+pub async fn demo(
+    query: &str,
+    out_dir: &Path,
+    browser: Arc<SharedBrowser>,
+) -> Result<DemoOutcome, RunToolError> {
+    let shop = FixtureServer::shop().map_err(RunToolError::Serve)?;
+    let origin = shop.origin();
+    let tool = search_price()?.rebase_to(&origin);
+    let options = RunToolOptions {
+        browser,
+        run_dir: Some(out_dir.to_path_buf()),
+        ..RunToolOptions::default()
+    };
+    let inputs: BTreeMap<&str, &str> = [("query", query)].into();
+    let args: Vec<String> = inputs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let run = run_tool(&tool, &args, options).await?;
+    Ok(DemoOutcome {
+        output: run.output,
+        report: run.report,
+        screenshots: run.call_dir.unwrap_or_else(|| out_dir.to_path_buf()),
+        shop_origin: origin,
+    })
+}

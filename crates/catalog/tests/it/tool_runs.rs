@@ -1,0 +1,232 @@
+//! Browser tools in the Rider: `run_tool` on the shipped search-price recording, the demo,
+//! the pinned contract digest, secret inputs, and the run folder.
+
+use std::sync::Arc;
+
+use browserflow_shop::FixtureServer;
+use browserflow_catalog::run_tool::{RunToolOptions, demo, run_tool, search_price};
+use browserflow_steps::SelectorKind;
+use browserflow_steps::ToolFile;
+use browserflow_cdp::BrowserConfig;
+use browserflow_replay::{SharedBrowser, StepStatus};
+use browserflow_rider::MapSecrets;
+use serde_json::{Value, json};
+
+fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn shipped_recording_has_the_pinned_contract_digest() {
+    let tool = search_price().expect("the shipped recording parses");
+    let flow: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("recordings/daily-price-watch.flow.json"))
+            .expect("the flow file"),
+    )
+    .expect("flow JSON");
+    let pin = flow["requires"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["ref"] == "search-price@1.2.0"))
+        .map(|r| r["contract_digest"].clone())
+        .expect("the flow pins search-price@1.2.0");
+    assert_eq!(json!(tool.contract.contract_digest().to_string()), pin);
+    assert_eq!(tool.origin(), Some("http://127.0.0.1:4780"));
+    // The file on disk is the embedded one, in its stable pretty form.
+    let on_disk = std::fs::read_to_string(repo_root().join("recordings/search-price@1.2.0.json"))
+        .expect("recording on disk");
+    assert_eq!(ToolFile::from_json_str(&on_disk).expect("parses"), tool);
+}
+
+#[test]
+fn rebase_moves_every_absolute_url_and_keeps_patterns() {
+    let tool = search_price()
+        .expect("parses")
+        .rebase_to("http://127.0.0.1:9999");
+    let text = tool.to_json_pretty();
+    assert!(!text.contains("127.0.0.1:4780"), "{text}");
+    assert!(text.contains("\"http://127.0.0.1:9999/index.html\""));
+    assert!(text.contains("*/search.html?q=*"));
+    assert_eq!(tool.origin(), Some("http://127.0.0.1:9999"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_tool_returns_typed_output_report_and_run_folder() {
+    let shop = FixtureServer::shop().expect("shop");
+    let tool = search_price().expect("parses").rebase_to(&shop.origin());
+    let run_dir = tempfile::tempdir().expect("tempdir");
+    let browser = Arc::new(SharedBrowser::new(BrowserConfig::default()));
+    let options = RunToolOptions {
+        browser: browser.clone(),
+        run_dir: Some(run_dir.path().to_path_buf()),
+        ..RunToolOptions::default()
+    };
+    let run = run_tool(&tool, &["query=keyboard".to_string()], options)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        run.output,
+        json!({ "name": "Mechanical Keyboard", "price": 89.99, "currency": "USD" })
+    );
+    let report = run.report.expect("a report");
+    assert_eq!(report.steps.len(), 6);
+    assert!(report.steps.iter().all(|s| s.status == StepStatus::Passed));
+    assert_eq!(
+        report.steps[1].selector.as_ref().map(|w| w.kind),
+        Some(SelectorKind::TestId)
+    );
+    let folder = run.call_dir.expect("a call folder");
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(folder.join("report.json")).expect("report.json"),
+    )
+    .expect("report JSON");
+    assert_eq!(written["status"], "passed");
+    assert_eq!(written["tool"], "search-price@1.2.0");
+    let steps = written["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 6);
+    for step in steps {
+        assert_eq!(step["status"], "passed");
+        assert!(step["duration_ms"].as_f64().is_some());
+        for key in ["screenshot", "thumbnail"] {
+            let name = step[key].as_str().expect("file name");
+            let png = std::fs::read(folder.join(name)).expect("png written");
+            assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        }
+    }
+    assert_eq!(steps[1]["selector"]["kind"], "test_id");
+
+    // A second run reuses the launched browser.
+    let pid = browser.current().await.and_then(|b| b.pid());
+    let again = run_tool(
+        &tool,
+        &["query=mouse".to_string()],
+        RunToolOptions {
+            browser: browser.clone(),
+            ..RunToolOptions::default()
+        },
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.output["name"], "Wireless Mouse");
+    assert_eq!(browser.current().await.and_then(|b| b.pid()), pid);
+
+    // Bad inputs are refused before the browser does anything.
+    let err = run_tool(
+        &tool,
+        &["nope=1".to_string()],
+        RunToolOptions {
+            browser: browser.clone(),
+            ..RunToolOptions::default()
+        },
+    )
+    .await
+    .expect_err("unknown input");
+    assert!(err.to_string().contains("nope"), "{err}");
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_serves_the_shop_and_writes_screenshots() {
+    let out = tempfile::tempdir().expect("tempdir");
+    let browser = Arc::new(SharedBrowser::new(BrowserConfig::default()));
+    let done = demo("desk", out.path(), browser.clone())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        done.output,
+        json!({ "name": "Standing Desk", "price": 1299.0, "currency": "USD" })
+    );
+    assert!(done.screenshots.starts_with(out.path()));
+    let pngs = std::fs::read_dir(&done.screenshots)
+        .expect("folder")
+        .filter(|e| {
+            e.as_ref()
+                .map(|e| e.file_name().to_string_lossy().ends_with(".png"))
+                .unwrap_or(false)
+        })
+        .count();
+    assert_eq!(pngs, 12, "6 screenshots and 6 thumbnails");
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secret_inputs_are_resolved_late_and_never_written() {
+    let shop = FixtureServer::shop().expect("shop");
+    const SECRET: &str = "hunter2-very-secret";
+    let tool = ToolFile::from_json_str(
+        &json!({
+            "contract": {
+                "name": "type-secret", "version": "1.0.0", "kind": "browser", "description": "",
+                "inputs": [{ "name": "token", "schema": { "type": "string" }, "secret": true }],
+                "output": { "type": "object", "properties": { "typed": { "type": "string" } }, "required": [], "additionalProperties": false },
+                "capabilities": ["browser", "secrets"]
+            },
+            "steps": [
+                { "type": "navigate", "url": shop.url("/index.html") },
+                { "type": "fill", "value": "{{token}}", "selector": { "candidates": [{ "kind": "test_id", "value": "search-input" }] } },
+                { "type": "assert", "value_equals": "{{token}}", "selector": { "candidates": [{ "kind": "test_id", "value": "search-input" }] } },
+                { "type": "assert", "text_equals": "never there", "timeout_ms": 300, "selector": { "candidates": [{ "kind": "test_id", "value": "service-status" }] } }
+            ]
+        })
+        .to_string(),
+    )
+    .expect("tool parses");
+    let run_dir = tempfile::tempdir().expect("tempdir");
+    let options = RunToolOptions {
+        run_dir: Some(run_dir.path().to_path_buf()),
+        secrets: Arc::new(MapSecrets::new().with("API_TOKEN", SECRET)),
+        ..RunToolOptions::default()
+    };
+    let browser = options.browser.clone();
+    // A plain value for a secret slot is refused.
+    let refused = run_tool(&tool, &[format!("token={SECRET}")], options.clone()).await;
+    assert!(refused.is_err());
+    assert!(
+        !refused
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+            .contains(SECRET)
+    );
+    let err = run_tool(&tool, &["token=secret.API_TOKEN".to_string()], options)
+        .await
+        .expect_err("the last assert fails");
+    let message = err.to_string();
+    assert!(message.contains("never there"), "{message}");
+    assert!(!message.contains(SECRET));
+    // The secret reached the page (the value assert passed), and no file mentions it.
+    let mut files = 0;
+    for entry in walk(run_dir.path()) {
+        files += 1;
+        let bytes = std::fs::read(&entry).expect("read");
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(SECRET),
+            "{} leaks the secret",
+            entry.display()
+        );
+    }
+    assert!(files >= 4, "report and screenshots written");
+    let report = walk(run_dir.path())
+        .into_iter()
+        .find(|p| p.ends_with("report.json"))
+        .expect("report.json");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(report).expect("read")).expect("json");
+    assert_eq!(report["status"], "failed");
+    assert_eq!(report["steps"][2]["status"], "passed");
+    assert_eq!(report["steps"][3]["status"], "failed");
+    browser.close().await;
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

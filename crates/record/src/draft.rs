@@ -1,0 +1,796 @@
+//! A finished recording being edited: remove and move steps, mark inputs and outputs, then
+//! build the tool file (contract checked by the contract rules, steps by the step rules).
+
+use browserflow_contract::ToolContract;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::model_assist::ModelCall;
+use super::{MAIN_PAGE, PickedElement, RecordError, RecordedStep};
+use browserflow_steps::{
+    ExtractSource, ExtractStep, OutputKind, Selector, SelectorCandidate, SelectorKind, Step,
+    SwitchPageStep,
+};
+use browserflow_steps::{ORIGIN_KEY, ToolFile};
+
+/// A recording: its steps and marks, editable, serializable (the app keeps it as JSON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Draft {
+    /// The page the recording started on.
+    pub start_url: String,
+    /// The emulated viewport, when one was set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewport: Option<(u32, u32)>,
+    /// When the recording started (RFC 3339, UTC).
+    pub recorded_at: String,
+    /// The steps, in replay order.
+    pub steps: Vec<RecordedStep>,
+    /// Input slots: marked fills and the automatic secret inputs of password fields.
+    #[serde(default)]
+    pub inputs: Vec<InputMark>,
+    /// The tool description (set by hand or from a model suggestion).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A tool name suggested by the model, if asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested_name: Option<String>,
+    /// Every model-assistance call made for this recording.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_calls: Vec<ModelCall>,
+}
+
+/// The JSON type of an input slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputType {
+    /// Text.
+    #[default]
+    String,
+    /// Any number.
+    Number,
+    /// A whole number.
+    Integer,
+    /// `true` / `false`.
+    Boolean,
+}
+
+impl InputType {
+    /// The JSON-Schema type name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputType::String => "string",
+            InputType::Number => "number",
+            InputType::Integer => "integer",
+            InputType::Boolean => "boolean",
+        }
+    }
+
+    /// Parses `string`, `number`, `integer` or `boolean`.
+    pub fn parse(text: &str) -> Option<InputType> {
+        match text {
+            "string" => Some(InputType::String),
+            "number" => Some(InputType::Number),
+            "integer" => Some(InputType::Integer),
+            "boolean" => Some(InputType::Boolean),
+            _ => None,
+        }
+    }
+
+    fn coerce(self, text: &str) -> Option<Value> {
+        match self {
+            InputType::String => Some(Value::String(text.to_string())),
+            InputType::Number => text
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number),
+            InputType::Integer => text.trim().parse::<i64>().ok().map(Value::from),
+            InputType::Boolean => match text.trim() {
+                "true" | "on" | "yes" | "1" => Some(Value::Bool(true)),
+                "false" | "off" | "no" | "0" => Some(Value::Bool(false)),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// An input slot: a recorded value replaced by `{{name}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputMark {
+    /// The slot name (letters, digits, `_`, `-`; starts with a letter or `_`).
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type", default)]
+    pub kind: InputType,
+    /// The default value; [`Draft::mark_input`] uses the recorded value when `None`. Always
+    /// `None` for secret slots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+    /// A secret slot (password fields): no default, the value is never stored.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secret: bool,
+    /// What the slot is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+impl InputMark {
+    /// A string slot whose default is the recorded value.
+    pub fn string(name: impl Into<String>) -> Self {
+        Self::typed(name, InputType::String)
+    }
+
+    /// A slot of `kind` whose default is the recorded value.
+    pub fn typed(name: impl Into<String>, kind: InputType) -> Self {
+        Self {
+            name: name.into(),
+            kind,
+            default: None,
+            secret: false,
+            description: None,
+        }
+    }
+
+    /// A secret string slot.
+    pub fn secret(name: impl Into<String>) -> Self {
+        Self {
+            secret: true,
+            ..Self::string(name)
+        }
+    }
+}
+
+/// An output field: an extract step reading an element into a typed value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputMark {
+    /// The output field name.
+    pub name: String,
+    /// The element to read.
+    pub selector: Selector,
+    /// What to read.
+    #[serde(default)]
+    pub from: ExtractSource,
+    /// The attribute, when `from` is `attribute`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<String>,
+    /// The type of the field.
+    #[serde(default)]
+    pub kind: OutputKind,
+    /// Also output the currency of a price into this field (needs `kind: number`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency_field: Option<String>,
+    /// The page the element is on; a `switch_page` is added when it is not the current one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<String>,
+    /// Insert before this step (0-based); at the end when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<usize>,
+    /// What the field is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+impl OutputMark {
+    /// An output read from the text of the element a CSS selector finds.
+    pub fn css(name: impl Into<String>, css: impl Into<String>, kind: OutputKind) -> Self {
+        Self::with_selector(name, Selector::new([SelectorCandidate::css(css)]), kind)
+    }
+
+    /// An output read from the text of an element found by `selector`.
+    pub fn with_selector(name: impl Into<String>, selector: Selector, kind: OutputKind) -> Self {
+        Self {
+            name: name.into(),
+            selector,
+            from: ExtractSource::Text,
+            attribute: None,
+            kind,
+            currency_field: None,
+            page: None,
+            position: None,
+            description: None,
+        }
+    }
+
+    /// An output read from a picked element: its value for form controls, its text otherwise.
+    pub fn picked(name: impl Into<String>, picked: &PickedElement, kind: OutputKind) -> Self {
+        Self {
+            from: if picked.value.is_some() {
+                ExtractSource::Value
+            } else {
+                ExtractSource::Text
+            },
+            page: Some(picked.page.clone()),
+            ..Self::with_selector(name, picked.selector.clone(), kind)
+        }
+    }
+}
+
+/// True for names usable as `{{name}}` and as contract slot / output field names.
+pub(crate) fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn reference(name: &str) -> String {
+    format!("{{{{{name}}}}}")
+}
+
+/// The `{{name}}` references in `text`.
+fn references(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("{{") {
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("}}") else { break };
+        out.push(after[..close].trim().to_string());
+        rest = &after[close + 2..];
+    }
+    out
+}
+
+fn step_references(step: &Step) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_references(&serde_json::to_value(step).unwrap_or(Value::Null), &mut out);
+    out
+}
+
+fn collect_references(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.extend(references(s)),
+        Value::Array(items) => items.iter().for_each(|v| collect_references(v, out)),
+        Value::Object(map) => map.values().for_each(|v| collect_references(v, out)),
+        _ => {}
+    }
+}
+
+impl Draft {
+    /// The index of the fill step a person means by `selector` (as typed, e.g. `#search` or
+    /// `[data-testid=q]`): the first fill sharing a candidate with `live` (the candidates the
+    /// live page gives that selector), else the first fill with a candidate `selector` names.
+    pub fn fill_step_for(
+        &self,
+        selector: &str,
+        live: &[SelectorCandidate],
+    ) -> Result<usize, RecordError> {
+        let fills: Vec<(usize, &[SelectorCandidate])> = self
+            .steps
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match &s.step {
+                Step::Fill(f) => Some((i, f.selector.candidates.as_slice())),
+                _ => None,
+            })
+            .collect();
+        let found = fills
+            .iter()
+            .find(|(_, cs)| cs.iter().any(|c| live.contains(c)))
+            .or_else(|| {
+                fills
+                    .iter()
+                    .find(|(_, cs)| cs.iter().any(|c| names_candidate(selector, c)))
+            });
+        if let Some((i, _)) = found {
+            return Ok(*i);
+        }
+        let listed: Vec<String> = fills
+            .iter()
+            .map(|(i, cs)| {
+                let best = cs.first().map(|c| c.describe()).unwrap_or_default();
+                format!("step {}: {best}", i + 1)
+            })
+            .collect();
+        Err(RecordError::NoFill {
+            selector: selector.to_owned(),
+            fills: if listed.is_empty() {
+                "none".to_owned()
+            } else {
+                listed.join("; ")
+            },
+        })
+    }
+
+    /// An empty draft for a recording starting at `start_url` now.
+    pub fn new(start_url: impl Into<String>, viewport: Option<(u32, u32)>) -> Self {
+        Self {
+            start_url: start_url.into(),
+            viewport,
+            recorded_at: now_rfc3339(),
+            steps: Vec::new(),
+            inputs: Vec::new(),
+            description: None,
+            suggested_name: None,
+            model_calls: Vec::new(),
+        }
+    }
+
+    fn check_index(&self, index: usize) -> Result<(), RecordError> {
+        if index < self.steps.len() {
+            Ok(())
+        } else {
+            Err(RecordError::NoSuchStep {
+                index,
+                len: self.steps.len(),
+            })
+        }
+    }
+
+    /// Removes the step at `index` and returns it. Inputs no longer referenced by any step
+    /// are dropped with it.
+    pub fn remove_step(&mut self, index: usize) -> Result<RecordedStep, RecordError> {
+        self.check_index(index)?;
+        let removed = self.steps.remove(index);
+        let used = self.referenced_inputs();
+        self.inputs.retain(|i| used.contains(&i.name));
+        Ok(removed)
+    }
+
+    /// Moves the step at `from` so that it ends up at `to`.
+    pub fn move_step(&mut self, from: usize, to: usize) -> Result<(), RecordError> {
+        self.check_index(from)?;
+        self.check_index(to)?;
+        let step = self.steps.remove(from);
+        self.steps.insert(to, step);
+        Ok(())
+    }
+
+    /// Turns the value of the fill step at `step_index` into the input `mark.name`: the step's
+    /// value becomes `{{name}}` and, unless `mark.default` is given, the recorded value
+    /// (coerced to `mark.kind`) becomes the default. A password field's step is always a
+    /// secret slot without default. Marking a step again renames its input.
+    pub fn mark_input(&mut self, step_index: usize, mark: InputMark) -> Result<(), RecordError> {
+        self.check_index(step_index)?;
+        let mut mark = mark;
+        if !valid_name(&mark.name) {
+            return Err(RecordError::Name(format!(
+                "`{}` is not a valid input name (use letters, digits, `_` or `-`, starting with a letter)",
+                mark.name
+            )));
+        }
+        let recorded = &self.steps[step_index];
+        let Step::Fill(fill) = &recorded.step else {
+            return Err(RecordError::Mark {
+                index: step_index,
+                message: format!(
+                    "only a fill step can become an input, this is a {} step",
+                    recorded.step.kind()
+                ),
+            });
+        };
+        let previous = references(&fill.value);
+        if self.inputs.iter().any(|i| i.name == mark.name) && !previous.contains(&mark.name) {
+            return Err(RecordError::Name(format!(
+                "there is already an input named `{}`",
+                mark.name
+            )));
+        }
+        if recorded.secret {
+            mark.secret = true;
+        }
+        if mark.secret {
+            if mark.kind != InputType::String {
+                return Err(RecordError::Mark {
+                    index: step_index,
+                    message: "a secret input must be a string".into(),
+                });
+            }
+            mark.default = None;
+        } else if mark.default.is_none() {
+            let recorded_value = recorded
+                .recorded_value
+                .clone()
+                .unwrap_or_else(|| fill.value.clone());
+            mark.default =
+                Some(
+                    mark.kind
+                        .coerce(&recorded_value)
+                        .ok_or_else(|| RecordError::Mark {
+                            index: step_index,
+                            message: format!(
+                                "the recorded value {recorded_value:?} is not a {}",
+                                mark.kind.as_str()
+                            ),
+                        })?,
+                );
+        }
+        let name = mark.name.clone();
+        if let Step::Fill(fill) = &mut self.steps[step_index].step {
+            fill.value = reference(&name);
+        }
+        self.inputs.retain(|i| i.name != name);
+        let used = self.referenced_inputs();
+        self.inputs.retain(|i| used.contains(&i.name));
+        self.inputs.push(mark);
+        Ok(())
+    }
+
+    /// Adds an output: an extract step at `mark.position` (the end by default), preceded by a
+    /// `switch_page` when the element is on another page. Returns the extract step's index.
+    pub fn mark_output(&mut self, mark: OutputMark) -> Result<usize, RecordError> {
+        for name in std::iter::once(&mark.name).chain(mark.currency_field.as_ref()) {
+            if !valid_name(name) {
+                return Err(RecordError::Name(format!(
+                    "`{name}` is not a valid output name (use letters, digits, `_` or `-`, starting with a letter)"
+                )));
+            }
+            if self.output_fields().iter().any(|f| f == name) {
+                return Err(RecordError::Name(format!(
+                    "there is already an output named `{name}`"
+                )));
+            }
+        }
+        let position = mark.position.unwrap_or(self.steps.len());
+        if position > self.steps.len() {
+            return Err(RecordError::NoSuchStep {
+                index: position,
+                len: self.steps.len(),
+            });
+        }
+        let step = Step::Extract(ExtractStep {
+            label: Some(format!("Read {}", mark.name)),
+            selector: mark.selector.clone(),
+            from: mark.from,
+            attribute: mark.attribute.clone(),
+            field: mark.name.clone(),
+            kind: mark.kind,
+            currency_field: mark.currency_field.clone(),
+            timeout_ms: None,
+        });
+        step.validate().map_err(|message| RecordError::Mark {
+            index: position,
+            message,
+        })?;
+        let current = self.page_before(position);
+        let page = mark.page.clone().unwrap_or_else(|| current.clone());
+        let url = self
+            .steps
+            .get(position.saturating_sub(1))
+            .map(|s| s.url.clone())
+            .unwrap_or_else(|| self.start_url.clone());
+        let mut at = position;
+        if page != current {
+            self.steps.insert(at, switch_step(&page, &url));
+            at += 1;
+        }
+        let best = mark.selector.candidates.first().map(|c| c.describe());
+        self.steps.insert(
+            at,
+            RecordedStep {
+                step,
+                description: format!("Read {} into `{}`", mark.from.as_str(), mark.name),
+                target: best.clone(),
+                best_selector: best,
+                page: page.clone(),
+                url: url.clone(),
+                recorded_value: None,
+                secret: false,
+                thumbnail_png: None,
+                download: None,
+            },
+        );
+        if page != current && at + 1 < self.steps.len() {
+            // Later steps ran on the page that was current before: switch back.
+            self.steps.insert(at + 1, switch_step(&current, &url));
+        }
+        Ok(at)
+    }
+
+    /// The page the step at `position` would run on.
+    fn page_before(&self, position: usize) -> String {
+        self.steps[..position]
+            .iter()
+            .rev()
+            .find_map(|s| match &s.step {
+                Step::SwitchPage(sw) => Some(sw.page.clone()),
+                Step::Click(c) if c.opens_popup.is_some() => c.opens_popup.clone(),
+                Step::KeyPress(k) if k.opens_popup.is_some() => k.opens_popup.clone(),
+                _ => None,
+            })
+            .unwrap_or_else(|| MAIN_PAGE.to_string())
+    }
+
+    /// Output field names of the extract steps (currency fields included).
+    pub fn output_fields(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for s in &self.steps {
+            if let Step::Extract(e) = &s.step {
+                out.push(e.field.clone());
+                out.extend(e.currency_field.clone());
+            }
+        }
+        out
+    }
+
+    fn referenced_inputs(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .steps
+            .iter()
+            .flat_map(|s| step_references(&s.step))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// The steps alone, as the tool file stores them.
+    pub fn tool_steps(&self) -> Vec<Step> {
+        self.steps.iter().map(|s| s.step.clone()).collect()
+    }
+
+    /// Builds the browser tool: the contract (inputs from the marks, the output object from
+    /// the extract steps, `browser` plus `secrets` when a slot is secret), the steps, and the
+    /// recording metadata (start URL, origin, time, model calls). Checked like a tool file read
+    /// from disk.
+    pub fn into_tool_file(
+        self,
+        name: &str,
+        version: &str,
+        description: Option<&str>,
+    ) -> Result<ToolFile, RecordError> {
+        let used = self.referenced_inputs();
+        if let Some(missing) = used
+            .iter()
+            .find(|n| !self.inputs.iter().any(|i| &i.name == *n))
+        {
+            return Err(RecordError::InvalidTool(format!(
+                "a step references the input `{missing}`, which is not marked as an input"
+            )));
+        }
+        let inputs: Vec<Value> = self
+            .inputs
+            .iter()
+            .filter(|i| used.contains(&i.name))
+            .map(|i| {
+                let mut schema = json!({ "type": i.kind.as_str() });
+                if let Some(default) = i.default.as_ref().filter(|_| !i.secret) {
+                    schema["default"] = default.clone();
+                }
+                if let Some(d) = &i.description {
+                    schema["description"] = json!(d);
+                }
+                json!({ "name": i.name, "schema": schema, "secret": i.secret })
+            })
+            .collect();
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for s in &self.steps {
+            if let Step::Extract(e) = &s.step {
+                let kind = match e.kind {
+                    OutputKind::String => "string",
+                    OutputKind::Number => "number",
+                    OutputKind::Integer => "integer",
+                    OutputKind::Boolean => "boolean",
+                };
+                properties.insert(e.field.clone(), json!({ "type": kind }));
+                required.push(e.field.clone());
+                if let Some(c) = &e.currency_field {
+                    properties.insert(c.clone(), json!({ "type": "string" }));
+                    required.push(c.clone());
+                }
+            }
+        }
+        let secret = self
+            .inputs
+            .iter()
+            .any(|i| i.secret && used.contains(&i.name));
+        let mut capabilities = vec!["browser"];
+        if secret {
+            capabilities.push("secrets");
+        }
+        let description = description
+            .map(str::to_string)
+            .or_else(|| self.description.clone())
+            .unwrap_or_else(|| format!("Recorded browser journey starting at {}", self.start_url));
+        let contract = json!({
+            "name": name,
+            "version": version,
+            "kind": "browser",
+            "description": description,
+            "inputs": inputs,
+            "output": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+            },
+            "capabilities": capabilities,
+        });
+        let contract = ToolContract::from_json(&contract)
+            .map_err(|problems| RecordError::InvalidTool(problems.to_string()))?;
+        let mut metadata = Map::new();
+        if let Some(origin) = origin_of(&self.start_url) {
+            metadata.insert(ORIGIN_KEY.into(), json!(origin));
+        }
+        metadata.insert("recorded_with".into(), json!("browserflow recorder"));
+        metadata.insert("recorded_at".into(), json!(self.recorded_at));
+        metadata.insert("start_url".into(), json!(self.start_url));
+        if let Some((w, h)) = self.viewport {
+            metadata.insert("viewport".into(), json!({ "width": w, "height": h }));
+        }
+        if !self.model_calls.is_empty() {
+            metadata.insert(
+                "model_calls".into(),
+                serde_json::to_value(&self.model_calls).unwrap_or(Value::Null),
+            );
+        }
+        let file = ToolFile {
+            contract,
+            steps: self.tool_steps(),
+            metadata,
+        };
+        // The same checks as reading the file back from disk.
+        ToolFile::from_json_str(&file.to_json_pretty())
+            .map_err(|e| RecordError::InvalidTool(e.to_string()))
+    }
+}
+
+fn switch_step(page: &str, url: &str) -> RecordedStep {
+    RecordedStep {
+        step: Step::SwitchPage(SwitchPageStep {
+            label: None,
+            page: page.to_string(),
+        }),
+        description: format!("Switch to the {page} page"),
+        target: None,
+        best_selector: None,
+        page: page.to_string(),
+        url: url.to_string(),
+        recorded_value: None,
+        secret: false,
+        thumbnail_png: None,
+        download: None,
+    }
+}
+
+/// `scheme://host[:port]` of an absolute http(s) URL.
+pub(crate) fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    Some(format!("{scheme}://{}", &rest[..end]))
+}
+
+/// The current time as `2026-11-30T05:21:55Z`.
+pub(crate) fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Whether `selector` (as a person typed it) names `candidate`.
+fn names_candidate(selector: &str, candidate: &SelectorCandidate) -> bool {
+    let v = candidate.value.as_str();
+    match candidate.kind {
+        SelectorKind::Css | SelectorKind::Xpath => selector == v,
+        SelectorKind::Id => selector == v || selector == format!("#{v}"),
+        SelectorKind::TestId => {
+            selector == v
+                || selector == format!("[data-testid={v}]")
+                || selector == format!("[data-testid=\"{v}\"]")
+        }
+        SelectorKind::Label | SelectorKind::Placeholder | SelectorKind::Text => selector == v,
+        SelectorKind::Role | SelectorKind::AccessibleName => {
+            candidate.name.as_deref() == Some(selector)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use browserflow_steps::FillStep;
+
+    fn fill(value: &str, secret: bool) -> RecordedStep {
+        RecordedStep {
+            step: Step::Fill(FillStep {
+                label: None,
+                selector: Selector::new([SelectorCandidate::test_id("q")]),
+                value: if secret {
+                    "{{password}}".into()
+                } else {
+                    value.into()
+                },
+                timeout_ms: None,
+            }),
+            description: "Fill".into(),
+            target: None,
+            best_selector: None,
+            page: MAIN_PAGE.into(),
+            url: "http://127.0.0.1:1/".into(),
+            recorded_value: (!secret).then(|| value.to_string()),
+            secret,
+            thumbnail_png: None,
+            download: None,
+        }
+    }
+
+    fn draft() -> Draft {
+        let mut d = Draft::new("http://127.0.0.1:1/index.html", None);
+        d.steps.push(fill("keyboard", false));
+        d.steps.push(fill("", true));
+        d.inputs.push(InputMark::secret("password"));
+        d
+    }
+
+    #[test]
+    fn marking_an_input_uses_the_recorded_value_as_default() {
+        let mut d = draft();
+        d.mark_input(0, InputMark::string("query")).unwrap();
+        let Step::Fill(f) = &d.steps[0].step else {
+            panic!()
+        };
+        assert_eq!(f.value, "{{query}}");
+        let tool = d.into_tool_file("t", "1.0.0", None).unwrap();
+        let inputs = tool.contract.to_json()["inputs"].clone();
+        assert_eq!(inputs[0]["name"], "password");
+        assert_eq!(inputs[0]["secret"], true);
+        assert!(inputs[0]["schema"].get("default").is_none());
+        assert_eq!(inputs[1]["schema"]["default"], "keyboard");
+        assert_eq!(
+            tool.contract.to_json()["capabilities"],
+            json!(["browser", "secrets"])
+        );
+    }
+
+    #[test]
+    fn bad_marks_are_clear_errors() {
+        let mut d = draft();
+        let err = d.mark_input(5, InputMark::string("q")).unwrap_err();
+        assert!(err.to_string().contains("no step 6"), "{err}");
+        let err = d.mark_input(0, InputMark::string("9x")).unwrap_err();
+        assert!(err.to_string().contains("not a valid input name"), "{err}");
+        let err = d
+            .mark_input(0, InputMark::typed("n", InputType::Number))
+            .unwrap_err();
+        assert!(err.to_string().contains("is not a number"), "{err}");
+        d.mark_output(OutputMark::css("price", "#p", OutputKind::Number))
+            .unwrap();
+        let err = d
+            .mark_output(OutputMark::css("price", "#p", OutputKind::Number))
+            .unwrap_err();
+        assert!(err.to_string().contains("already an output"), "{err}");
+    }
+
+    #[test]
+    fn removing_a_step_drops_its_input_and_moving_keeps_all() {
+        let mut d = draft();
+        d.move_step(1, 0).unwrap();
+        assert!(d.steps[0].secret);
+        d.remove_step(0).unwrap();
+        assert!(d.inputs.is_empty());
+        assert!(d.move_step(0, 3).is_err());
+    }
+
+    #[test]
+    fn time_and_origin_formats() {
+        assert_eq!(
+            origin_of("http://127.0.0.1:4780/a?b").as_deref(),
+            Some("http://127.0.0.1:4780")
+        );
+        assert_eq!(origin_of("about:blank"), None);
+        let now = now_rfc3339();
+        assert_eq!(now.len(), 20, "{now}");
+        assert!(now.starts_with("20"), "{now}");
+    }
+}

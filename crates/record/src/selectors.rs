@@ -1,0 +1,250 @@
+//! Ranking the candidates the recorder script found for an element (DESIGN.md §5): by kind
+//! (test id, role+name, label, placeholder, text, id, CSS, XPath), stable before unstable, and
+//! only candidates that matched exactly the target in the live page. A candidate that matched
+//! several elements is never kept: replay needs exactly one match.
+
+use serde::Deserialize;
+
+use browserflow_steps::{FrameSelector, Selector, SelectorCandidate, SelectorKind, Step};
+
+/// A candidate as checked in the page by `recorder.js`.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct RawCandidate {
+    pub kind: SelectorKind,
+    pub value: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub shadow: Vec<String>,
+    /// How many elements it matched when the step was recorded.
+    #[serde(default)]
+    pub count: u32,
+    /// Whether the recorded element was among them.
+    #[serde(default)]
+    pub target: bool,
+    /// Built on a generated id, a hashed class or a long `nth` chain.
+    #[serde(default)]
+    pub unstable: bool,
+}
+
+fn kind_rank(kind: SelectorKind) -> u8 {
+    match kind {
+        SelectorKind::TestId => 0,
+        SelectorKind::Role => 1,
+        SelectorKind::Label => 2,
+        SelectorKind::Placeholder => 3,
+        SelectorKind::Text => 4,
+        SelectorKind::AccessibleName => 5,
+        SelectorKind::Id => 6,
+        SelectorKind::Css => 7,
+        SelectorKind::Xpath => 8,
+    }
+}
+
+/// Keeps the candidates that found exactly the target, best first: stable ones by kind, then
+/// unstable ones by kind. Duplicates are dropped.
+pub(crate) fn rank(raw: Vec<RawCandidate>) -> Vec<SelectorCandidate> {
+    let mut kept: Vec<RawCandidate> = raw
+        .into_iter()
+        .filter(|c| c.target && c.count == 1 && !c.value.trim().is_empty())
+        .collect();
+    kept.sort_by_key(|c| (c.unstable, kind_rank(c.kind)));
+    let mut out: Vec<SelectorCandidate> = Vec::new();
+    for c in kept {
+        let candidate = SelectorCandidate {
+            kind: c.kind,
+            value: c.value,
+            name: c.name.filter(|_| c.kind == SelectorKind::Role),
+            shadow: c.shadow,
+        };
+        if !out.contains(&candidate) {
+            out.push(candidate);
+        }
+    }
+    out
+}
+
+/// Adds `candidate` where its kind ranks (before the first candidate of a lower-ranked kind);
+/// returns its position (the existing one when it is already there).
+pub(crate) fn insert_ranked(
+    candidates: &mut Vec<SelectorCandidate>,
+    candidate: SelectorCandidate,
+) -> usize {
+    if let Some(at) = candidates.iter().position(|c| *c == candidate) {
+        return at;
+    }
+    let rank = kind_rank(candidate.kind);
+    let at = candidates
+        .iter()
+        .position(|c| kind_rank(c.kind) > rank)
+        .unwrap_or(candidates.len());
+    candidates.insert(at, candidate);
+    at
+}
+
+/// The selector of a step that acts on or reads an element.
+pub(crate) fn selector_mut(step: &mut Step) -> Option<&mut Selector> {
+    match step {
+        Step::Click(s) => Some(&mut s.selector),
+        Step::Fill(s) => Some(&mut s.selector),
+        Step::KeyPress(s) => s.selector.as_mut(),
+        Step::Hover(s) => Some(&mut s.selector),
+        Step::Scroll(s) => s.selector.as_mut(),
+        Step::WaitForElement(s) => Some(&mut s.selector),
+        Step::Extract(s) => Some(&mut s.selector),
+        Step::Assert(s) => s.selector.as_mut(),
+        Step::Download(s) => Some(&mut s.selector),
+        Step::Upload(s) => Some(&mut s.selector),
+        _ => None,
+    }
+}
+
+/// The frame a recorder event came from.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct RawFrame {
+    #[serde(default)]
+    pub top: bool,
+    #[serde(default)]
+    pub url: String,
+    #[serde(default)]
+    pub name: String,
+}
+
+/// A stable identity for a child frame: its name when no other frame has it, else its URL,
+/// else both. `frames` are the (name, url) of every frame of the page.
+pub(crate) fn frame_identity(
+    frame: &RawFrame,
+    frames: &[(String, String)],
+) -> Option<FrameSelector> {
+    if frame.top {
+        return None;
+    }
+    let by_name = frames.iter().filter(|(n, _)| *n == frame.name).count();
+    let by_url = frames.iter().filter(|(_, u)| *u == frame.url).count();
+    if !frame.name.is_empty() && by_name <= 1 {
+        return Some(FrameSelector {
+            url: None,
+            name: Some(frame.name.clone()),
+            index_path: None,
+        });
+    }
+    if by_url <= 1 || frame.name.is_empty() {
+        return Some(FrameSelector {
+            url: Some(frame.url.clone()),
+            name: None,
+            index_path: None,
+        });
+    }
+    Some(FrameSelector {
+        url: Some(frame.url.clone()),
+        name: Some(frame.name.clone()),
+        index_path: None,
+    })
+}
+
+/// A selector from ranked candidates in a frame.
+pub(crate) fn selector(
+    candidates: Vec<SelectorCandidate>,
+    frame: Option<FrameSelector>,
+) -> Selector {
+    Selector { candidates, frame }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(
+        kind: SelectorKind,
+        value: &str,
+        count: u32,
+        target: bool,
+        unstable: bool,
+    ) -> RawCandidate {
+        RawCandidate {
+            kind,
+            value: value.into(),
+            name: None,
+            shadow: Vec::new(),
+            count,
+            target,
+            unstable,
+        }
+    }
+
+    #[test]
+    fn generated_ids_rank_below_role_and_text_and_non_unique_ones_are_dropped() {
+        let ranked = rank(vec![
+            raw(SelectorKind::Id, "ember123", 1, true, true),
+            raw(SelectorKind::Css, "#ember123", 1, true, true),
+            raw(SelectorKind::Text, "Save", 1, true, false),
+            raw(SelectorKind::TestId, "save", 2, true, false),
+            raw(SelectorKind::Role, "button", 1, true, false),
+            raw(SelectorKind::Xpath, "/html/body/button", 1, true, false),
+            raw(SelectorKind::Label, "Other", 1, false, false),
+        ]);
+        let kinds: Vec<(SelectorKind, &str)> =
+            ranked.iter().map(|c| (c.kind, c.value.as_str())).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (SelectorKind::Role, "button"),
+                (SelectorKind::Text, "Save"),
+                (SelectorKind::Xpath, "/html/body/button"),
+                (SelectorKind::Id, "ember123"),
+                (SelectorKind::Css, "#ember123"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_suggested_candidate_goes_where_its_kind_ranks() {
+        let mut cs = vec![
+            SelectorCandidate::role("button", "Save"),
+            SelectorCandidate::css("#a > b"),
+        ];
+        assert_eq!(insert_ranked(&mut cs, SelectorCandidate::text("Save")), 1);
+        assert_eq!(
+            insert_ranked(&mut cs, SelectorCandidate::test_id("save")),
+            0
+        );
+        assert_eq!(insert_ranked(&mut cs, SelectorCandidate::text("Save")), 2);
+        assert_eq!(cs.len(), 4);
+    }
+
+    #[test]
+    fn frames_are_named_when_the_name_is_unique_else_by_url() {
+        let frames = vec![
+            ("".to_string(), "http://a/".to_string()),
+            ("promo".to_string(), "http://a/promo.html".to_string()),
+            ("".to_string(), "http://b/partner.html".to_string()),
+        ];
+        let promo = RawFrame {
+            top: false,
+            url: "http://a/promo.html".into(),
+            name: "promo".into(),
+        };
+        assert_eq!(
+            frame_identity(&promo, &frames).unwrap().name.as_deref(),
+            Some("promo")
+        );
+        let partner = RawFrame {
+            top: false,
+            url: "http://b/partner.html".into(),
+            name: String::new(),
+        };
+        let id = frame_identity(&partner, &frames).unwrap();
+        assert_eq!(id.url.as_deref(), Some("http://b/partner.html"));
+        assert!(id.name.is_none());
+        assert!(
+            frame_identity(
+                &RawFrame {
+                    top: true,
+                    ..partner
+                },
+                &frames
+            )
+            .is_none()
+        );
+    }
+}

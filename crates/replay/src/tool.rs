@@ -1,0 +1,527 @@
+//! Browser tools in the Rider: [`SharedBrowser`] is the `browser` capability (one Chromium,
+//! launched lazily on first use or connected to over CDP, relaunched after a crash), and
+//! [`BrowserTool`] replays a [`ToolFile`] as a rider [`Tool`], one fresh browser context per
+//! call.
+//!
+//! # Run folders
+//!
+//! When the run's environment (`RiderOptions::env`, read through `ctx.env()`) sets
+//! [`RUN_DIR_ENV`] (`BROWSERFLOW_RUN_DIR`), each call writes
+//! `<dir>/<name>@<version>-<idempotency key>/` with one PNG screenshot and one thumbnail per
+//! step and a `report.json` (see [`crate::run_dir`]). A retry of the same step overwrites
+//! the folder of the failed attempt: the folder shows the attempt whose outcome counted.
+//!
+//! # Failure classes
+//!
+//! The Rider retries `browser` steps on transient errors only. Transient: the browser crashed
+//! or the CDP connection dropped (the handle relaunches on the next attempt), a navigation
+//! that did not load in time, a browser that could not be started or reached. Terminal:
+//! every other step failure (no selector candidate actionable, an assertion or expected
+//! navigation that does not hold, an extracted value of the wrong type): the site or the
+//! recording changed, and replaying again would fail the same way.
+
+use std::sync::{Arc, Mutex, Weak};
+
+use browserflow_contract::ToolContract;
+use browserflow_rider::secrecy::ExposeSecret;
+use browserflow_rider::{BrowserCapability, SecretInput, Tool, ToolCtx, ToolError};
+use serde_json::{Map, Value};
+
+use browserflow_cdp::BrowserError;
+use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
+use crate::{ReplayError, ReplayOptions, ReplayReport, Replayer};
+use crate::run_dir::{self, Redactions};
+use browserflow_steps::ToolFile;
+
+/// The environment variable (in the run's env) naming the folder that receives per-step
+/// screenshots and `report.json`.
+pub const RUN_DIR_ENV: &str = "BROWSERFLOW_RUN_DIR";
+
+/// How many finished replay reports a [`SharedBrowser`] keeps for [`SharedBrowser::take_report`].
+const KEPT_REPORTS: usize = 64;
+
+/// The `browser` capability: one browser shared by every browser tool of a Rider.
+///
+/// Chromium is launched (or connected to, with `BrowserConfig::ws_endpoint`) on the first
+/// call that needs it; when it has crashed or the connection dropped, the next call starts a
+/// new one. Every call gets its own [`BrowserContext`].
+pub struct SharedBrowser {
+    config: BrowserConfig,
+    replay: ReplayOptions,
+    browser: tokio::sync::Mutex<Option<Arc<Browser>>>,
+    /// A context (with its page) opened ahead of the call that will take it.
+    spare: Mutex<Option<Spare>>,
+    /// Whether taking a context opens the next one in the background.
+    keep_spare: bool,
+    reports: Mutex<Vec<(String, ReplayReport)>>,
+}
+
+/// A browser context being opened (or opened) before anyone asked for it: creating one costs
+/// a renderer process start, hundreds of milliseconds a call would otherwise wait for.
+struct Spare {
+    /// The browser it belongs to (a relaunched browser makes it useless).
+    browser: Weak<Browser>,
+    task: tokio::task::JoinHandle<Result<BrowserContext, BrowserError>>,
+}
+
+impl std::fmt::Debug for SharedBrowser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedBrowser")
+            .field("config", &self.config)
+            .field("replay", &self.replay)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SharedBrowser {
+    /// A handle that launches (or connects) with `config` when first used.
+    pub fn new(config: BrowserConfig) -> SharedBrowser {
+        SharedBrowser {
+            config,
+            replay: ReplayOptions::default(),
+            browser: tokio::sync::Mutex::new(None),
+            spare: Mutex::new(None),
+            keep_spare: true,
+            reports: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether every context taken is replaced by a new one opened in the background
+    /// (default true: the next call, or the next of many concurrent calls, finds its context
+    /// ready). A one-call process (`bflow run`) turns it off: the spare would only compete
+    /// with its replay for the CPU.
+    pub fn with_spare_context(mut self, keep: bool) -> SharedBrowser {
+        self.keep_spare = keep;
+        self
+    }
+
+    /// Starts Chromium (or connects) now, in the background, and opens the first context, so
+    /// that the first call finds both ready. Call it first thing in a process that will
+    /// replay: the browser starts while the rest of the process gets ready. Needs a Tokio
+    /// runtime; errors are left for the first call to meet again.
+    pub fn prelaunch(self: &Arc<Self>) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let _ = this.browser_with_spare(true).await;
+        });
+    }
+
+    /// Replay settings for every call (screenshots are switched on per call when a run
+    /// folder is given).
+    pub fn with_replay_options(mut self, options: ReplayOptions) -> SharedBrowser {
+        self.replay = options;
+        self
+    }
+
+    /// The replay settings.
+    pub fn replay_options(&self) -> &ReplayOptions {
+        &self.replay
+    }
+
+    /// As the Rider's `browser` capability.
+    pub fn into_capability(self) -> Arc<dyn BrowserCapability> {
+        Arc::new(self)
+    }
+
+    /// The running browser, launching (or reconnecting) when there is none or the last one
+    /// is gone.
+    pub async fn browser(&self) -> Result<Arc<Browser>, BrowserError> {
+        self.browser_with_spare(false).await
+    }
+
+    /// [`Self::browser`]; a browser launched now also starts opening a spare context when
+    /// `spare` is set, before anyone else can ask for a context.
+    async fn browser_with_spare(&self, spare: bool) -> Result<Arc<Browser>, BrowserError> {
+        let mut slot = self.browser.lock().await;
+        if let Some(browser) = slot.as_ref()
+            && browser.is_connected()
+        {
+            return Ok(browser.clone());
+        }
+        // A dead browser is dropped here (a launched one is killed and its profile removed).
+        *slot = None;
+        let browser = Arc::new(Browser::launch(&self.config).await?);
+        if spare {
+            self.open_spare(&browser);
+        }
+        *slot = Some(browser.clone());
+        Ok(browser)
+    }
+
+    /// Starts opening a spare context in `browser`, unless one is there already.
+    fn open_spare(&self, browser: &Arc<Browser>) {
+        let Ok(mut spare) = self.spare.lock() else {
+            return;
+        };
+        if spare.is_some() {
+            return;
+        }
+        let opening = browser.clone();
+        *spare = Some(Spare {
+            browser: Arc::downgrade(browser),
+            task: tokio::spawn(async move { opening.new_context().await }),
+        });
+    }
+
+    /// The spare context if it belongs to `browser` and opened fine (waiting for it to be
+    /// ready); a spare of another browser is discarded.
+    async fn take_spare(&self, browser: &Arc<Browser>) -> Option<BrowserContext> {
+        let spare = self.spare.lock().ok()?.take()?;
+        if !Weak::ptr_eq(&spare.browser, &Arc::downgrade(browser)) {
+            spare.task.abort();
+            return None;
+        }
+        spare.task.await.ok()?.ok()
+    }
+
+    /// Drops the spare context (it is disposed in the background).
+    async fn discard_spare(&self) {
+        let spare = self.spare.lock().ok().and_then(|mut s| s.take());
+        if let Some(spare) = spare {
+            spare.task.abort();
+            // Lets go of the browser the task held.
+            let _ = spare.task.await;
+        }
+    }
+
+    /// The browser, if one is running now (does not launch).
+    pub async fn current(&self) -> Option<Arc<Browser>> {
+        self.browser.lock().await.clone()
+    }
+
+    /// A fresh, isolated context in the shared browser.
+    pub async fn new_context(&self) -> Result<BrowserContext, BrowserError> {
+        let browser = self.browser().await?;
+        if let Some(context) = self.take_spare(&browser).await {
+            if self.keep_spare {
+                self.open_spare(&browser);
+            }
+            return Ok(context);
+        }
+        let context = match browser.new_context().await {
+            Ok(context) => context,
+            Err(first) => {
+                // The browser may have died since its last use without the connection having
+                // noticed yet: start (or reconnect) a new one, once.
+                self.discard(&browser).await;
+                let fresh = self.browser().await.map_err(|_| first)?;
+                let context = fresh.new_context().await?;
+                if self.keep_spare {
+                    self.open_spare(&fresh);
+                }
+                return Ok(context);
+            }
+        };
+        if self.keep_spare {
+            self.open_spare(&browser);
+        }
+        Ok(context)
+    }
+
+    /// Forgets `browser` if it is still the shared one (it is killed once no call uses it).
+    async fn discard(&self, browser: &Arc<Browser>) {
+        let mut slot = self.browser.lock().await;
+        if slot.as_ref().is_some_and(|b| Arc::ptr_eq(b, browser)) {
+            *slot = None;
+        }
+    }
+
+    /// Closes the browser if it is not in use elsewhere (a connected one is disconnected from).
+    pub async fn close(&self) {
+        self.discard_spare().await;
+        let taken = self.browser.lock().await.take();
+        if let Some(browser) = taken
+            && let Ok(browser) = Arc::try_unwrap(browser)
+        {
+            let _ = browser.close().await;
+        }
+    }
+
+    /// The report of the call whose idempotency key is `key`, removed from the handle. Every
+    /// finished call (passed or failed) leaves its report here; the oldest are dropped
+    /// beyond a few dozen.
+    pub fn take_report(&self, key: &str) -> Option<ReplayReport> {
+        let mut reports = self.reports.lock().ok()?;
+        let position = reports.iter().position(|(k, _)| k == key)?;
+        Some(reports.remove(position).1)
+    }
+
+    fn keep_report(&self, key: &str, mut report: ReplayReport) {
+        for step in &mut report.steps {
+            step.screenshot = None;
+        }
+        if let Ok(mut reports) = self.reports.lock() {
+            reports.retain(|(k, _)| k != key);
+            if reports.len() >= KEPT_REPORTS {
+                reports.remove(0);
+            }
+            reports.push((key.to_string(), report));
+        }
+    }
+}
+
+impl BrowserCapability for SharedBrowser {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn describe(&self) -> String {
+        match &self.config.ws_endpoint {
+            Some(endpoint) => format!("chromium at {endpoint}"),
+            None => "chromium (launched on first use)".to_string(),
+        }
+    }
+}
+
+/// A recorded browser tool as a rider [`Tool`].
+#[derive(Debug, Clone)]
+pub struct BrowserTool {
+    file: Arc<ToolFile>,
+}
+
+impl BrowserTool {
+    /// The tool of a recording.
+    pub fn new(file: ToolFile) -> BrowserTool {
+        BrowserTool {
+            file: Arc::new(file),
+        }
+    }
+
+    /// A factory for [`ToolRegistry::register`](browserflow_rider::ToolRegistry::register):
+    /// every instance shares the parsed file (it is immutable).
+    pub fn factory(file: ToolFile) -> impl Fn() -> BrowserTool + Send + Sync + 'static {
+        let tool = BrowserTool::new(file);
+        move || tool.clone()
+    }
+
+    /// The recording.
+    pub fn file(&self) -> &ToolFile {
+        &self.file
+    }
+
+    /// The replay inputs: plain slots as given, secret slots resolved through the `secrets`
+    /// capability now, at the last moment. Returns the resolved secret strings so that they
+    /// can be redacted from everything written.
+    fn replay_inputs(
+        &self,
+        input: &Value,
+        ctx: &ToolCtx,
+    ) -> Result<(Map<String, Value>, Redactions), ToolError> {
+        let mut given = match input {
+            Value::Object(map) => map.clone(),
+            Value::Null => Map::new(),
+            other => {
+                return Err(ToolError::terminal(format!(
+                    "a browser tool takes an object of inputs, not {other}"
+                )));
+            }
+        };
+        let mut secrets = Redactions::default();
+        for decl in self.file.contract.inputs() {
+            if !decl.secret {
+                continue;
+            }
+            let Some(value) = given.get(&decl.name) else {
+                continue;
+            };
+            let reference = SecretInput::from_json(value)
+                .map_err(|e| ToolError::terminal(format!("input `{}`: {e}", decl.name)))?;
+            let exposed = ctx.require_secrets()?.expose(&reference)?;
+            let text = exposed.expose_secret().to_string();
+            secrets.add(&text);
+            given.insert(decl.name.clone(), Value::String(text));
+        }
+        Ok((given, secrets))
+    }
+
+    /// The tool's output from the extracted fields: the contract's object properties, or
+    /// the single extracted value when the output is not an object.
+    fn assemble_output(&self, outputs: &Map<String, Value>) -> Result<Value, ToolError> {
+        let schema = self.file.contract.output().to_json();
+        if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut out = Map::new();
+            for name in properties.keys() {
+                match outputs.get(name) {
+                    Some(value) => {
+                        out.insert(name.clone(), value.clone());
+                    }
+                    None if required.contains(&name.as_str()) => {
+                        return Err(ToolError::terminal(format!(
+                            "the replay extracted no `{name}`, which the output requires \
+                             (extracted: {})",
+                            list_keys(outputs)
+                        )));
+                    }
+                    None => {}
+                }
+            }
+            return Ok(Value::Object(out));
+        }
+        if schema.get("type").and_then(Value::as_str) == Some("object") {
+            return Ok(Value::Object(outputs.clone()));
+        }
+        match outputs.len() {
+            1 => Ok(outputs.values().next().cloned().unwrap_or(Value::Null)),
+            0 if schema.get("type").and_then(Value::as_str) == Some("null") => Ok(Value::Null),
+            _ => Err(ToolError::terminal(format!(
+                "the output is not an object, so the replay must extract exactly one field \
+                 (extracted: {})",
+                list_keys(outputs)
+            ))),
+        }
+    }
+}
+
+fn list_keys(map: &Map<String, Value>) -> String {
+    if map.is_empty() {
+        "nothing".to_string()
+    } else {
+        map.keys().cloned().collect::<Vec<_>>().join(", ")
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for BrowserTool {
+    fn contract(&self) -> &ToolContract {
+        &self.file.contract
+    }
+
+    async fn run(&self, input: Value, ctx: ToolCtx) -> Result<Value, ToolError> {
+        let capability = ctx.require_browser()?;
+        let shared = capability
+            .as_any()
+            .downcast_ref::<SharedBrowser>()
+            .ok_or_else(|| {
+                ToolError::terminal(format!(
+                    "the browser capability ({}) is not a browserflow SharedBrowser",
+                    capability.describe()
+                ))
+            })?;
+        let (inputs, secrets) = self.replay_inputs(&input, &ctx)?;
+        let run_dir = ctx.env().get(RUN_DIR_ENV).map(|dir| {
+            run_dir::call_dir(
+                std::path::Path::new(dir),
+                &self.file.contract.reference(),
+                ctx.idempotency_key(),
+            )
+        });
+        let options = ReplayOptions {
+            screenshots: run_dir.is_some() || shared.replay.screenshots,
+            // Downloads are kept with the call's screenshots and report.
+            download_dir: run_dir
+                .as_ref()
+                .map(|dir| dir.join("downloads"))
+                .or_else(|| shared.replay.download_dir.clone()),
+            ..shared.replay.clone()
+        };
+        let context = shared
+            .new_context()
+            .await
+            .map_err(|e| classify_browser_error(&e))?;
+        tracing::debug!(target: "browserflow::timing", "context ready");
+        let replayer = Replayer::new(options);
+        let replay = replayer.run(&context, &self.file.steps, &inputs);
+        let result = tokio::select! {
+            result = replay => Some(result),
+            () = ctx.signal().cancelled() => None,
+        };
+        tracing::debug!(target: "browserflow::timing", "replay done");
+        let launched = shared.current().await.is_some_and(|b| b.pid().is_some());
+        if launched {
+            // Our own browser: disposing can finish in the background (`Drop` sends it), or
+            // never, when the process ends now and the browser is killed with it.
+            drop(context);
+        } else {
+            // Someone else's browser outlives this process: leave nothing behind in it.
+            let _ = context.close().await;
+        }
+        tracing::debug!(target: "browserflow::timing", "context closed");
+        let Some(result) = result else {
+            return Err(ToolError::cancelled());
+        };
+        let browser_alive = match shared.current().await {
+            Some(browser) => browser.is_connected(),
+            None => false,
+        };
+        let (report, error) = match result {
+            Ok(report) => (Some(report), None),
+            Err(e) => (e.report().cloned(), Some(e)),
+        };
+        if let Some(dir) = &run_dir
+            && let Some(report) = &report
+        {
+            let error_text = error.as_ref().map(|e| secrets.apply(&e.to_string()));
+            if let Err(e) = run_dir::write(dir, &self.file, report, error_text.as_deref(), &secrets)
+            {
+                ctx.logger().warn(format!(
+                    "could not write the run folder {}: {e}",
+                    dir.display()
+                ));
+            }
+        }
+        if let Some(report) = &report {
+            shared.keep_report(ctx.idempotency_key(), report.clone());
+        }
+        match (report, error) {
+            (_, Some(error)) => Err(classify_replay_error(&error, browser_alive, &secrets)),
+            (Some(report), None) => self.assemble_output(&report.outputs),
+            (None, None) => Err(ToolError::terminal("the replay produced no report")),
+        }
+    }
+}
+
+/// The class of a browser that could not be started or reached.
+pub fn classify_browser_error(error: &BrowserError) -> ToolError {
+    match error {
+        // Configuration problems: a retry finds the same machine.
+        BrowserError::ChromiumNotFound { .. }
+        | BrowserError::Spawn { .. }
+        | BrowserError::UserDataDir(_) => ToolError::terminal(error.to_string()),
+        _ => ToolError::transient(format!("the browser is unavailable: {error}")),
+    }
+}
+
+/// What a CDP call says once the browser's connection is gone ([`browserflow_cdp::session::CdpError`]).
+const CONNECTION_CLOSED: &str = "connection to the browser is closed";
+
+/// The class of a failed replay; see the module docs.
+pub fn classify_replay_error(
+    error: &ReplayError,
+    browser_alive: bool,
+    secrets: &Redactions,
+) -> ToolError {
+    let message = secrets.apply(&error.to_string());
+    match error {
+        ReplayError::InvalidStep { .. } | ReplayError::Input { .. } | ReplayError::File { .. } => {
+            ToolError::terminal(message)
+        }
+        // The connection may report itself closed before the liveness check sees it.
+        ReplayError::StepFailed { message: cause, .. }
+            if !browser_alive || cause.contains(CONNECTION_CLOSED) =>
+        {
+            ToolError::transient(format!(
+                "the browser crashed or its connection dropped: {message}"
+            ))
+        }
+        ReplayError::StepFailed { message: cause, .. } if is_load_timeout(cause) => {
+            ToolError::transient(message)
+        }
+        ReplayError::StepFailed { .. } => ToolError::terminal(message),
+    }
+}
+
+fn is_load_timeout(cause: &str) -> bool {
+    const LOAD_TIMEOUTS: [&str; 3] = [
+        "did not finish within",
+        "did not load",
+        "did not finish loading",
+    ];
+    let navigation_failed = cause.starts_with("navigation to ")
+        && (cause.contains("timed out") || cause.contains("ERR_"));
+    navigation_failed || LOAD_TIMEOUTS.iter().any(|t| cause.contains(t))
+}

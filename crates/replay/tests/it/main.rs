@@ -1,0 +1,15 @@
+//! Integration tests: real headless Chromium against the fixture shop served on 127.0.0.1.
+
+// Helpers outside `#[test]` functions unwrap too: a panic is how a test fails.
+#![allow(clippy::unwrap_used)]
+
+mod actions;
+mod contexts;
+mod devtools_conformance;
+mod failures;
+mod files;
+mod frames;
+mod journey;
+mod pages;
+mod selectors;
+mod support;

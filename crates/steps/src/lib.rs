@@ -1,0 +1,47 @@
+//! The browser tool model: the recorded step vocabulary, ranked selectors and the tool file,
+//! as pure data. Nothing here is async or talks to a browser; the CDP engine
+//! (`browserflow-cdp`), the replayer and the recorder build on it.
+//!
+//! * [`Step`] and its kinds, [`Selector`] with ranked [`SelectorCandidate`]s: pretty, stable
+//!   JSON; unknown fields rejected.
+//! * [`ToolFile`]: a recorded tool on disk (contract, steps, metadata).
+//! * [`expand_step`]: `{{name}}` input references, expanded before a step runs;
+//!   [`template_parts`] is the one scanner of them.
+//! * [`coerce`]: extracted text to typed values (`"$1,299.00"` → `1299.0`, currency `USD`).
+//! * [`glob_match`]: `*` patterns of expected URLs, titles and frame URLs.
+//! * [`import_devtools`]: Chrome DevTools Recorder JSON to a tool file;
+//!   [`export_playwright`]: a tool file to a standalone Playwright script.
+//!
+//! # Example
+//!
+//! ```
+//! use browserflow_steps::{Step, expand_step};
+//! use serde_json::json;
+//!
+//! let step: Step = serde_json::from_value(json!({
+//!     "type": "fill", "value": "{{query}}",
+//!     "selector": { "candidates": [{ "kind": "test_id", "value": "search-input" }] }
+//! }))?;
+//! let inputs = json!({ "query": "keyboard" }).as_object().cloned().unwrap_or_default();
+//! let Step::Fill(fill) = expand_step(&step, &inputs)? else { unreachable!() };
+//! assert_eq!(fill.value, "keyboard");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod coerce;
+mod devtools;
+mod glob;
+mod interpolate;
+mod playwright;
+mod selector;
+mod step;
+mod tool_file;
+
+pub use coerce::{CoerceError, coerce, currency_code, parse_number};
+pub use devtools::{ImportError, import_devtools};
+pub use glob::glob_match;
+pub use interpolate::{InterpolateError, TemplatePart, expand_step, expand_text, template_parts};
+pub use playwright::export_playwright;
+pub use selector::*;
+pub use step::*;
+pub use tool_file::{ORIGIN_KEY, ToolFile, ToolFileError};

@@ -1,0 +1,653 @@
+//! The recorded step vocabulary and selectors, as stored in tool files (pretty JSON, stable key
+//! order, unknown fields rejected).
+//!
+//! Any string field may reference replay inputs as `{{name}}`; see [`crate::expand_step`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::Selector;
+
+/// One recorded step. Serialized with a `"type"` tag in snake_case, for example
+/// `{"type": "click", "selector": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Step {
+    /// Load a URL in the current page.
+    Navigate(NavigateStep),
+    /// Click an element with a real mouse event.
+    Click(ClickStep),
+    /// Replace the content of an input, textarea, select or contenteditable element.
+    #[serde(alias = "change")]
+    Fill(FillStep),
+    /// Press a key (with modifiers) on the focused element or on a given element.
+    KeyPress(KeyPressStep),
+    /// Move the mouse over an element.
+    Hover(HoverStep),
+    /// Scroll the window or an element to a position.
+    Scroll(ScrollStep),
+    /// Set the viewport size.
+    SetViewport(SetViewportStep),
+    /// Wait until elements matching a selector satisfy a condition.
+    WaitForElement(WaitForElementStep),
+    /// Wait until a JavaScript expression in the page is truthy.
+    WaitForExpression(WaitForExpressionStep),
+    /// Read text, a value or an attribute into a typed output field.
+    Extract(ExtractStep),
+    /// Check an element's text or value, or the page's URL or title.
+    Assert(AssertStep),
+    /// Decide how the next JavaScript dialog (alert, confirm, prompt) is answered.
+    HandleDialog(HandleDialogStep),
+    /// Continue on another page (the main page or a popup opened earlier).
+    SwitchPage(SwitchPageStep),
+    /// Close a popup page.
+    ClosePage(ClosePageStep),
+    /// Click an element that starts a download, and wait for the file to be saved.
+    Download(DownloadStep),
+    /// Put files into a file input, or into the file chooser a button opens.
+    Upload(UploadStep),
+}
+
+
+/// A navigation the step must cause; checked after the step.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedNavigation {
+    /// The URL after the navigation (exact, or a pattern with `*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The document title after the navigation (exact, or a pattern with `*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+}
+
+/// A click/hover point relative to the element's top-left corner, in CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Offset {
+    /// Pixels from the left edge.
+    pub x: f64,
+    /// Pixels from the top edge.
+    pub y: f64,
+}
+
+/// See [`Step::Navigate`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NavigateStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The URL to load.
+    pub url: String,
+    /// Checked once the page has loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub navigation: Option<ExpectedNavigation>,
+    /// Overrides the replay's navigation timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::Click`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClickStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The element to click.
+    pub selector: Selector,
+    /// Which button (default left).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub button: MouseButton,
+    /// 1 for a click, 2 for a double click.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub click_count: u8,
+    /// Where to click, relative to the element; its centre when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Offset>,
+    /// A navigation the click must cause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub navigation: Option<ExpectedNavigation>,
+    /// The click opens a popup: continue on it under this name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opens_popup: Option<String>,
+    /// Overrides the per-candidate wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::Fill`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FillStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The element to fill.
+    pub selector: Selector,
+    /// The new content; for a select, an option's value or label.
+    pub value: String,
+    /// Overrides the per-candidate wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// A key modifier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Modifier {
+    /// Alt / Option.
+    Alt,
+    /// Control.
+    Control,
+    /// Meta / Command.
+    Meta,
+    /// Shift.
+    Shift,
+}
+
+/// See [`Step::KeyPress`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyPressStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// A key name as in `KeyboardEvent.key`: `Enter`, `Tab`, `ArrowDown`, `a`, …
+    pub key: String,
+    /// Modifiers held during the press.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modifiers: Vec<Modifier>,
+    /// Focus this element first; otherwise the key goes to the focused element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<Selector>,
+    /// A navigation the key press must cause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub navigation: Option<ExpectedNavigation>,
+    /// The key press opens a popup: continue on it under this name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opens_popup: Option<String>,
+    /// Overrides the per-candidate wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::Hover`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HoverStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The element to hover.
+    pub selector: Selector,
+    /// Where to point, relative to the element; its centre when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Offset>,
+    /// Overrides the per-candidate wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::Scroll`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScrollStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The element to scroll; the window when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<Selector>,
+    /// Horizontal scroll position in CSS pixels.
+    #[serde(default)]
+    pub x: f64,
+    /// Vertical scroll position in CSS pixels.
+    #[serde(default)]
+    pub y: f64,
+    /// Overrides the per-candidate wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::SetViewport`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetViewportStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Width in CSS pixels.
+    pub width: u32,
+    /// Height in CSS pixels.
+    pub height: u32,
+    /// Device pixel ratio (default 1).
+    #[serde(default = "one_f64", skip_serializing_if = "is_one_f64")]
+    pub device_scale_factor: f64,
+    /// Emulate a mobile device.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub mobile: bool,
+}
+
+/// How a count of matching elements is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum CountOperator {
+    /// Exactly.
+    #[default]
+    #[serde(rename = "==")]
+    Equal,
+    /// At least.
+    #[serde(rename = ">=")]
+    AtLeast,
+    /// At most.
+    #[serde(rename = "<=")]
+    AtMost,
+}
+
+impl CountOperator {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CountOperator::Equal => "==",
+            CountOperator::AtLeast => ">=",
+            CountOperator::AtMost => "<=",
+        }
+    }
+}
+
+/// See [`Step::WaitForElement`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitForElementStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The elements to wait for.
+    pub selector: Selector,
+    /// How many must match (compared with `operator`); "at least one" when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// How `count` is compared (default `==`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub operator: CountOperator,
+    /// Only count visible (true) or hidden (false) elements; with `false` and no `count`,
+    /// waits until no matching element is visible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visible: Option<bool>,
+    /// Only count elements whose DOM properties equal these values.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub properties: Map<String, Value>,
+    /// Overrides the per-candidate wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::WaitForExpression`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitForExpressionStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// A JavaScript expression evaluated in the page until it is truthy.
+    pub expression: String,
+    /// Overrides the wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// What an extract step reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractSource {
+    /// The rendered text, whitespace collapsed.
+    #[default]
+    Text,
+    /// The form control's current value.
+    Value,
+    /// The attribute named by `attribute`.
+    Attribute,
+}
+
+impl ExtractSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExtractSource::Text => "text",
+            ExtractSource::Value => "value",
+            ExtractSource::Attribute => "attribute",
+        }
+    }
+}
+
+/// The JSON type an extracted string is coerced to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputKind {
+    /// Kept as text.
+    #[default]
+    String,
+    /// A number: `$1,299.00` → 1299.0, `1.299,00 €` → 1299.0.
+    Number,
+    /// A whole number.
+    Integer,
+    /// `true`/`false`, `yes`/`no`, `on`/`off`, `1`/`0`.
+    Boolean,
+}
+
+/// See [`Step::Extract`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The element to read.
+    pub selector: Selector,
+    /// What to read (default the text).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub from: ExtractSource,
+    /// The attribute to read when `from` is `attribute`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute: Option<String>,
+    /// The output field that receives the value.
+    pub field: String,
+    /// The type the value is coerced to.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub kind: OutputKind,
+    /// Also store the currency (ISO 4217 code, from a symbol or code in the text) in this field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency_field: Option<String>,
+    /// Overrides the per-candidate wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::Assert`]. At least one check must be given; all given checks must hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssertStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The element whose text or value is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<Selector>,
+    /// The element's text equals this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_equals: Option<String>,
+    /// The element's text contains this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_contains: Option<String>,
+    /// The element's value equals this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_equals: Option<String>,
+    /// The page URL matches (exact, or a pattern with `*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The page title matches (exact, or a pattern with `*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Overrides the wait budget (assertions wait for the condition to hold).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::HandleDialog`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandleDialogStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Accept (OK) or dismiss (Cancel) the next dialog.
+    pub accept: bool,
+    /// Text to answer a prompt with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+}
+
+/// See [`Step::SwitchPage`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchPageStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// `main`, or the name given in an earlier `opens_popup`.
+    pub page: String,
+}
+
+/// See [`Step::ClosePage`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosePageStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The popup to close (the main page cannot be closed).
+    pub page: String,
+}
+
+/// What a download step stores in its output field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DownloadOutput {
+    /// An object `{name, path, size, sha256, url}`.
+    #[default]
+    File,
+    /// The saved file's absolute path.
+    Path,
+    /// The file name the server suggested.
+    Name,
+    /// The size in bytes.
+    Size,
+    /// The SHA-256 of the content, lowercase hex.
+    Sha256,
+}
+
+/// See [`Step::Download`]. The file is saved under the replay's download folder
+/// ([`crate::ReplayOptions::download_dir`]) with the name the server suggested.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DownloadStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The link or button that starts the download.
+    pub selector: Selector,
+    /// Where to click, relative to the element; its centre when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Offset>,
+    /// The suggested file name must match (exact, or a pattern with `*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+    /// The output field that receives the download (see `output`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// What `field` receives (default the whole file description).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub output: DownloadOutput,
+    /// Overrides the per-candidate wait budget for the element, and the navigation timeout
+    /// for the download to finish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::Upload`]. The element is either an `<input type=file>` (its files are set
+/// directly, visible or not) or an element whose click opens a file chooser (the chooser is
+/// intercepted and answered with `files`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UploadStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The file input, or the button that opens a file chooser.
+    pub selector: Selector,
+    /// Paths of the files to upload (usually `{{file}}`); each must exist when the step runs.
+    pub files: Vec<String>,
+    /// Overrides the per-candidate wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+fn one() -> u8 {
+    1
+}
+fn is_one(v: &u8) -> bool {
+    *v == 1
+}
+fn one_f64() -> f64 {
+    1.0
+}
+fn is_one_f64(v: &f64) -> bool {
+    *v == 1.0
+}
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+impl Step {
+    /// The step's snake_case type name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Step::Navigate(_) => "navigate",
+            Step::Click(_) => "click",
+            Step::Fill(_) => "fill",
+            Step::KeyPress(_) => "key_press",
+            Step::Hover(_) => "hover",
+            Step::Scroll(_) => "scroll",
+            Step::SetViewport(_) => "set_viewport",
+            Step::WaitForElement(_) => "wait_for_element",
+            Step::WaitForExpression(_) => "wait_for_expression",
+            Step::Extract(_) => "extract",
+            Step::Assert(_) => "assert",
+            Step::HandleDialog(_) => "handle_dialog",
+            Step::SwitchPage(_) => "switch_page",
+            Step::ClosePage(_) => "close_page",
+            Step::Download(_) => "download",
+            Step::Upload(_) => "upload",
+        }
+    }
+
+    /// The step's label, if any.
+    pub fn label(&self) -> Option<&str> {
+        match self {
+            Step::Navigate(s) => s.label.as_deref(),
+            Step::Click(s) => s.label.as_deref(),
+            Step::Fill(s) => s.label.as_deref(),
+            Step::KeyPress(s) => s.label.as_deref(),
+            Step::Hover(s) => s.label.as_deref(),
+            Step::Scroll(s) => s.label.as_deref(),
+            Step::SetViewport(s) => s.label.as_deref(),
+            Step::WaitForElement(s) => s.label.as_deref(),
+            Step::WaitForExpression(s) => s.label.as_deref(),
+            Step::Extract(s) => s.label.as_deref(),
+            Step::Assert(s) => s.label.as_deref(),
+            Step::HandleDialog(s) => s.label.as_deref(),
+            Step::SwitchPage(s) => s.label.as_deref(),
+            Step::ClosePage(s) => s.label.as_deref(),
+            Step::Download(s) => s.label.as_deref(),
+            Step::Upload(s) => s.label.as_deref(),
+        }
+    }
+
+    /// The element selector of the step, if it has one.
+    pub fn selector(&self) -> Option<&Selector> {
+        match self {
+            Step::Click(s) => Some(&s.selector),
+            Step::Fill(s) => Some(&s.selector),
+            Step::KeyPress(s) => s.selector.as_ref(),
+            Step::Hover(s) => Some(&s.selector),
+            Step::Scroll(s) => s.selector.as_ref(),
+            Step::WaitForElement(s) => Some(&s.selector),
+            Step::Extract(s) => Some(&s.selector),
+            Step::Assert(s) => s.selector.as_ref(),
+            Step::Download(s) => Some(&s.selector),
+            Step::Upload(s) => Some(&s.selector),
+            _ => None,
+        }
+    }
+
+    /// Checks what serde cannot: non-empty candidates, required companions of fields.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(selector) = self.selector() {
+            if selector.candidates.is_empty() {
+                return Err("the selector has no candidates".into());
+            }
+            for (i, c) in selector.candidates.iter().enumerate() {
+                if c.value.trim().is_empty() {
+                    return Err(format!("selector candidate {} has an empty value", i + 1));
+                }
+            }
+            if let Some(frame) = &selector.frame
+                && frame.url.is_none()
+                && frame.name.is_none()
+                && frame.index_path.is_none()
+            {
+                return Err("the frame selector needs a url, a name or an index path".into());
+            }
+        }
+        match self {
+            Step::Click(s) if !(1..=3).contains(&s.click_count) => Err(format!(
+                "click_count must be 1, 2 or 3, not {}",
+                s.click_count
+            )),
+            Step::KeyPress(s) if s.key.is_empty() => Err("key is empty".into()),
+            Step::Extract(s) if s.field.trim().is_empty() => Err("field is empty".into()),
+            Step::Extract(s) if s.from == ExtractSource::Attribute && s.attribute.is_none() => {
+                Err("`from: attribute` needs `attribute`".into())
+            }
+            Step::Extract(s) if s.currency_field.is_some() && s.kind != OutputKind::Number => {
+                Err("`currency_field` needs `kind: number`".into())
+            }
+            Step::Assert(s) => {
+                let element_checks = s.text_equals.is_some()
+                    || s.text_contains.is_some()
+                    || s.value_equals.is_some();
+                if element_checks && s.selector.is_none() {
+                    Err("text and value checks need a selector".into())
+                } else if !element_checks
+                    && s.url.is_none()
+                    && s.title.is_none()
+                    && s.selector.is_none()
+                {
+                    Err("an assert step needs at least one check".into())
+                } else {
+                    Ok(())
+                }
+            }
+            Step::Download(s) if s.field.as_deref().is_some_and(|f| f.trim().is_empty()) => {
+                Err("field is empty".into())
+            }
+            Step::Download(s) if s.field.is_none() && s.output != DownloadOutput::File => {
+                Err("`output` needs `field`".into())
+            }
+            Step::Upload(s) if s.files.is_empty() => Err("`files` is empty".into()),
+            Step::Upload(s) if s.files.iter().any(|f| f.trim().is_empty()) => {
+                Err("a path in `files` is empty".into())
+            }
+            Step::SetViewport(s) if s.width == 0 || s.height == 0 => {
+                Err("viewport width and height must be positive".into())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MouseButton {
+    /// The primary button.
+    #[default]
+    Left,
+    /// The wheel button.
+    Middle,
+    /// The secondary button (context menu).
+    Right,
+    /// The "back" button (X1).
+    Back,
+    /// The "forward" button (X2).
+    Forward,
+}

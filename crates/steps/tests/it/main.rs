@@ -1,0 +1,9 @@
+//! Integration tests of the step model: JSON shapes, tool files, DevTools import and
+//! Playwright export (`node --check`).
+
+// Helpers outside `#[test]` functions unwrap too: a panic is how a test fails.
+#![allow(clippy::unwrap_used)]
+
+mod export_import;
+mod steps_json;
+mod tool_file;
