@@ -170,7 +170,10 @@ impl InputDecl {
 
     pub(crate) fn parse(value: &Value, pointer: &str, out: &mut Vec<Problem>) -> InputDecl {
         let mut fields = Fields::open(value, pointer, "an input declaration", out);
-        let name = fields.string("name", out).unwrap_or_default();
+        let name = fields
+            .string("name", out)
+            .map(|(name, _)| name)
+            .unwrap_or_default();
         let schema = fields
             .take("schema", out)
             .map(|(v, at)| Schema::parse_nested(v, &at, out))
@@ -304,12 +307,15 @@ impl ToolContract {
         let mut fields = Fields::open(value, pointer, CONTRACT_FIELDS, out);
         let name = fields
             .string("name", out)
-            .and_then(|s| ToolName::check(&s, &push_pointer(pointer, "name"), out));
+            .and_then(|(s, at)| ToolName::check(&s, &at, out));
         let version = fields
             .string("version", out)
-            .and_then(|s| parse_version(&s, &push_pointer(pointer, "version"), out));
+            .and_then(|(s, at)| parse_version(&s, &at, out));
         let kind = fields.parsed::<Kind>("kind", out);
-        let description = fields.string("description", out).unwrap_or_default();
+        let description = fields
+            .string("description", out)
+            .map(|(description, _)| description)
+            .unwrap_or_default();
         let inputs = fields
             .array("inputs", out)
             .map(|(items, at)| {

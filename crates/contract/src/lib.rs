@@ -11,7 +11,9 @@
 //!   types ([`Schema::of`]);
 //! - the contract digest ([`ToolContract::contract_digest`]), RFC 8785 canonical JSON and
 //!   SHA-256, whose exact rule is documented in [`digest`](crate::canonical_json);
-//! - schema assignability ([`check_assignable`]), which the flow compiler uses on every wire.
+//! - schema assignability ([`check_assignable`]), which the flow compiler uses on every wire;
+//! - the strict object reader [`Fields`], which every strict format (contracts here, flows in
+//!   the flow crate) reads with, so unknown and missing fields are reported the same way.
 //!
 //! It does no I/O and nothing here is async.
 //!
@@ -51,6 +53,7 @@ mod validate;
 pub use assign::{Mismatch, PathSegment, check_assignable};
 pub use contract::{Capability, ContractParts, InputDecl, Kind, ToolContract};
 pub use digest::{CanonicalError, canonical_json};
+pub use fields::Fields;
 pub use names::{Digest, MAX_NAME_LEN, Require, ToolName, ToolRef};
 pub use problem::{Problem, Problems, Rule, json_type_name, push_pointer};
 pub use schema::{Additional, DIALECT, Format, JsonType, Schema};

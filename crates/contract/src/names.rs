@@ -5,7 +5,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::fields::Fields;
-use crate::problem::{Problem, Problems, Rule, push_pointer};
+use crate::problem::{Problem, Problems, Rule};
 
 /// The longest tool name accepted.
 pub const MAX_NAME_LEN: usize = 128;
@@ -237,10 +237,10 @@ impl Require {
         let mut fields = Fields::open(value, pointer, "a require", out);
         let reference = fields
             .string("ref", out)
-            .and_then(|s| ToolRef::check(&s, &push_pointer(pointer, "ref"), out));
+            .and_then(|(s, at)| ToolRef::check(&s, &at, out));
         let digest = fields
             .string("contract_digest", out)
-            .and_then(|s| Digest::check(&s, &push_pointer(pointer, "contract_digest"), out));
+            .and_then(|(s, at)| Digest::check(&s, &at, out));
         fields.reject_unknown(out);
         Some(Require {
             reference: reference?,

@@ -62,7 +62,6 @@ mod compile;
 mod composite;
 mod condition;
 mod diagnostic;
-mod fields;
 mod plan;
 mod reference;
 mod registry;

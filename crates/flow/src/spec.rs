@@ -22,14 +22,14 @@
 use std::collections::BTreeMap;
 
 use browserflow_contract::{
-    Digest, InputDecl, Require, Rule, Schema, ToolName, ToolRef, canonical_json, push_pointer,
+    Digest, Fields, InputDecl, Require, Rule, Schema, ToolName, ToolRef, canonical_json,
+    push_pointer,
 };
 use serde_json::{Map, Value};
 
 use crate::binding::Binding;
 use crate::condition::Condition;
 use crate::diagnostic::{Code, Diagnostic, Diagnostics};
-use crate::fields::{Fields, wrong_type};
 
 /// A flow: typed inputs, pinned tools, steps wired by bindings, an output.
 #[derive(Debug, Clone, PartialEq)]
@@ -266,14 +266,7 @@ fn parse_input(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Inp
                 None
             }
         });
-    let secret = match fields.take("secret", out) {
-        Some((Value::Bool(b), _)) => Some(*b),
-        Some((other, secret_at)) => {
-            out.push(wrong_type(&secret_at, "a boolean", other));
-            None
-        }
-        None => None,
-    };
+    let secret = fields.boolean("secret", out);
     fields.reject_unknown(out);
     Some(InputDecl {
         name: name?,

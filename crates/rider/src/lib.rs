@@ -41,7 +41,7 @@
 //! ```
 
 pub mod caps;
-mod clock;
+pub mod clock;
 mod crash;
 mod ctx;
 mod define;
@@ -89,5 +89,5 @@ pub use rider::{Rider, RiderError, RunOutcome};
 pub use secrecy;
 pub use secret_input::{SECRET_TEMPLATE_KEY, SecretInput};
 pub use signal::{CancelHandle, CancelSignal};
-pub use tool::{DynTool, ErrorClass, Tool, ToolError};
+pub use tool::{DynTool, ErrorClass, SharedTool, Tool, ToolError};
 pub use validate::Violation;

@@ -29,6 +29,43 @@ pub trait Tool: Send + Sync {
 /// A shared tool instance.
 pub type DynTool = Arc<dyn Tool>;
 
+/// A [`DynTool`] used as a [`Tool`]: one instance shared by every call.
+///
+/// A `DynTool` is not itself a `Tool`, so a factory that makes (or clones) one cannot be given
+/// to [`ToolRegistry::register`](crate::ToolRegistry::register) as it is; wrapped, it can.
+/// Only for tools that hold no per-run mutable state: every run uses the same instance.
+///
+/// ```
+/// use std::sync::Arc;
+/// use browserflow_contract::Kind;
+/// use browserflow_rider::{DynTool, SharedTool, ToolDef, ToolRegistry, define_tool};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Text { text: String }
+///
+/// let echo = define_tool(ToolDef::new("echo", "1.0.0", Kind::Transform), |input: Text, _ctx| {
+///     async move { Ok(input.text) }
+/// })
+/// .expect("a valid tool");
+/// let tool: DynTool = Arc::new(echo);
+/// let mut registry = ToolRegistry::new();
+/// registry.register(move || SharedTool(tool.clone())).expect("registered");
+/// assert!(registry.contract("echo@1.0.0").is_some());
+/// ```
+#[derive(Clone)]
+pub struct SharedTool(pub DynTool);
+
+#[async_trait::async_trait]
+impl Tool for SharedTool {
+    fn contract(&self) -> &ToolContract {
+        self.0.contract()
+    }
+
+    async fn run(&self, input: Value, ctx: ToolCtx) -> Result<Value, ToolError> {
+        self.0.run(input, ctx).await
+    }
+}
+
 /// How a failure should be treated by the retry policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -5,10 +5,7 @@
 use std::sync::Arc;
 
 use browserflow_contract::{Capability, Digest, Kind, ToolContract};
-use browserflow_rider::{
-    DefineError, DynTool, RegistryError, Tool, ToolCtx, ToolError, ToolRegistry,
-};
-use serde_json::Value;
+use browserflow_rider::{DefineError, DynTool, RegistryError, SharedTool, Tool, ToolRegistry};
 
 /// A factory of one built-in tool.
 pub type BuiltinFactory = fn() -> Result<DynTool, DefineError>;
@@ -115,20 +112,6 @@ pub fn builtin(reference: &str) -> Option<Result<DynTool, DefineError>> {
     })
 }
 
-/// A [`DynTool`] as a [`Tool`], so registries taking factories of tools accept it.
-struct Shared(DynTool);
-
-#[async_trait::async_trait]
-impl Tool for Shared {
-    fn contract(&self) -> &ToolContract {
-        self.0.contract()
-    }
-
-    async fn run(&self, input: Value, ctx: ToolCtx) -> Result<Value, ToolError> {
-        self.0.run(input, ctx).await
-    }
-}
-
 /// Registers every built-in with the Rider's `tools` (to run) and the compiler's `contracts`
 /// (to check flows). Returns how many were registered.
 pub fn register_builtins(
@@ -137,7 +120,7 @@ pub fn register_builtins(
 ) -> Result<usize, BuiltinError> {
     for make in BUILTINS {
         let make = *make;
-        let contract = tools.register(move || make().map(Shared))?.clone();
+        let contract = tools.register(move || make().map(SharedTool))?.clone();
         let reference = contract.reference();
         contracts
             .insert(contract)
