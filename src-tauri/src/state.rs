@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use browserflow_record::ModelAssist;
 use browserflow_catalog::library::Library;
+use browserflow_record::ModelAssist;
 use serde::Serialize;
 
 /// The folders the app uses.

@@ -4,8 +4,8 @@
 //! `BENCH_COLD`, `BENCH_WARM` override the number of runs; `BENCH_JSON=1` also prints the
 //! figures as JSON.
 
-use browserflow_replay::ReplayOptions;
 use browserflow_bench::replay_bench::{BenchOptions, replay_bench};
+use browserflow_replay::ReplayOptions;
 
 fn runs(var: &str, default: usize) -> usize {
     std::env::var(var)

@@ -41,10 +41,7 @@ pub fn write_playwright_script(tool: &ToolFile, dir: &Path) -> std::io::Result<P
         "{}.playwright.js",
         tool.contract.name().replace('/', "-")
     ));
-    std::fs::write(
-        &path,
-        browserflow_steps::export_playwright(tool),
-    )?;
+    std::fs::write(&path, browserflow_steps::export_playwright(tool))?;
     Ok(path)
 }
 

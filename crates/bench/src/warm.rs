@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use browserflow_steps::Step;
 use browserflow_cdp::BrowserConfig;
 use browserflow_replay::{Replayer, SharedBrowser};
+use browserflow_steps::Step;
 use serde_json::{Map, Value};
 
 use crate::proc_tree::{Peak, PeakSampler, Scope};

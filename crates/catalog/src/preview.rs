@@ -21,14 +21,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use base64::Engine;
-use browserflow_replay::{
-    ReplayOptions, ReplayReport, StepObserver, StepReport, StepStatus,
-};
 use crate::run_tool::{RunToolError, RunToolOptions, run_tool};
-use browserflow_steps::ToolFile;
+use base64::Engine;
 use browserflow_cdp::BrowserConfig;
 use browserflow_replay::SharedBrowser;
+use browserflow_replay::{ReplayOptions, ReplayReport, StepObserver, StepReport, StepStatus};
+use browserflow_steps::ToolFile;
 use serde::{Deserialize, Serialize};
 
 /// One input of a preview run.

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use browserflow_replay::RUN_DIR_ENV;
 use browserflow_cdp::BrowserConfig;
+use browserflow_replay::RUN_DIR_ENV;
 use browserflow_replay::SharedBrowser;
 use browserflow_rider::{
     ChainSecrets, CrashHook, CrashPoint, EventSink, Journal, Rider, RiderOptions,

@@ -3,11 +3,11 @@
 
 use std::path::PathBuf;
 
-use browserflow_replay::BrowserTool;
-use browserflow_steps::ToolFile;
 use browserflow_contract::ToolContract;
 use browserflow_flow::{Code, Diagnostic, Diagnostics};
+use browserflow_replay::BrowserTool;
 use browserflow_rider::{DynTool, Tool, ToolCtx, ToolError, ToolRegistry};
+use browserflow_steps::ToolFile;
 use serde_json::Value;
 
 /// The registry of every built-in and every runnable tool file among `files`. Contract-only

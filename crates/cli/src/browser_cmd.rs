@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use browserflow_replay::SharedBrowser;
 use browserflow_catalog::run_tool::{self as browser_run, RunToolOptions};
+use browserflow_replay::SharedBrowser;
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
@@ -185,10 +185,7 @@ pub fn import(command: ImportCommand) -> Outcome {
 pub fn export(command: ExportCommand) -> Outcome {
     let ExportCommand::Playwright { tool, out } = command;
     let file = browserflow_steps::ToolFile::load(&tool)?;
-    write_or_print(
-        out,
-        &browserflow_steps::export_playwright(&file),
-    )
+    write_or_print(out, &browserflow_steps::export_playwright(&file))
 }
 
 fn write_or_print(out: Option<PathBuf>, text: &str) -> Outcome {

@@ -1,3 +1,6 @@
+// One file on purpose: the rules below are one recursive relation, and each rule sits beside
+// the argument for its soundness; split, a rule could change without its argument.
+
 //! Schema assignability: is every value valid under one schema also valid under another?
 //!
 //! The flow compiler asks this of every wire: can the output of one step always be fed to the

@@ -45,15 +45,17 @@ mod contract;
 mod digest;
 mod fields;
 mod from_rust;
+mod kind;
 mod names;
 mod problem;
 mod schema;
 mod validate;
 
 pub use assign::{Mismatch, PathSegment, check_assignable};
-pub use contract::{Capability, ContractParts, InputDecl, Kind, ToolContract};
+pub use contract::{ContractParts, InputDecl, ToolContract};
 pub use digest::{CanonicalError, canonical_json};
 pub use fields::Fields;
+pub use kind::{Capability, Kind};
 pub use names::{Digest, MAX_NAME_LEN, Require, ToolName, ToolRef};
 pub use problem::{Problem, Problems, Rule, json_type_name, push_pointer};
 pub use schema::{Additional, DIALECT, Format, JsonType, Schema};

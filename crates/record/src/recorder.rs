@@ -21,10 +21,10 @@ use super::model_assist::{ModelAssist, SelectorSuggestion};
 use super::{
     DialogAnswers, MAIN_PAGE, PickedElement, RecordError, RecordEvent, RecordOptions, RecordedStep,
 };
-use browserflow_cdp::session::{CdpConnection, CdpEvent};
 use browserflow_cdp::downloads::allow_downloads;
 use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
 use browserflow_cdp::page::Page;
+use browserflow_cdp::session::{CdpConnection, CdpEvent};
 use browserflow_steps::{ExtractStep, Step};
 
 /// The isolated world the recorder script lives in: page scripts cannot see or disturb it.

@@ -4,10 +4,10 @@
 
 use std::time::Instant;
 
-use browserflow_shop::FixtureServer;
-use browserflow_steps::Step;
 use browserflow_cdp::{Browser, BrowserConfig};
 use browserflow_replay::Replayer;
+use browserflow_shop::FixtureServer;
+use browserflow_steps::Step;
 use serde_json::json;
 
 #[tokio::main]

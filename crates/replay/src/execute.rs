@@ -7,19 +7,18 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
-use browserflow_cdp::session::CdpError;
-use browserflow_steps::{coerce, currency_code};
-use browserflow_steps::expand_step;
-use browserflow_cdp::page::keys::{key_definition, key_events};
 use browserflow_cdp::launch::BrowserContext;
+use browserflow_cdp::page::keys::{key_definition, key_events};
 use browserflow_cdp::page::{DialogResponse, EvalError, NavMark, Page};
+use browserflow_cdp::session::CdpError;
+use browserflow_steps::expand_step;
 use browserflow_steps::{
     AssertStep, DownloadOutput, DownloadStep, ExpectedNavigation, ExtractStep, Modifier,
     MouseButton, OutputKind, Selector, Step, UploadStep,
 };
+use browserflow_steps::{coerce, currency_code};
 
 use super::files::{DownloadWatch, fresh_download_dir, upload_paths};
-use browserflow_steps::glob_match;
 use super::resolve::{
     Requirements, ResolveFailure, ResolveSpec, Resolved, describe_frame, resolve, resolver_install,
     wait_change,
@@ -29,6 +28,7 @@ use super::{
     WinningSelector,
 };
 use browserflow_cdp::downloads::allow_downloads;
+use browserflow_steps::glob_match;
 
 /// The name of the page a replay starts on.
 const MAIN_PAGE: &str = "main";

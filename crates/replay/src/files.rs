@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
-use browserflow_cdp::session::CdpEvent;
 use browserflow_cdp::downloads::{DownloadBegin, finish};
 use browserflow_cdp::page::Page;
+use browserflow_cdp::session::CdpEvent;
 
 use super::DownloadRecord;
 

@@ -65,9 +65,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use browserflow_steps::InterpolateError;
 use browserflow_cdp::launch::BrowserContext;
 use browserflow_cdp::page::DialogRecord;
+use browserflow_steps::InterpolateError;
 use browserflow_steps::{SelectorKind, Step};
 
 /// Replay settings.
@@ -194,7 +194,6 @@ pub struct StepReport {
     #[serde(skip)]
     pub screenshot: Option<Vec<u8>>,
 }
-
 
 /// The outcome of a replay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -27,10 +27,10 @@ use browserflow_rider::secrecy::ExposeSecret;
 use browserflow_rider::{BrowserCapability, SecretInput, Tool, ToolCtx, ToolError};
 use serde_json::{Map, Value};
 
+use crate::run_dir::{self, Redactions};
+use crate::{ReplayError, ReplayOptions, ReplayReport, Replayer};
 use browserflow_cdp::BrowserError;
 use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
-use crate::{ReplayError, ReplayOptions, ReplayReport, Replayer};
-use crate::run_dir::{self, Redactions};
 use browserflow_steps::ToolFile;
 
 /// The environment variable (in the run's env) naming the folder that receives per-step

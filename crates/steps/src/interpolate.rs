@@ -43,33 +43,31 @@ pub fn template_parts(text: &str) -> impl Iterator<Item = TemplatePart<'_>> {
         if let Some(name) = pending_input.take() {
             return Some(TemplatePart::Input(name));
         }
-        while !rest.is_empty() {
-            let Some(open) = rest.find("{{") else {
-                let all = rest;
-                rest = "";
-                return Some(TemplatePart::Text(all));
-            };
-            let after = &rest[open + 2..];
-            let Some(close) = after.find("}}") else {
-                let (before, unclosed) = rest.split_at(open);
-                rest = "";
-                if before.is_empty() {
-                    return Some(TemplatePart::Unclosed(unclosed));
-                }
-                // The unclosed part comes next time: keep it as the rest, marked by `{{`.
-                rest = unclosed;
-                return Some(TemplatePart::Text(before));
-            };
-            let before = &rest[..open];
-            let name = after[..close].trim();
-            rest = &after[close + 2..];
-            if before.is_empty() {
-                return Some(TemplatePart::Input(name));
-            }
-            pending_input = Some(name);
-            return Some(TemplatePart::Text(before));
+        if rest.is_empty() {
+            return None;
         }
-        None
+        let Some(open) = rest.find("{{") else {
+            return Some(TemplatePart::Text(std::mem::take(&mut rest)));
+        };
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("}}") else {
+            let (before, unclosed) = rest.split_at(open);
+            if before.is_empty() {
+                rest = "";
+                return Some(TemplatePart::Unclosed(unclosed));
+            }
+            // The unclosed part comes next time, as the rest starting with `{{`.
+            rest = unclosed;
+            return Some(TemplatePart::Text(before));
+        };
+        let before = &rest[..open];
+        let name = after[..close].trim();
+        rest = &after[close + 2..];
+        if before.is_empty() {
+            return Some(TemplatePart::Input(name));
+        }
+        pending_input = Some(name);
+        Some(TemplatePart::Text(before))
     })
 }
 
@@ -125,7 +123,10 @@ mod tests {
     fn template_parts_split_text_and_references() {
         use TemplatePart::{Input, Text, Unclosed};
         let parts = |t| template_parts(t).collect::<Vec<_>>();
-        assert_eq!(parts("a{{x}}b{{ y }}"), [Text("a"), Input("x"), Text("b"), Input("y")]);
+        assert_eq!(
+            parts("a{{x}}b{{ y }}"),
+            [Text("a"), Input("x"), Text("b"), Input("y")]
+        );
         assert_eq!(parts("{{x}}{{y}}"), [Input("x"), Input("y")]);
         assert_eq!(parts("plain"), [Text("plain")]);
         assert_eq!(parts(""), []);

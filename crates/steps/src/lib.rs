@@ -36,6 +36,7 @@ mod playwright;
 mod selector;
 mod step;
 mod tool_file;
+mod validate;
 
 pub use coerce::{CoerceError, coerce, currency_code, parse_number};
 pub use devtools::{ImportError, import_devtools};
@@ -44,4 +45,4 @@ pub use interpolate::{InterpolateError, TemplatePart, expand_step, expand_text, 
 pub use playwright::export_playwright;
 pub use selector::*;
 pub use step::*;
-pub use tool_file::{ORIGIN_KEY, ToolFile, ToolFileError};
+pub use tool_file::{ORIGIN_KEY, ToolFile, ToolFileError, origin_of};

@@ -137,6 +137,17 @@ impl ToolFile {
 /// against; see [`ToolFile::rebase`].
 pub const ORIGIN_KEY: &str = "origin";
 
+/// `scheme://host[:port]` of an absolute http(s) URL; `None` for any other URL (`about:`,
+/// `data:`, `file:`), which has no origin a tool could be rebased from.
+pub fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    Some(format!("{scheme}://{}", &rest[..end]))
+}
+
 impl ToolFile {
     /// The origin the tool was recorded against (`metadata.origin`), if it says.
     pub fn origin(&self) -> Option<&str> {
@@ -206,5 +217,24 @@ fn rebase_strings(value: &mut Value, from: &str, to: &str) {
         Value::Array(items) => items.iter_mut().for_each(|v| rebase_strings(v, from, to)),
         Value::Object(map) => map.values_mut().for_each(|v| rebase_strings(v, from, to)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::origin_of;
+
+    #[test]
+    fn origins_of_web_urls_only() {
+        assert_eq!(
+            origin_of("http://127.0.0.1:4780/a?b").as_deref(),
+            Some("http://127.0.0.1:4780")
+        );
+        assert_eq!(
+            origin_of("https://shop.test#x").as_deref(),
+            Some("https://shop.test")
+        );
+        assert_eq!(origin_of("about:blank"), None);
+        assert_eq!(origin_of("file:///etc/hostname"), None);
     }
 }

@@ -1,11 +1,11 @@
 //! The Replay preview: the steps of a tool, then a run whose steps stream to the UI as
 //! `preview://step` events; the result records the library's last-run status.
 
-use browserflow_steps::ToolFile;
 use browserflow_catalog::library::{LastRun, RunHistory, RunStatus, now_epoch_seconds};
 use browserflow_catalog::preview::{
     PreviewRequest, PreviewResult, StepView, pending_steps, run_preview,
 };
+use browserflow_steps::ToolFile;
 use tauri::{AppHandle, Emitter, Runtime, State};
 
 use crate::error::AppError;

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use base64::Engine;
+use browserflow_catalog::library::{ItemSource, LibraryItem, describe};
 use browserflow_record::{
     Draft, InputMark, InputType, OutputMark, PickedElement, RecordEvent, RecordOptions,
     RecordedStep, Recorder,
 };
 use browserflow_steps::OutputKind;
-use browserflow_catalog::library::{ItemSource, LibraryItem, describe};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Emitter, Runtime, State};
 

@@ -1,3 +1,6 @@
+// One file on purpose: one table of cases, in the order of the rules in `src/assign.rs`, so a
+// rule and its cases are read side by side.
+
 //! Schema assignability: a table of cases with their exact explanations, and a soundness
 //! property checked against real validation.
 

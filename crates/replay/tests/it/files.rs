@@ -3,9 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use browserflow_replay::ReplayError;
+use browserflow_steps::ToolFile;
 use browserflow_steps::export_playwright;
 use browserflow_steps::{DownloadOutput, Step};
-use browserflow_steps::ToolFile;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 

@@ -1,5 +1,5 @@
-use browserflow_steps::SelectorKind;
 use browserflow_replay::{ReplayOptions, StepStatus};
+use browserflow_steps::SelectorKind;
 use serde_json::json;
 
 use crate::support::Harness;

@@ -1,9 +1,9 @@
 //! A fixture shop server and a launched browser per test.
 
-use browserflow_shop::FixtureServer;
-use browserflow_steps::Step;
 use browserflow_cdp::{Browser, BrowserConfig};
 use browserflow_replay::{ReplayError, ReplayOptions, ReplayReport, Replayer};
+use browserflow_shop::FixtureServer;
+use browserflow_steps::Step;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
 

@@ -1,8 +1,8 @@
 //! DevTools Recorder import (shapes and refusals) and Playwright export (`node --check`).
 
 use browserflow_steps::ToolFile;
-use browserflow_steps::{ImportError, import_devtools};
 use browserflow_steps::export_playwright;
+use browserflow_steps::{ImportError, import_devtools};
 use browserflow_steps::{MouseButton, SelectorKind, Step};
 use serde_json::json;
 
@@ -125,8 +125,10 @@ fn a_frame_index_path_imports_with_a_note() {
 
 #[test]
 fn playwright_export_is_valid_javascript() {
-    let tool = ToolFile::from_json_str(include_str!("../../../../recordings/search-price@1.2.0.json"))
-        .expect("parses");
+    let tool = ToolFile::from_json_str(include_str!(
+        "../../../../recordings/search-price@1.2.0.json"
+    ))
+    .expect("parses");
     let script = export_playwright(&tool);
     assert!(script.contains("require('playwright-core')"));
     assert!(script.contains("input(inputs, \"query\")"));

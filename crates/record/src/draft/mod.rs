@@ -11,7 +11,11 @@ use browserflow_steps::{
     ExtractSource, ExtractStep, OutputKind, Selector, SelectorCandidate, SelectorKind, Step,
     SwitchPageStep,
 };
-use browserflow_steps::{ORIGIN_KEY, ToolFile};
+use browserflow_steps::{ORIGIN_KEY, TemplatePart, ToolFile, origin_of, template_parts};
+
+mod marks;
+
+pub use marks::{InputMark, InputType, OutputMark};
 
 /// A recording: its steps and marks, editable, serializable (the app keeps it as JSON).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,173 +43,6 @@ pub struct Draft {
     pub model_calls: Vec<ModelCall>,
 }
 
-/// The JSON type of an input slot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum InputType {
-    /// Text.
-    #[default]
-    String,
-    /// Any number.
-    Number,
-    /// A whole number.
-    Integer,
-    /// `true` / `false`.
-    Boolean,
-}
-
-impl InputType {
-    /// The JSON-Schema type name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            InputType::String => "string",
-            InputType::Number => "number",
-            InputType::Integer => "integer",
-            InputType::Boolean => "boolean",
-        }
-    }
-
-    /// Parses `string`, `number`, `integer` or `boolean`.
-    pub fn parse(text: &str) -> Option<InputType> {
-        match text {
-            "string" => Some(InputType::String),
-            "number" => Some(InputType::Number),
-            "integer" => Some(InputType::Integer),
-            "boolean" => Some(InputType::Boolean),
-            _ => None,
-        }
-    }
-
-    fn coerce(self, text: &str) -> Option<Value> {
-        match self {
-            InputType::String => Some(Value::String(text.to_string())),
-            InputType::Number => text
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-                .map(Value::Number),
-            InputType::Integer => text.trim().parse::<i64>().ok().map(Value::from),
-            InputType::Boolean => match text.trim() {
-                "true" | "on" | "yes" | "1" => Some(Value::Bool(true)),
-                "false" | "off" | "no" | "0" => Some(Value::Bool(false)),
-                _ => None,
-            },
-        }
-    }
-}
-
-/// An input slot: a recorded value replaced by `{{name}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InputMark {
-    /// The slot name (letters, digits, `_`, `-`; starts with a letter or `_`).
-    pub name: String,
-    /// Its type.
-    #[serde(rename = "type", default)]
-    pub kind: InputType,
-    /// The default value; [`Draft::mark_input`] uses the recorded value when `None`. Always
-    /// `None` for secret slots.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub default: Option<Value>,
-    /// A secret slot (password fields): no default, the value is never stored.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub secret: bool,
-    /// What the slot is for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-}
-
-impl InputMark {
-    /// A string slot whose default is the recorded value.
-    pub fn string(name: impl Into<String>) -> Self {
-        Self::typed(name, InputType::String)
-    }
-
-    /// A slot of `kind` whose default is the recorded value.
-    pub fn typed(name: impl Into<String>, kind: InputType) -> Self {
-        Self {
-            name: name.into(),
-            kind,
-            default: None,
-            secret: false,
-            description: None,
-        }
-    }
-
-    /// A secret string slot.
-    pub fn secret(name: impl Into<String>) -> Self {
-        Self {
-            secret: true,
-            ..Self::string(name)
-        }
-    }
-}
-
-/// An output field: an extract step reading an element into a typed value.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OutputMark {
-    /// The output field name.
-    pub name: String,
-    /// The element to read.
-    pub selector: Selector,
-    /// What to read.
-    #[serde(default)]
-    pub from: ExtractSource,
-    /// The attribute, when `from` is `attribute`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attribute: Option<String>,
-    /// The type of the field.
-    #[serde(default)]
-    pub kind: OutputKind,
-    /// Also output the currency of a price into this field (needs `kind: number`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub currency_field: Option<String>,
-    /// The page the element is on; a `switch_page` is added when it is not the current one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page: Option<String>,
-    /// Insert before this step (0-based); at the end when `None`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub position: Option<usize>,
-    /// What the field is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-}
-
-impl OutputMark {
-    /// An output read from the text of the element a CSS selector finds.
-    pub fn css(name: impl Into<String>, css: impl Into<String>, kind: OutputKind) -> Self {
-        Self::with_selector(name, Selector::new([SelectorCandidate::css(css)]), kind)
-    }
-
-    /// An output read from the text of an element found by `selector`.
-    pub fn with_selector(name: impl Into<String>, selector: Selector, kind: OutputKind) -> Self {
-        Self {
-            name: name.into(),
-            selector,
-            from: ExtractSource::Text,
-            attribute: None,
-            kind,
-            currency_field: None,
-            page: None,
-            position: None,
-            description: None,
-        }
-    }
-
-    /// An output read from a picked element: its value for form controls, its text otherwise.
-    pub fn picked(name: impl Into<String>, picked: &PickedElement, kind: OutputKind) -> Self {
-        Self {
-            from: if picked.value.is_some() {
-                ExtractSource::Value
-            } else {
-                ExtractSource::Text
-            },
-            page: Some(picked.page.clone()),
-            ..Self::with_selector(name, picked.selector.clone(), kind)
-        }
-    }
-}
-
 /// True for names usable as `{{name}}` and as contract slot / output field names.
 pub(crate) fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
@@ -219,15 +56,12 @@ fn reference(name: &str) -> String {
 
 /// The `{{name}}` references in `text`.
 fn references(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find("{{") {
-        let after = &rest[open + 2..];
-        let Some(close) = after.find("}}") else { break };
-        out.push(after[..close].trim().to_string());
-        rest = &after[close + 2..];
-    }
-    out
+    template_parts(text)
+        .filter_map(|part| match part {
+            TemplatePart::Input(name) => Some(name.to_string()),
+            _ => None,
+        })
+        .collect()
 }
 
 fn step_references(step: &Step) -> Vec<String> {
@@ -643,39 +477,13 @@ fn switch_step(page: &str, url: &str) -> RecordedStep {
     }
 }
 
-/// `scheme://host[:port]` of an absolute http(s) URL.
-pub(crate) fn origin_of(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    if scheme != "http" && scheme != "https" {
-        return None;
-    }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    Some(format!("{scheme}://{}", &rest[..end]))
-}
-
 /// The current time as `2026-11-30T05:21:55Z`.
 pub(crate) fn now_rfc3339() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
-        .unwrap_or_default() as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+        .unwrap_or_default();
+    browserflow_rider::clock::rfc3339_utc_seconds(i64::try_from(secs).unwrap_or(i64::MAX))
 }
 
 /// Whether `selector` (as a person typed it) names `candidate`.
@@ -783,12 +591,7 @@ mod tests {
     }
 
     #[test]
-    fn time_and_origin_formats() {
-        assert_eq!(
-            origin_of("http://127.0.0.1:4780/a?b").as_deref(),
-            Some("http://127.0.0.1:4780")
-        );
-        assert_eq!(origin_of("about:blank"), None);
+    fn time_format() {
         let now = now_rfc3339();
         assert_eq!(now.len(), 20, "{now}");
         assert!(now.starts_with("20"), "{now}");

@@ -1,0 +1,251 @@
+//! The steps a person's own actions make: clicks, fills (secret fields kept as references),
+//! keys, and the wait an element that appeared later needs before its step.
+
+use super::*;
+
+impl Builder {
+    /// Events before an element step: a page switch, an explicit wait for an element that
+    /// appeared after the page loaded.
+    pub(super) fn before_element_step(
+        &mut self,
+        page: &str,
+        url: &str,
+        target: &Target,
+        sel: &Selector,
+    ) -> Vec<RecordEvent> {
+        let mut events: Vec<RecordEvent> = self.switch_to(page, url).into_iter().collect();
+        events.extend(self.scrolls_that_matter(page, target.appeared_at));
+        if target.appeared && !self.waited.contains(&target.token) {
+            self.waited.push(target.token.clone());
+            events.push(self.push(
+                Step::WaitForElement(WaitForElementStep {
+                    label: None,
+                    selector: sel.clone(),
+                    count: None,
+                    operator: Default::default(),
+                    visible: Some(true),
+                    properties: Default::default(),
+                    timeout_ms: None,
+                }),
+                format!("Wait for {}", target.description),
+                Some(target),
+                url,
+                None,
+            ));
+        }
+        events
+    }
+
+    pub(super) fn click(
+        &mut self,
+        page: &str,
+        payload: &Payload,
+        target: &Target,
+        sel: Selector,
+        count: u8,
+    ) -> Vec<RecordEvent> {
+        let url = payload.frame.url.clone();
+        let mut events = self.before_element_step(page, &url, target, &sel);
+        let verb = if count == 2 { "Double-click" } else { "Click" };
+        events.push(self.push(
+            Step::Click(ClickStep {
+                label: None,
+                selector: sel,
+                button: MouseButton::Left,
+                click_count: count,
+                offset: None,
+                navigation: None,
+                opens_popup: None,
+                timeout_ms: None,
+            }),
+            format!("{verb} {}", target.description),
+            Some(target),
+            &url,
+            Some(target.token.clone()),
+        ));
+        events.extend(self.action(page));
+        events
+    }
+
+    /// Notes the step just pushed as the last action; attaches a popup that was announced
+    /// before it (the browser may report the new window before the click that opened it).
+    pub(super) fn action(&mut self, page: &str) -> Option<RecordEvent> {
+        self.actions += 1;
+        let index = self.steps.len() - 1;
+        self.last_action = Some(Action {
+            index,
+            page: page.to_string(),
+            navigated: false,
+        });
+        let (opener, name) = self.pending_popup.take()?;
+        if opener != page {
+            return None;
+        }
+        let attached = match &mut self.steps[index].step {
+            Step::Click(c) => {
+                c.opens_popup = Some(name.clone());
+                true
+            }
+            Step::KeyPress(k) => {
+                k.opens_popup = Some(name.clone());
+                true
+            }
+            _ => false,
+        };
+        if !attached {
+            return None;
+        }
+        self.current_page = name;
+        Some(self.updated(index))
+    }
+
+    pub(super) fn fill(
+        &mut self,
+        page: &str,
+        payload: &Payload,
+        target: &Target,
+        sel: Selector,
+    ) -> Vec<RecordEvent> {
+        let url = payload.frame.url.clone();
+        let (value, recorded_value) = if target.password {
+            (format!("{{{{{}}}}}", self.secret_input(target)), None)
+        } else {
+            let v = payload.value.clone().unwrap_or_default();
+            (v.clone(), Some(v))
+        };
+        let description = if target.password {
+            format!("Type the secret into {}", target.description)
+        } else {
+            format!(
+                "Fill {} with {:?}",
+                target.description,
+                recorded_value.as_deref().unwrap_or_default()
+            )
+        };
+        // Coalesce: more typing in the field of the last step, or a click that only focused it.
+        if let Some(i) = self.steps.len().checked_sub(1)
+            && self.tokens[i].as_deref() == Some(target.token.as_str())
+            && self.steps[i].page == page
+        {
+            let replace = match &self.steps[i].step {
+                Step::Fill(_) => true,
+                Step::Click(c) => {
+                    c.click_count == 1 && c.navigation.is_none() && c.opens_popup.is_none()
+                }
+                _ => false,
+            };
+            if replace {
+                let step = &mut self.steps[i];
+                step.step = Step::Fill(FillStep {
+                    label: None,
+                    selector: sel,
+                    value,
+                    timeout_ms: None,
+                });
+                step.description = description;
+                step.recorded_value = recorded_value;
+                step.secret = target.password;
+                if self.last_action.as_ref().is_some_and(|a| a.index == i) {
+                    self.last_action = None;
+                }
+                return vec![self.updated(i)];
+            }
+        }
+        let mut events = self.before_element_step(page, &url, target, &sel);
+        let mut event = self.push(
+            Step::Fill(FillStep {
+                label: None,
+                selector: sel,
+                value,
+                timeout_ms: None,
+            }),
+            description,
+            Some(target),
+            &url,
+            Some(target.token.clone()),
+        );
+        let i = self.steps.len() - 1;
+        self.steps[i].recorded_value = recorded_value;
+        self.steps[i].secret = target.password;
+        if let RecordEvent::StepAdded { step, .. } = &mut event {
+            **step = self.steps[i].clone();
+        }
+        events.push(event);
+        events
+    }
+
+    /// The secret input of a password field: named after the field, created once per field.
+    pub(super) fn secret_input(&mut self, target: &Target) -> String {
+        if let Some(name) = self.secret_names.get(&target.token) {
+            return name.clone();
+        }
+        let base = slot_name(if target.name.is_empty() {
+            &target.label
+        } else {
+            &target.name
+        });
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.inputs.iter().any(|i| i.name == name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        self.inputs.push(InputMark::secret(name.clone()));
+        self.secret_names.insert(target.token.clone(), name.clone());
+        name
+    }
+
+    pub(super) fn key(
+        &mut self,
+        page: &str,
+        payload: &Payload,
+        target: Option<(&Target, Selector)>,
+        _frames: &[(String, String)],
+    ) -> Vec<RecordEvent> {
+        let Some(key) = payload.key.clone() else {
+            return Vec::new();
+        };
+        let url = payload.frame.url.clone();
+        let mut events: Vec<RecordEvent> = self.switch_to(page, &url).into_iter().collect();
+        let appeared_at = target.as_ref().map_or(0, |(t, _)| t.appeared_at);
+        events.extend(self.scrolls_that_matter(page, appeared_at));
+        let modifiers: Vec<Modifier> = payload
+            .modifiers
+            .iter()
+            .filter_map(|m| match m.as_str() {
+                "alt" => Some(Modifier::Alt),
+                "control" => Some(Modifier::Control),
+                "meta" => Some(Modifier::Meta),
+                "shift" => Some(Modifier::Shift),
+                _ => None,
+            })
+            .collect();
+        let mut combo: Vec<&str> = payload.modifiers.iter().map(String::as_str).collect();
+        combo.push(&key);
+        let description = match target {
+            Some((t, _)) => format!("Press {} in {}", combo.join("+"), t.description),
+            None => format!("Press {}", combo.join("+")),
+        };
+        let (selector, target, token) = match target {
+            Some((t, sel)) => (Some(sel), Some(t), Some(t.token.clone())),
+            None => (None, None, None),
+        };
+        events.push(self.push(
+            Step::KeyPress(KeyPressStep {
+                label: None,
+                key,
+                modifiers,
+                selector,
+                navigation: None,
+                opens_popup: None,
+                timeout_ms: None,
+            }),
+            description,
+            target,
+            &url,
+            token,
+        ));
+        events.extend(self.action(page));
+        events
+    }
+}

@@ -1,0 +1,138 @@
+//! What happens to pages: main-frame navigations (asserted on the step that caused them),
+//! dialogs closed and popups opened.
+
+use super::*;
+
+impl Builder {
+    pub(super) fn navigated(
+        &mut self,
+        page: &str,
+        url: &str,
+        renderer_initiated: bool,
+    ) -> Vec<RecordEvent> {
+        // A scroll before a navigation changed nothing the new document uses.
+        self.pending_scrolls.retain(|s| s.page != page);
+        if self.actions == 0 {
+            // The start page (and its redirects) loading.
+            return Vec::new();
+        }
+        if let Some(action) = self.last_action.clone()
+            && action.page == page
+            && !action.navigated
+        {
+            let pattern = url_pattern(url);
+            let set = match &mut self.steps[action.index].step {
+                Step::Click(c) if c.opens_popup.is_none() => {
+                    c.navigation = Some(ExpectedNavigation {
+                        url: Some(pattern),
+                        title: None,
+                    });
+                    true
+                }
+                Step::KeyPress(k) if k.opens_popup.is_none() => {
+                    k.navigation = Some(ExpectedNavigation {
+                        url: Some(pattern),
+                        title: None,
+                    });
+                    true
+                }
+                _ => false,
+            };
+            if let Some(a) = &mut self.last_action {
+                a.navigated = true;
+            }
+            if set {
+                return vec![self.updated(action.index)];
+            }
+        }
+        if renderer_initiated {
+            // The page moved by itself (a redirect, a timer): replay does the same.
+            return Vec::new();
+        }
+        let mut events: Vec<RecordEvent> = self.switch_to(page, url).into_iter().collect();
+        events.push(self.push(
+            Step::Navigate(NavigateStep {
+                label: None,
+                url: url.to_string(),
+                navigation: None,
+                timeout_ms: None,
+            }),
+            format!("Open {url}"),
+            None,
+            url,
+            None,
+        ));
+        self.actions += 1;
+        self.last_action = Some(Action {
+            index: self.steps.len() - 1,
+            page: page.to_string(),
+            navigated: true,
+        });
+        events
+    }
+
+    pub(super) fn dialog_closed(
+        &mut self,
+        page: &str,
+        accepted: bool,
+        user_input: String,
+    ) -> Vec<RecordEvent> {
+        let kind = self.dialog_kind.take().unwrap_or_else(|| "alert".into());
+        if kind == "beforeunload" {
+            return Vec::new();
+        }
+        let index = match &self.last_action {
+            Some(a) if a.page == page => a.index,
+            _ => self.steps.len(),
+        };
+        let prompt_text = (kind == "prompt" && accepted).then_some(user_input);
+        let verb = if accepted { "Accept" } else { "Dismiss" };
+        let url = self
+            .steps
+            .get(index.saturating_sub(1))
+            .map(|s| s.url.clone())
+            .unwrap_or_default();
+        let mut recorded = self.recorded(
+            Step::HandleDialog(HandleDialogStep {
+                label: None,
+                accept: accepted,
+                prompt_text,
+            }),
+            format!("{verb} the next {kind} dialog"),
+            None,
+            &url,
+        );
+        recorded.page = page.to_string();
+        vec![self.insert(index, recorded)]
+    }
+
+    pub(super) fn popup(&mut self, opener: &str, name: String, url: String) -> Vec<RecordEvent> {
+        let mut events = Vec::new();
+        if let Some(action) = self.last_action.clone()
+            && action.page == opener
+        {
+            let set = match &mut self.steps[action.index].step {
+                Step::Click(c) if c.navigation.is_none() && c.opens_popup.is_none() => {
+                    c.opens_popup = Some(name.clone());
+                    true
+                }
+                Step::KeyPress(k) if k.navigation.is_none() && k.opens_popup.is_none() => {
+                    k.opens_popup = Some(name.clone());
+                    true
+                }
+                _ => false,
+            };
+            if set {
+                // Replay continues on the popup after the step that opened it.
+                self.current_page = name.clone();
+                events.push(self.updated(action.index));
+            } else {
+                self.pending_popup = Some((opener.to_string(), name.clone()));
+            }
+        } else {
+            self.pending_popup = Some((opener.to_string(), name.clone()));
+        }
+        events.push(RecordEvent::PageOpened { name, url });
+        events
+    }
+}

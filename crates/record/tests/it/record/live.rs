@@ -1,0 +1,144 @@
+//! The live step stream (thumbnails) and dialogs left to the person.
+
+use std::time::Duration;
+
+use browserflow_record::{OutputMark, RecordOptions, Recorder};
+use browserflow_steps::{OutputKind, Step};
+use serde_json::json;
+
+use crate::record::driver::*;
+use crate::support::Harness;
+
+#[tokio::test]
+async fn thumbnails_arrive_in_the_live_step_stream() {
+    use browserflow_record::RecordEvent;
+    let h = Harness::start().await;
+    let recorder = Recorder::start_on(
+        &h.browser,
+        &RecordOptions {
+            thumbnails: true,
+            viewport: Some((800, 600)),
+            ..options(h.url("/rec-ids.html"))
+        },
+    )
+    .await
+    .unwrap();
+    let mut events = recorder.subscribe();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    d.click("document.getElementById('ember123')").await;
+    let (index, png) = tokio::time::timeout(WAIT, async {
+        loop {
+            if let Ok(RecordEvent::StepUpdated { index, step }) = events.recv().await
+                && let Some(png) = step.thumbnail_png
+            {
+                return (index, png);
+            }
+        }
+    })
+    .await
+    .expect("a thumbnail arrives");
+    assert_eq!(recorder.steps()[index].step.kind(), "click");
+    let image = image::load_from_memory_with_format(&png, image::ImageFormat::Png).expect("a PNG");
+    // 800×600 scaled to 240 wide.
+    assert_eq!((image.width(), image.height()), (240, 180));
+    // Without the option, no thumbnail is taken.
+    let draft = recorder.stop().await.unwrap();
+    assert!(draft.steps[index].thumbnail_png.is_some());
+    let recorder = Recorder::start_on(&h.browser, &options(h.url("/rec-ids.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.click("document.getElementById('ember123')").await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .await
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let draft = recorder.stop().await.unwrap();
+    assert!(draft.steps.iter().all(|s| s.thumbnail_png.is_none()));
+    h.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dialog_left_to_the_person_is_recorded_with_their_answer() {
+    use browserflow_record::DialogAnswers;
+
+    let h = Harness::start().await;
+    let recorder = Recorder::start_on(
+        &h.browser,
+        &RecordOptions {
+            dialogs: Some(DialogAnswers::Person),
+            ..options(h.url("/index.html"))
+        },
+    )
+    .await
+    .unwrap();
+    let d = Driver::new(recorder.page());
+    let mut page_events = d.session.subscribe();
+    // The click blocks while the prompt is open, as it would for a person's mouse.
+    let at = d.centre("document.getElementById('ask-name')").await;
+    let session = d.session.clone();
+    let clicking = tokio::spawn(async move {
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            let _ = session
+                .call(
+                    "Input.dispatchMouseEvent",
+                    json!({ "type": kind, "x": at.0, "y": at.1, "button": "left", "clickCount": 1 }),
+                )
+                .await;
+        }
+    });
+    // Nobody but the person answers: the prompt stays open until the test (the person) does.
+    let opened = tokio::time::timeout(WAIT, async {
+        while let Some(event) = page_events.recv().await {
+            if event.method == "Page.javascriptDialogOpening" {
+                return true;
+            }
+        }
+        false
+    })
+    .await
+    .expect("the prompt opens");
+    assert!(opened);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !clicking.is_finished(),
+        "the prompt was answered by someone else"
+    );
+    d.session
+        .call(
+            "Page.handleJavaScriptDialog",
+            json!({ "accept": true, "promptText": "Ada" }),
+        )
+        .await
+        .expect("the person answers");
+    clicking.await.unwrap();
+    d.wait_js("document.getElementById('service-status').textContent === 'Hello, Ada'")
+        .await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .await
+    );
+    let mut draft = recorder.stop().await.unwrap();
+    assert_eq!(kinds(&draft), ["navigate", "handle_dialog", "click"]);
+    let Step::HandleDialog(answer) = &draft.steps[1].step else {
+        unreachable!()
+    };
+    assert!(answer.accept);
+    assert_eq!(answer.prompt_text.as_deref(), Some("Ada"));
+
+    draft
+        .mark_output(OutputMark::css(
+            "greeting",
+            "#service-status",
+            OutputKind::String,
+        ))
+        .unwrap();
+    let file = draft.into_tool_file("say-hello", "1.0.0", None).unwrap();
+    let output = replay(&h, &file, json!({})).await;
+    assert_eq!(output["greeting"], "Hello, Ada");
+    h.close().await;
+}
