@@ -1,4 +1,4 @@
-//! `cargo bench -p browserflow-browser --bench replay`: the search-price journey on the embedded
+//! `cargo bench -p browserflow-bench --bench replay`: the search-price journey on the embedded
 //! shop, cold and warm, with per-step times, printed as a table (screenshots off, then on).
 //!
 //! `BENCH_COLD`, `BENCH_WARM` override the number of runs; `BENCH_JSON=1` also prints the

@@ -2,7 +2,7 @@
 //! measured cold (launch Chromium, replay, close), warm (one browser, a fresh context per
 //! replay) and per step, next to the raw CDP round trip that bounds any step from below.
 //!
-//! Shared by `cargo bench -p browserflow-browser --bench replay` and a `bflow bench replay`.
+//! Behind `cargo bench -p browserflow-bench --bench replay`.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {

@@ -11,6 +11,8 @@ use crate::warm::WarmReport;
 pub const BROWSERFLOW: &str = "browserflow";
 /// The raw-CDP floor.
 pub const FLOOR: &str = "floor (raw CDP)";
+/// The name of the optional second `bflow` (`--baseline-bflow`).
+pub const BASELINE: &str = "browserflow (baseline)";
 
 fn mib(bytes: f64) -> f64 {
     bytes / (1024.0 * 1024.0)
@@ -86,6 +88,24 @@ pub fn cold_table(results: &[SystemRuns], steps: usize) -> String {
             memory.as_ref().map_or("–".into(), mib_cell),
             processes,
             relative
+        );
+    }
+    let baseline = results
+        .iter()
+        .find(|r| r.name == BASELINE)
+        .and_then(wall_ms);
+    if let (Some(ours), Some(baseline)) = (&ours, baseline) {
+        let verdict = if ours.median <= baseline.median + baseline.iqr() {
+            "no slower (within the baseline's IQR)"
+        } else {
+            "SLOWER than the baseline by more than its IQR"
+        };
+        let _ = writeln!(
+            out,
+            "\nbrowserflow against the baseline binary (medians): {:.0} ms vs {:.0} ms, {}: {verdict}.",
+            ours.median,
+            baseline.median,
+            ratio(ours.median, baseline.median).map_or("–".into(), |r| format!("{r:.2}×"))
         );
     }
     let floor = results.iter().find(|r| r.name == FLOOR).and_then(wall_ms);

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use browserflow_steps::ToolFile;
 
 use crate::cold::ColdSystem;
-use crate::report::{BROWSERFLOW, FLOOR};
+use crate::report::{BASELINE, BROWSERFLOW, FLOOR};
 
 /// Where everything the cold systems need lives.
 #[derive(Debug, Clone)]
@@ -112,4 +112,13 @@ pub fn cold_systems(
             ],
         ),
     ]
+}
+
+/// The browserflow system run with another `bflow` binary, named [`BASELINE`].
+pub fn baseline_system(browserflow: &ColdSystem, bflow: &Path) -> ColdSystem {
+    ColdSystem {
+        name: BASELINE.into(),
+        program: bflow.to_path_buf(),
+        ..browserflow.clone()
+    }
 }

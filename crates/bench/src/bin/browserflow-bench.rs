@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use browserflow_bench::cold::{ColdRun, ColdSystem, RunError, run_interleaved};
 use browserflow_bench::systems::{
-    Layout, cold_systems, write_playwright_script, write_rebased_tool,
+    Layout, baseline_system, cold_systems, write_playwright_script, write_rebased_tool,
 };
 use browserflow_bench::warm::{Journey, run_warm};
 use browserflow_bench::{machine, report};
@@ -57,6 +57,11 @@ struct Args {
     /// The `bflow` binary (default: next to this one).
     #[arg(long)]
     bflow: Option<PathBuf>,
+    /// Another `bflow` to run beside this one in the same interleaved rounds, as
+    /// "browserflow (baseline)": for example a release build of the previous commit, to show
+    /// a change is no slower.
+    #[arg(long)]
+    baseline_bflow: Option<PathBuf>,
     /// The `bench-floor` binary (default: next to this one).
     #[arg(long)]
     floor: Option<PathBuf>,
@@ -133,7 +138,10 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     );
 
     if !args.no_cold {
-        let systems = cold_systems(&layout, &rebased, &playwright, &origin, QUERY, PRICE);
+        let mut systems = cold_systems(&layout, &rebased, &playwright, &origin, QUERY, PRICE);
+        if let Some(baseline) = &args.baseline_bflow {
+            systems.insert(1, baseline_system(&systems[0], baseline));
+        }
         for system in &systems {
             println!("- `{}`: `{}`", system.name, system.command_line());
         }
