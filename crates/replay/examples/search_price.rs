@@ -1,6 +1,6 @@
 //! Replays the search-price journey on the embedded fixture shop and prints the step timeline.
 //!
-//! `cargo run -p browserflow-browser --example search_price -- keyboard`
+//! `cargo run -p browserflow-replay --example search_price -- keyboard`
 
 use std::time::Instant;
 
