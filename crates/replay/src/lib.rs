@@ -49,13 +49,17 @@
 //! # }
 //! ```
 
-mod execute;
-mod files;
+mod actions;
+mod failure;
+mod js;
+mod navigation;
 mod resolve;
+mod run;
 pub mod run_dir;
 mod tool;
 
 pub use browserflow_cdp::DownloadRecord;
+pub use failure::{FailureKind, Missing, Unactionable};
 pub use tool::{BrowserTool, RUN_DIR_ENV, SharedBrowser};
 
 use std::path::PathBuf;
@@ -65,9 +69,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use browserflow_steps::InterpolateError;
 use browserflow_cdp::launch::BrowserContext;
 use browserflow_cdp::page::DialogRecord;
+use browserflow_steps::InterpolateError;
 use browserflow_steps::{SelectorKind, Step};
 
 /// Replay settings.
@@ -195,7 +199,6 @@ pub struct StepReport {
     pub screenshot: Option<Vec<u8>>,
 }
 
-
 /// The outcome of a replay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplayReport {
@@ -254,6 +257,8 @@ pub enum ReplayError {
         label: Option<String>,
         /// What went wrong, naming every selector candidate tried.
         message: String,
+        /// What kind of failure it is (what retries are decided on).
+        failure: FailureKind,
         /// The partial report, with the failing step's screenshot when enabled.
         report: Box<ReplayReport>,
     },
@@ -272,6 +277,17 @@ impl ReplayError {
         match self {
             ReplayError::StepFailed { report, .. } => Some(report),
             _ => None,
+        }
+    }
+
+    /// What kind of failure it is: a step that is wrong before anything runs is an
+    /// [`FailureKind::InvalidStep`].
+    pub fn failure_kind(&self) -> FailureKind {
+        match self {
+            ReplayError::InvalidStep { .. }
+            | ReplayError::File { .. }
+            | ReplayError::Input { .. } => FailureKind::InvalidStep,
+            ReplayError::StepFailed { failure, .. } => *failure,
         }
     }
 }
@@ -302,7 +318,7 @@ impl Replayer {
                     message,
                 })?;
         }
-        execute::Run::new(context, &self.options)
+        run::Run::new(context, &self.options)
             .run(steps, inputs)
             .await
     }

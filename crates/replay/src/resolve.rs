@@ -3,16 +3,16 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use tokio::time::Instant;
 
-use browserflow_cdp::page::{EvalError, ExecContext, FramePoint, FrameState, Page};
-use browserflow_steps::{FrameSelector, Offset, Selector};
-
-use browserflow_steps::glob_match;
-
 use browserflow_cdp::injected::RESOLVE_JS;
+use browserflow_cdp::page::{EvalError, ExecContext, FramePoint, FrameState, Page};
+use browserflow_steps::{FrameSelector, Offset, Selector, SelectorCandidate, glob_match};
+
+use crate::failure::{Failure, FailureKind, Unactionable};
+use crate::js;
 
 /// Where the resolver function lives in the replayer's isolated world.
 const RESOLVER: &str = "__browserflowResolve";
@@ -23,7 +23,8 @@ pub(crate) fn resolver_install() -> String {
 }
 
 /// What the element must be before the step acts on it.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct Requirements {
     pub visible: bool,
     pub enabled: bool,
@@ -68,31 +69,133 @@ impl Requirements {
             ..Self::default()
         }
     }
-}
 
-/// The JSON spec handed to the injected resolver, minus candidates and timeout.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ResolveSpec {
-    /// `action` (exactly one element, actionable) or `wait` (a count condition).
-    pub mode: &'static str,
-    pub require: Requirements,
-    pub offset: Option<Offset>,
-    pub count: Option<Value>,
-    pub visible: Option<bool>,
-    pub properties: Option<Value>,
-    pub read: Option<Value>,
-    pub expect: Option<Value>,
-    pub act: Option<Value>,
-}
-
-impl ResolveSpec {
-    pub(crate) fn action(require: Requirements) -> Self {
+    /// Only visible (an assertion that the element is shown).
+    pub(crate) fn visible() -> Self {
         Self {
-            mode: "action",
+            visible: true,
+            ..Self::default()
+        }
+    }
+}
+
+/// What the injected resolver is asked to do; the resolver's `spec` minus candidates and
+/// budget (see `resolve.js`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub(crate) enum ResolveRequest {
+    /// Exactly one element that meets the requirements, then read, checked or acted on.
+    Action(ActionRequest),
+    /// A condition on how many elements match.
+    Wait(WaitRequest),
+}
+
+impl ResolveRequest {
+    /// An action request with nothing but requirements.
+    pub(crate) fn action(require: Requirements) -> Self {
+        Self::Action(ActionRequest::new(require))
+    }
+
+    fn requires_hit_test(&self) -> bool {
+        matches!(self, Self::Action(a) if a.require.hit_test)
+    }
+}
+
+/// [`ResolveRequest::Action`].
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct ActionRequest {
+    pub require: Requirements,
+    /// The action point relative to the element's top-left corner (default: its centre).
+    pub offset: Option<Offset>,
+    pub read: Option<Read>,
+    pub expect: Option<Expect>,
+    pub act: Option<Act>,
+}
+
+impl ActionRequest {
+    pub(crate) fn new(require: Requirements) -> Self {
+        Self {
             require,
             ..Self::default()
         }
     }
+}
+
+/// [`ResolveRequest::Wait`].
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WaitRequest {
+    /// How many must match (default: at least one).
+    pub count: Option<CountCondition>,
+    /// Count only visible (`true`) or wait until none is visible (`false`).
+    pub visible: Option<bool>,
+    /// DOM properties every counted element must have.
+    pub properties: Option<Map<String, Value>>,
+}
+
+/// A count of matches compared with `op` (`==`, `>=`, `<=`).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct CountCondition {
+    pub op: &'static str,
+    pub value: u32,
+}
+
+/// What to read from the element.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Read {
+    /// `text`, `value` or `attribute`.
+    pub from: &'static str,
+    pub attribute: Option<String>,
+    /// Wait until the value read is not empty.
+    pub non_empty: bool,
+}
+
+impl Read {
+    /// The value as it is, empty or not.
+    pub(crate) fn from(from: &'static str) -> Self {
+        Self {
+            from,
+            attribute: None,
+            non_empty: false,
+        }
+    }
+}
+
+/// What the value read must be.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Expect {
+    Equals(String),
+    Contains(String),
+}
+
+/// What to do to the element in the page, in the same task as the checks.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum Act {
+    /// Select the option, set the value, or select the text for typing to replace.
+    Fill {
+        value: String,
+    },
+    Focus,
+    Scroll {
+        x: f64,
+        y: f64,
+    },
+    /// Check a file input (kept for the upload) or report that it is not one.
+    Upload {
+        count: usize,
+    },
+}
+
+/// The whole spec the resolver receives.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Spec<'a> {
+    candidates: &'a [SelectorCandidate],
+    #[serde(flatten)]
+    request: &'a ResolveRequest,
+    timeout_ms: u64,
 }
 
 /// The element that was found.
@@ -103,36 +206,88 @@ pub(crate) struct Resolved {
     /// The action point in main-frame viewport coordinates (for pointer actions).
     pub point: Option<(f64, f64)>,
     /// What the in-page action or read returned.
-    pub result: Value,
+    pub in_page: Option<InPage>,
     /// The isolated world the element was found in (an `upload` keeps a handle on it there).
     pub world: ExecContext,
     /// The frame the element was found in.
     pub frame_id: String,
 }
 
+impl Resolved {
+    /// The value a read request read (empty when it read nothing).
+    pub(crate) fn read_value(&self) -> &str {
+        match &self.in_page {
+            Some(InPage::Read(value)) => value,
+            _ => "",
+        }
+    }
+}
+
+/// What the in-page action or read answered, as `resolve.js` sends it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum InPage {
+    /// The value a read request read.
+    Read(String),
+    /// A fill selected the text; the value is to be typed with real key input (`{type}`).
+    TypeText {
+        #[serde(rename = "type")]
+        type_text: bool,
+    },
+    /// An upload probe: whether the element is a file input (`{fileInput}`).
+    FileInput {
+        #[serde(rename = "fileInput")]
+        file_input: bool,
+    },
+    /// The action was done in the page (`{done}`).
+    Done { done: bool },
+}
+
 /// Why no element was found.
 #[derive(Debug, Clone)]
 pub(crate) enum ResolveFailure {
-    /// The budget ran out; the last state of every candidate.
-    Timeout { states: Vec<String> },
+    /// The budget ran out; the last state of every candidate, and whether the last element
+    /// found was covered by an overlay outside its frame.
+    Timeout {
+        states: Vec<String>,
+        covered_outside_frame: bool,
+    },
     /// The frame never appeared.
     FrameNotFound { frame: String, seen: Vec<String> },
-    /// A candidate matched but the action cannot be done (no such option, …).
+    /// The resolver could not run, or a candidate matched but the action cannot be done (no
+    /// such option, …).
     Fatal {
+        kind: FailureKind,
         winner: Option<usize>,
         message: String,
     },
 }
 
+impl ResolveFailure {
+    fn fatal(kind: FailureKind, message: impl Into<String>) -> Self {
+        Self::Fatal {
+            kind,
+            winner: None,
+            message: message.into(),
+        }
+    }
+
+    fn eval(error: &EvalError, message: impl Into<String>) -> Self {
+        let failure = Failure::eval(FailureKind::Browser, error, message);
+        Self::fatal(failure.kind, failure.message)
+    }
+}
+
+/// The resolver's answer, as `resolve.js` sends it (`ok` tells which shape it is).
 #[derive(Deserialize)]
-struct JsOutcome {
+struct RawAnswer {
     ok: bool,
     #[serde(default)]
     winner: Option<usize>,
     #[serde(default)]
     point: Option<JsPoint>,
     #[serde(default)]
-    result: Value,
+    result: Option<InPage>,
     #[serde(default)]
     states: Vec<String>,
     #[serde(default)]
@@ -145,12 +300,48 @@ struct JsPoint {
     y: f64,
 }
 
+/// The resolver's answer.
+#[derive(Deserialize)]
+#[serde(from = "RawAnswer")]
+enum ResolveAnswer {
+    /// A candidate won (and the action, if any, was done).
+    Found {
+        winner: usize,
+        point: Option<JsPoint>,
+        result: Option<InPage>,
+    },
+    /// A candidate matched, but the in-page action refused it.
+    Refused {
+        winner: Option<usize>,
+        message: String,
+    },
+    /// The budget ran out: each candidate's last state.
+    NotReady { states: Vec<String> },
+}
+
+impl From<RawAnswer> for ResolveAnswer {
+    fn from(raw: RawAnswer) -> Self {
+        match (raw.fatal, raw.ok) {
+            (Some(message), _) => Self::Refused {
+                winner: raw.winner,
+                message,
+            },
+            (None, true) => Self::Found {
+                winner: raw.winner.unwrap_or_default(),
+                point: raw.point,
+                result: raw.result,
+            },
+            (None, false) => Self::NotReady { states: raw.states },
+        }
+    }
+}
+
 /// Resolves `selector` on `page` within `budget`. Survives navigations: when the document is
 /// replaced mid-wait, the wait continues in the new document with the remaining budget.
 pub(crate) async fn resolve(
     page: &Page,
     selector: &Selector,
-    spec: &ResolveSpec,
+    request: &ResolveRequest,
     budget: Duration,
 ) -> Result<Resolved, ResolveFailure> {
     let deadline = Instant::now() + budget;
@@ -161,6 +352,11 @@ pub(crate) async fn resolve(
         .collect();
     // The last candidate found covered by an overlay outside its frame, and how.
     let mut covered: Option<(usize, String)> = None;
+    let timeout =
+        |states: Vec<String>, covered: &Option<(usize, String)>| ResolveFailure::Timeout {
+            states,
+            covered_outside_frame: covered.is_some(),
+        };
     loop {
         let frame_id = match &selector.frame {
             None => page.target_id().to_string(),
@@ -172,21 +368,21 @@ pub(crate) async fn resolve(
             Ok(world) => world,
             Err(EvalError::Navigated) => {
                 if !wait_change(&mut changes, deadline).await {
-                    return Err(ResolveFailure::Timeout {
-                        states: last_states,
-                    });
+                    return Err(timeout(last_states, &covered));
                 }
                 continue;
             }
-            Err(e) => {
-                return Err(ResolveFailure::Fatal {
-                    winner: None,
-                    message: e.to_string(),
-                });
-            }
+            Err(e) => return Err(ResolveFailure::eval(&e, e.to_string())),
         };
         // The resolver is installed once per document's world; later steps only send a spec.
-        let spec_json = js_spec(selector, spec, remaining);
+        let spec = Spec {
+            candidates: &selector.candidates,
+            request,
+            timeout_ms: remaining.as_millis() as u64,
+        };
+        let spec_json = serde_json::to_string(&spec).map_err(|e| {
+            ResolveFailure::fatal(FailureKind::InvalidStep, format!("unsendable spec: {e}"))
+        })?;
         let expression = if fresh {
             format!("(globalThis.{RESOLVER} = ({RESOLVE_JS}))({spec_json})")
         } else {
@@ -199,62 +395,63 @@ pub(crate) async fn resolve(
             page.evaluate(&world, &expression, true),
         )
         .await;
-        let outcome = match answer {
+        let answer = match answer {
             Err(_) => {
-                return Err(ResolveFailure::Fatal {
-                    winner: None,
-                    message: "the page stopped responding".into(),
-                });
+                return Err(ResolveFailure::fatal(
+                    FailureKind::Browser,
+                    "the page stopped responding",
+                ));
             }
             Ok(Err(EvalError::Navigated)) => {
                 // The document was replaced while we waited: keep waiting in the new one.
                 page.forget_world(&frame_id);
                 if Instant::now() >= deadline {
-                    return Err(ResolveFailure::Timeout {
-                        states: last_states,
-                    });
+                    return Err(timeout(last_states, &covered));
                 }
                 continue;
             }
             // A cached world whose resolver is gone (cannot happen unless the world was
-            // replaced under the same document): start over with a fresh one.
+            // replaced under the same document): start over with a fresh one. The exception
+            // names the missing function; this only picks the retry, not a failure kind.
             Ok(Err(EvalError::Exception(e))) if !fresh && e.contains(RESOLVER) => {
                 page.forget_world(&frame_id);
                 continue;
             }
-            Ok(Err(e)) => {
-                return Err(ResolveFailure::Fatal {
-                    winner: None,
-                    message: e.to_string(),
-                });
-            }
+            Ok(Err(e)) => return Err(ResolveFailure::eval(&e, e.to_string())),
             Ok(Ok(value)) => value,
         };
-        let outcome: JsOutcome =
-            serde_json::from_value(outcome).map_err(|e| ResolveFailure::Fatal {
-                winner: None,
-                message: format!("unexpected answer from the resolver: {e}"),
-            })?;
-        if let Some(message) = outcome.fatal {
-            return Err(ResolveFailure::Fatal {
-                winner: outcome.winner,
-                message,
-            });
-        }
-        if !outcome.ok {
-            last_states = outcome.states;
-            // What covered the frame says more than what the frame's element did while covered.
-            if let Some((index, state)) = covered
-                && let Some(slot) = last_states.get_mut(index)
-            {
-                *slot = state;
+        let answer: ResolveAnswer = serde_json::from_value(answer).map_err(|e| {
+            ResolveFailure::fatal(
+                FailureKind::Browser,
+                format!("unexpected answer from the resolver: {e}"),
+            )
+        })?;
+        let (winner, point, result) = match answer {
+            ResolveAnswer::Refused { winner, message } => {
+                return Err(ResolveFailure::Fatal {
+                    kind: FailureKind::NotActionable(Unactionable::Refused),
+                    winner,
+                    message,
+                });
             }
-            return Err(ResolveFailure::Timeout {
-                states: last_states,
-            });
-        }
-        let winner = outcome.winner.unwrap_or_default();
-        let point = match outcome.point {
+            ResolveAnswer::NotReady { states } => {
+                last_states = states;
+                // What covered the frame says more than what the frame's element did while
+                // covered.
+                if let Some((index, state)) = &covered
+                    && let Some(slot) = last_states.get_mut(*index)
+                {
+                    slot.clone_from(state);
+                }
+                return Err(timeout(last_states, &covered));
+            }
+            ResolveAnswer::Found {
+                winner,
+                point,
+                result,
+            } => (winner, point, result),
+        };
+        let point = match point {
             None => None,
             Some(p) if frame_id == page.target_id() => Some((p.x, p.y)),
             Some(p) => match page.frame_point(&frame_id, (p.x, p.y)).await {
@@ -262,7 +459,7 @@ pub(crate) async fn resolve(
                 Ok(FramePoint {
                     covered_by: Some(cover),
                     ..
-                }) if spec.require.hit_test => {
+                }) if request.requires_hit_test() => {
                     let state = format!(
                         "the frame's element is covered by {cover} in the page around the frame"
                     );
@@ -271,12 +468,10 @@ pub(crate) async fn resolve(
                     }
                     covered = Some((winner, state));
                     if Instant::now() >= deadline {
-                        return Err(ResolveFailure::Timeout {
-                            states: last_states,
-                        });
+                        return Err(timeout(last_states, &covered));
                     }
                     // Two animation frames of the main page, then look again.
-                    let _ = page.evaluate_in_main_frame(NEXT_FRAMES_JS).await;
+                    let _ = page.evaluate_in_main_frame(js::NEXT_FRAMES).await;
                     continue;
                 }
                 Ok(FramePoint { at, .. }) => Some(at),
@@ -285,9 +480,17 @@ pub(crate) async fn resolve(
                     continue;
                 }
                 Err(e) => {
-                    return Err(ResolveFailure::Fatal {
-                        winner: Some(winner),
-                        message: format!("could not locate the frame on the page: {e}"),
+                    let failure = ResolveFailure::eval(
+                        &e,
+                        format!("could not locate the frame on the page: {e}"),
+                    );
+                    return Err(match failure {
+                        ResolveFailure::Fatal { kind, message, .. } => ResolveFailure::Fatal {
+                            kind,
+                            winner: Some(winner),
+                            message,
+                        },
+                        other => other,
                     });
                 }
             },
@@ -295,35 +498,12 @@ pub(crate) async fn resolve(
         return Ok(Resolved {
             winner,
             point,
-            result: outcome.result,
+            in_page: result,
             world,
             frame_id,
         });
     }
 }
-
-fn js_spec(selector: &Selector, spec: &ResolveSpec, remaining: Duration) -> Value {
-    let r = spec.require;
-    json!({
-        "candidates": selector.candidates,
-        "mode": spec.mode,
-        "require": {
-            "visible": r.visible, "enabled": r.enabled, "editable": r.editable,
-            "stable": r.stable, "hitTest": r.hit_test, "scroll": r.scroll,
-        },
-        "offset": spec.offset.map(|o| json!({ "x": o.x, "y": o.y })),
-        "count": spec.count,
-        "visible": spec.visible,
-        "properties": spec.properties,
-        "read": spec.read,
-        "expect": spec.expect,
-        "act": spec.act,
-        "timeoutMs": remaining.as_millis() as u64,
-    })
-}
-
-/// Resolves after two animation frames of the page it runs in.
-const NEXT_FRAMES_JS: &str = "new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))";
 
 /// Waits until exactly one frame of the page matches `frame`.
 async fn find_frame(

@@ -27,10 +27,10 @@ use browserflow_rider::secrecy::ExposeSecret;
 use browserflow_rider::{BrowserCapability, SecretInput, Tool, ToolCtx, ToolError};
 use serde_json::{Map, Value};
 
+use crate::run_dir::{self, Redactions};
+use crate::{FailureKind, ReplayError, ReplayOptions, ReplayReport, Replayer};
 use browserflow_cdp::BrowserError;
 use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
-use crate::{ReplayError, ReplayOptions, ReplayReport, Replayer};
-use crate::run_dir::{self, Redactions};
 use browserflow_steps::ToolFile;
 
 /// The environment variable (in the run's env) naming the folder that receives per-step
@@ -486,42 +486,121 @@ pub fn classify_browser_error(error: &BrowserError) -> ToolError {
     }
 }
 
-/// What a CDP call says once the browser's connection is gone ([`browserflow_cdp::session::CdpError`]).
-const CONNECTION_CLOSED: &str = "connection to the browser is closed";
-
-/// The class of a failed replay; see the module docs.
+/// The class of a failed replay; see the module docs. Decided on the failure's kind alone
+/// (and on whether the browser is still there), never on its message.
 pub fn classify_replay_error(
     error: &ReplayError,
     browser_alive: bool,
     secrets: &Redactions,
 ) -> ToolError {
     let message = secrets.apply(&error.to_string());
+    let kind = error.failure_kind();
     match error {
         ReplayError::InvalidStep { .. } | ReplayError::Input { .. } | ReplayError::File { .. } => {
             ToolError::terminal(message)
         }
-        // The connection may report itself closed before the liveness check sees it.
-        ReplayError::StepFailed { message: cause, .. }
-            if !browser_alive || cause.contains(CONNECTION_CLOSED) =>
+        // The liveness check may see the browser gone before the step's failure says so.
+        ReplayError::StepFailed { .. }
+            if !browser_alive || kind == FailureKind::BrowserDisconnected =>
         {
             ToolError::transient(format!(
                 "the browser crashed or its connection dropped: {message}"
             ))
         }
-        ReplayError::StepFailed { message: cause, .. } if is_load_timeout(cause) => {
-            ToolError::transient(message)
-        }
+        ReplayError::StepFailed { .. } if kind.is_transient() => ToolError::transient(message),
         ReplayError::StepFailed { .. } => ToolError::terminal(message),
     }
 }
 
-fn is_load_timeout(cause: &str) -> bool {
-    const LOAD_TIMEOUTS: [&str; 3] = [
-        "did not finish within",
-        "did not load",
-        "did not finish loading",
-    ];
-    let navigation_failed = cause.starts_with("navigation to ")
-        && (cause.contains("timed out") || cause.contains("ERR_"));
-    navigation_failed || LOAD_TIMEOUTS.iter().any(|t| cause.contains(t))
+#[cfg(test)]
+mod tests {
+    use browserflow_rider::ErrorClass;
+
+    use super::*;
+    use crate::{Missing, Unactionable};
+
+    fn failed(failure: FailureKind, message: &str) -> ReplayError {
+        ReplayError::StepFailed {
+            index: 0,
+            kind: "click".into(),
+            label: None,
+            message: message.into(),
+            failure,
+            report: Box::new(ReplayReport {
+                steps: Vec::new(),
+                outputs: Map::new(),
+                final_url: String::new(),
+                duration_ms: 0.0,
+            }),
+        }
+    }
+
+    fn class(error: &ReplayError, browser_alive: bool) -> (ErrorClass, String) {
+        let e = classify_replay_error(error, browser_alive, &Redactions::default());
+        (e.class, e.message)
+    }
+
+    #[test]
+    fn disconnects_are_transient_and_say_so() {
+        let (c, message) = class(&failed(FailureKind::BrowserDisconnected, "boom"), true);
+        assert_eq!(c, ErrorClass::Transient);
+        assert!(message.starts_with("the browser crashed or its connection dropped: "));
+    }
+
+    #[test]
+    fn a_dead_browser_makes_any_step_failure_a_disconnect() {
+        let error = failed(
+            FailureKind::NotActionable(Unactionable::NoCandidateReady),
+            "x",
+        );
+        let (c, message) = class(&error, false);
+        assert_eq!(c, ErrorClass::Transient);
+        assert!(message.starts_with("the browser crashed or its connection dropped: "));
+    }
+
+    #[test]
+    fn load_failures_are_transient() {
+        let (c, message) = class(&failed(FailureKind::LoadFailed, "slow"), true);
+        assert_eq!(c, ErrorClass::Transient);
+        assert!(!message.contains("crashed"), "{message}");
+    }
+
+    #[test]
+    fn the_words_of_a_message_decide_nothing() {
+        // Messages that once made a failure transient, on failures that are not.
+        let words = [
+            "the connection to the browser is closed",
+            "navigation to x failed: net::ERR_FAILED timed out",
+            "did not finish within 5 ms",
+            "the popup did not load",
+        ];
+        let kinds = [
+            FailureKind::NotActionable(Unactionable::NoCandidateReady),
+            FailureKind::NotFound(Missing::Frame),
+            FailureKind::Assertion,
+            FailureKind::Timeout,
+            FailureKind::Gone,
+            FailureKind::Extraction,
+        ];
+        for kind in kinds {
+            for text in words {
+                assert_eq!(
+                    class(&failed(kind, text), true).0,
+                    ErrorClass::Terminal,
+                    "{kind:?} {text}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn steps_wrong_before_the_run_are_terminal_even_when_the_browser_is_gone() {
+        let error = ReplayError::InvalidStep {
+            index: 0,
+            kind: "click".into(),
+            message: "no candidates".into(),
+        };
+        assert_eq!(error.failure_kind(), FailureKind::InvalidStep);
+        assert_eq!(class(&error, false).0, ErrorClass::Terminal);
+    }
 }
