@@ -96,6 +96,23 @@ impl ResolveRequest {
         Self::Action(ActionRequest::new(require))
     }
 
+    /// An element that meets `require`, then `act` done on it in the page.
+    pub(crate) fn act(require: Requirements, act: Act) -> Self {
+        Self::Action(ActionRequest {
+            act: Some(act),
+            ..ActionRequest::new(require)
+        })
+    }
+
+    /// An element's value read (and checked against `expect`, waiting until it holds).
+    pub(crate) fn read(read: Read, expect: Option<Expect>) -> Self {
+        Self::Action(ActionRequest {
+            read: Some(read),
+            expect,
+            ..ActionRequest::default()
+        })
+    }
+
     fn requires_hit_test(&self) -> bool {
         matches!(self, Self::Action(a) if a.require.hit_test)
     }
@@ -292,6 +309,9 @@ struct RawAnswer {
     states: Vec<String>,
     #[serde(default)]
     fatal: Option<String>,
+    /// Set by [`js::CALL_RESOLVER`], not by the resolver.
+    #[serde(default, rename = "resolverMissing")]
+    resolver_missing: bool,
 }
 
 #[derive(Deserialize)]
@@ -317,10 +337,15 @@ enum ResolveAnswer {
     },
     /// The budget ran out: each candidate's last state.
     NotReady { states: Vec<String> },
+    /// The world has no resolver installed.
+    ResolverMissing,
 }
 
 impl From<RawAnswer> for ResolveAnswer {
     fn from(raw: RawAnswer) -> Self {
+        if raw.resolver_missing {
+            return Self::ResolverMissing;
+        }
         match (raw.fatal, raw.ok) {
             (Some(message), _) => Self::Refused {
                 winner: raw.winner,
@@ -386,7 +411,7 @@ pub(crate) async fn resolve(
         let expression = if fresh {
             format!("(globalThis.{RESOLVER} = ({RESOLVE_JS}))({spec_json})")
         } else {
-            format!("globalThis.{RESOLVER}({spec_json})")
+            js::call(js::CALL_RESOLVER, &[&format!("{RESOLVER:?}"), &spec_json])
         };
         // The in-page wait ends by itself at the deadline; the margin only guards against a
         // renderer that stopped answering.
@@ -410,13 +435,6 @@ pub(crate) async fn resolve(
                 }
                 continue;
             }
-            // A cached world whose resolver is gone (cannot happen unless the world was
-            // replaced under the same document): start over with a fresh one. The exception
-            // names the missing function; this only picks the retry, not a failure kind.
-            Ok(Err(EvalError::Exception(e))) if !fresh && e.contains(RESOLVER) => {
-                page.forget_world(&frame_id);
-                continue;
-            }
             Ok(Err(e)) => return Err(ResolveFailure::eval(&e, e.to_string())),
             Ok(Ok(value)) => value,
         };
@@ -427,6 +445,12 @@ pub(crate) async fn resolve(
             )
         })?;
         let (winner, point, result) = match answer {
+            // A cached world whose resolver is gone (cannot happen unless the world was
+            // replaced under the same document): start over with a fresh one.
+            ResolveAnswer::ResolverMissing => {
+                page.forget_world(&frame_id);
+                continue;
+            }
             ResolveAnswer::Refused { winner, message } => {
                 return Err(ResolveFailure::Fatal {
                     kind: FailureKind::NotActionable(Unactionable::Refused),
@@ -588,4 +612,150 @@ pub(crate) async fn wait_change(
         tokio::time::timeout_at(deadline, changes.changed()).await,
         Ok(Ok(()))
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn spec_json(request: &ResolveRequest) -> Value {
+        let candidates: Vec<SelectorCandidate> =
+            serde_json::from_value(json!([{ "kind": "css", "value": "#go" }])).unwrap();
+        serde_json::to_value(Spec {
+            candidates: &candidates,
+            request,
+            timeout_ms: 250,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn an_action_request_is_the_spec_resolve_js_reads() {
+        let request = ResolveRequest::Action(ActionRequest {
+            offset: Some(Offset { x: 1.0, y: 2.0 }),
+            act: Some(Act::Fill { value: "a".into() }),
+            read: Some(Read::from("text")),
+            expect: Some(Expect::Contains("b".into())),
+            ..ActionRequest::new(Requirements::pointer())
+        });
+        assert_eq!(
+            spec_json(&request),
+            json!({
+                "candidates": [{ "kind": "css", "value": "#go" }],
+                "mode": "action",
+                "require": { "visible": true, "enabled": true, "editable": false,
+                    "stable": true, "hitTest": true, "scroll": true },
+                "offset": { "x": 1.0, "y": 2.0 },
+                "read": { "from": "text", "attribute": null, "nonEmpty": false },
+                "expect": { "contains": "b" },
+                "act": { "kind": "fill", "value": "a" },
+                "timeoutMs": 250,
+            })
+        );
+        let scroll = ResolveRequest::Action(ActionRequest {
+            act: Some(Act::Scroll { x: 0.0, y: 9.0 }),
+            ..ActionRequest::default()
+        });
+        assert_eq!(
+            spec_json(&scroll)["act"],
+            json!({ "kind": "scroll", "x": 0.0, "y": 9.0 })
+        );
+        let focus = ResolveRequest::Action(ActionRequest {
+            act: Some(Act::Focus),
+            ..ActionRequest::default()
+        });
+        assert_eq!(spec_json(&focus)["act"], json!({ "kind": "focus" }));
+        let upload = ResolveRequest::Action(ActionRequest {
+            act: Some(Act::Upload { count: 2 }),
+            ..ActionRequest::default()
+        });
+        assert_eq!(
+            spec_json(&upload)["act"],
+            json!({ "kind": "upload", "count": 2 })
+        );
+    }
+
+    #[test]
+    fn a_wait_request_is_the_spec_resolve_js_reads() {
+        let request = ResolveRequest::Wait(WaitRequest {
+            count: Some(CountCondition { op: ">=", value: 3 }),
+            visible: Some(false),
+            properties: None,
+        });
+        assert_eq!(
+            spec_json(&request),
+            json!({
+                "candidates": [{ "kind": "css", "value": "#go" }],
+                "mode": "wait",
+                "count": { "op": ">=", "value": 3 },
+                "visible": false,
+                "properties": null,
+                "timeoutMs": 250,
+            })
+        );
+    }
+
+    fn answer(value: Value) -> ResolveAnswer {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn every_answer_of_resolve_js_is_understood() {
+        let found = answer(
+            json!({ "ok": true, "winner": 1, "point": { "x": 3, "y": 4 },
+            "result": { "type": true } }),
+        );
+        assert!(
+            matches!(found, ResolveAnswer::Found { winner: 1, point: Some(JsPoint { x, y }),
+            result: Some(InPage::TypeText { type_text: true }) } if x == 3.0 && y == 4.0)
+        );
+        let read = answer(json!({ "ok": true, "winner": 0, "result": "9.99" }));
+        assert!(
+            matches!(read, ResolveAnswer::Found { result: Some(InPage::Read(v)), .. } if v == "9.99")
+        );
+        let file = answer(json!({ "ok": true, "winner": 0, "result": { "fileInput": false } }));
+        assert!(matches!(
+            file,
+            ResolveAnswer::Found {
+                result: Some(InPage::FileInput { file_input: false }),
+                ..
+            }
+        ));
+        let done = answer(
+            json!({ "ok": true, "winner": 0, "point": { "x": 0, "y": 0 },
+            "result": { "done": true } }),
+        );
+        assert!(matches!(
+            done,
+            ResolveAnswer::Found {
+                result: Some(InPage::Done { done: true }),
+                ..
+            }
+        ));
+        let nothing = answer(
+            json!({ "ok": true, "winner": 0, "point": { "x": 0, "y": 0 },
+            "result": null }),
+        );
+        assert!(matches!(nothing, ResolveAnswer::Found { result: None, .. }));
+        let counted = answer(json!({ "ok": true, "winner": 2, "count": 5 }));
+        assert!(matches!(
+            counted,
+            ResolveAnswer::Found {
+                winner: 2,
+                point: None,
+                result: None
+            }
+        ));
+        let refused = answer(json!({ "ok": false, "fatal": "no option `x`", "winner": 0,
+            "states": ["not checked"] }));
+        assert!(
+            matches!(refused, ResolveAnswer::Refused { winner: Some(0), message } if message == "no option `x`")
+        );
+        let not_ready = answer(json!({ "ok": false, "states": ["matched no element"] }));
+        assert!(matches!(not_ready, ResolveAnswer::NotReady { states } if states.len() == 1));
+        let missing = answer(json!({ "ok": false, "resolverMissing": true }));
+        assert!(matches!(missing, ResolveAnswer::ResolverMissing));
+    }
 }

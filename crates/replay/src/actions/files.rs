@@ -19,7 +19,7 @@ use super::Click;
 use crate::DownloadRecord;
 use crate::failure::{Failure, FailureKind, Unactionable};
 use crate::navigation::Follow;
-use crate::resolve::{Act, ActionRequest, InPage, Requirements, ResolveRequest, wait_change};
+use crate::resolve::{Act, InPage, Requirements, ResolveRequest, Resolved, wait_change};
 use crate::run::{Outcome, Run};
 
 /// Where the resolver leaves the file input it found (see `resolve.js`).
@@ -133,12 +133,8 @@ impl Run<'_> {
     ) -> Result<Outcome, Failure> {
         // A file input needs no actionability (they are often hidden behind a styled label);
         // anything else must be clickable, since its click opens the chooser.
-        let probe = ResolveRequest::Action(ActionRequest {
-            act: Some(Act::Upload {
-                count: s.files.len(),
-            }),
-            ..ActionRequest::new(Requirements::default())
-        });
+        let count = s.files.len();
+        let probe = ResolveRequest::act(Requirements::default(), Act::Upload { count });
         let found = self
             .find(page, &s.selector, shown, &probe, s.timeout_ms)
             .await?;
@@ -200,7 +196,7 @@ impl Run<'_> {
     async fn click_for_file_chooser(
         &mut self,
         page: &Page,
-        found: &crate::resolve::Resolved,
+        found: &Resolved,
         timeout_ms: Option<u64>,
     ) -> Result<FileChooser, Failure> {
         let choosers_before = page.file_choosers().len();

@@ -5,7 +5,7 @@ use browserflow_cdp::page::Page;
 use browserflow_steps::{FillStep, Selector};
 
 use crate::failure::Failure;
-use crate::resolve::{Act, ActionRequest, InPage, Requirements, ResolveRequest};
+use crate::resolve::{Act, InPage, Requirements, ResolveRequest};
 use crate::run::{Outcome, Run};
 
 impl Run<'_> {
@@ -15,12 +15,8 @@ impl Run<'_> {
         s: &FillStep,
         shown: Option<&Selector>,
     ) -> Result<Outcome, Failure> {
-        let request = ResolveRequest::Action(ActionRequest {
-            act: Some(Act::Fill {
-                value: s.value.clone(),
-            }),
-            ..ActionRequest::new(Requirements::fill())
-        });
+        let value = s.value.clone();
+        let request = ResolveRequest::act(Requirements::fill(), Act::Fill { value });
         let found = self
             .find(page, &s.selector, shown, &request, s.timeout_ms)
             .await?;

@@ -8,7 +8,7 @@ use browserflow_steps::{KeyPressStep, Modifier, Selector};
 
 use crate::failure::{Failure, FailureKind};
 use crate::navigation::Follow;
-use crate::resolve::{Act, ActionRequest, Requirements, ResolveRequest};
+use crate::resolve::{Act, Requirements, ResolveRequest};
 use crate::run::{Outcome, Run};
 
 impl Run<'_> {
@@ -23,10 +23,7 @@ impl Run<'_> {
         })?;
         let mut winner = None;
         if let Some(selector) = &s.selector {
-            let request = ResolveRequest::Action(ActionRequest {
-                act: Some(Act::Focus),
-                ..ActionRequest::new(Requirements::focus())
-            });
+            let request = ResolveRequest::act(Requirements::focus(), Act::Focus);
             winner = Some(
                 self.find(page, selector, shown, &request, s.timeout_ms)
                     .await?

@@ -9,7 +9,7 @@ use browserflow_steps::{
 
 use crate::failure::{Failure, FailureKind, Missing};
 use crate::js;
-use crate::resolve::{Act, ActionRequest, Requirements, ResolveRequest};
+use crate::resolve::{Act, Requirements, ResolveRequest};
 use crate::run::{MAIN_PAGE, Outcome, Run};
 
 impl Run<'_> {
@@ -82,10 +82,8 @@ impl Run<'_> {
     ) -> Result<Outcome, Failure> {
         match &s.selector {
             Some(selector) => {
-                let request = ResolveRequest::Action(ActionRequest {
-                    act: Some(Act::Scroll { x: s.x, y: s.y }),
-                    ..ActionRequest::new(Requirements::default())
-                });
+                let scroll = Act::Scroll { x: s.x, y: s.y };
+                let request = ResolveRequest::act(Requirements::default(), scroll);
                 let found = self
                     .find(page, selector, shown, &request, s.timeout_ms)
                     .await?;

@@ -16,8 +16,7 @@ use browserflow_steps::{
 use crate::failure::{Failure, FailureKind, Unactionable};
 use crate::js;
 use crate::resolve::{
-    ActionRequest, CountCondition, Expect, Read, Requirements, ResolveRequest, WaitRequest,
-    wait_change,
+    CountCondition, Expect, Read, Requirements, ResolveRequest, WaitRequest, wait_change,
 };
 use crate::run::{Outcome, Run};
 
@@ -28,15 +27,13 @@ impl Run<'_> {
         s: &ExtractStep,
         shown: Option<&Selector>,
     ) -> Result<Outcome, Failure> {
-        let request = ResolveRequest::Action(ActionRequest {
-            read: Some(Read {
-                from: s.from.as_str(),
-                attribute: s.attribute.clone(),
-                // A typed field waits for text to arrive; an empty string is a valid string.
-                non_empty: s.kind != OutputKind::String,
-            }),
-            ..ActionRequest::new(Requirements::default())
-        });
+        let read = Read {
+            from: s.from.as_str(),
+            attribute: s.attribute.clone(),
+            // A typed field waits for text to arrive; an empty string is a valid string.
+            non_empty: s.kind != OutputKind::String,
+        };
+        let request = ResolveRequest::read(read, None);
         // Navigations settle once the document is parsed; a read also lets the page's `load`
         // handlers run first, since it takes the value as it finds it. A load that never ends
         // (a hanging image) does not stop the read, it only delays it.
@@ -92,11 +89,7 @@ impl Run<'_> {
                 );
             }
             for (from, expect) in checks {
-                let request = ResolveRequest::Action(ActionRequest {
-                    read: Some(Read::from(from)),
-                    expect: Some(expect),
-                    ..ActionRequest::new(Requirements::default())
-                });
+                let request = ResolveRequest::read(Read::from(from), Some(expect));
                 let found = self
                     .find(page, selector, shown, &request, s.timeout_ms)
                     .await

@@ -13,6 +13,9 @@ pub(crate) const POPUP_LOADED: &str = include_str!("popup_loaded.js");
 /// `(check, budgetMs)`: polls `check` on animation frames until it is truthy or the budget
 /// is spent; `{ ok, last }` with the last error `check` threw.
 pub(crate) const WAIT_FOR_EXPRESSION: &str = include_str!("wait_for_expression.js");
+/// `(name, spec)`: calls the resolver installed as `globalThis[name]`, or answers
+/// `{ ok: false, resolverMissing: true }` when the world has none.
+pub(crate) const CALL_RESOLVER: &str = include_str!("call_resolver.js");
 /// `(x, y)`: scrolls the window to a position.
 pub(crate) const SCROLL_WINDOW: &str = include_str!("scroll_window.js");
 
