@@ -6,7 +6,9 @@
 //!   event), then acts with real CDP input events. An action that navigates is an outcome, not
 //!   an error: the replayer waits for the new document and carries on. Popups, dialogs,
 //!   downloads (saved under their name, described by path, size and SHA-256) and uploads (file
-//!   inputs or intercepted file choosers) are typed steps; each step gets a [`StepReport`].
+//!   inputs or intercepted file choosers) are typed steps; each step gets a [`StepReport`]. A
+//!   failed step says what kind of failure it is ([`FailureKind`], from
+//!   [`ReplayError::failure_kind`]): what is retried is decided on the kind, not the message.
 //! * [`SharedBrowser`] (the `browser` capability: lazy launch or CDP connect, relaunch after a
 //!   crash) and [`BrowserTool`] (a [`ToolFile`](browserflow_steps::ToolFile) as a Rider `Tool`);
 //!   per-call run folders ([`run_dir`]) when [`RUN_DIR_ENV`] is set.

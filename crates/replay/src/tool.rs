@@ -13,12 +13,15 @@
 //!
 //! # Failure classes
 //!
-//! The Rider retries `browser` steps on transient errors only. Transient: the browser crashed
-//! or the CDP connection dropped (the handle relaunches on the next attempt), a navigation
-//! that did not load in time, a browser that could not be started or reached. Terminal:
-//! every other step failure (no selector candidate actionable, an assertion or expected
-//! navigation that does not hold, an extracted value of the wrong type): the site or the
-//! recording changed, and replaying again would fail the same way.
+//! The Rider retries `browser` steps on transient errors only, decided on the step's
+//! [`FailureKind`] (never on its message). Transient: the browser crashed or the CDP
+//! connection dropped ([`FailureKind::BrowserDisconnected`], or a browser no longer
+//! connected after the replay; the handle relaunches on the next attempt), a navigation,
+//! popup or download that did not finish loading ([`FailureKind::LoadFailed`]), a browser
+//! that could not be started or reached. Terminal: every other step failure (no selector
+//! candidate actionable, an assertion or expected navigation that does not hold, an
+//! extracted value of the wrong type): the site or the recording changed, and replaying
+//! again would fail the same way.
 
 use std::sync::{Arc, Mutex, Weak};
 
