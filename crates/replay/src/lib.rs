@@ -52,6 +52,7 @@
 //! ```
 
 mod actions;
+mod classify;
 mod failure;
 mod js;
 mod navigation;
