@@ -72,6 +72,19 @@ impl BrowserError {
         let context = context.into();
         move |source| BrowserError::Cdp { context, source }
     }
+
+    /// True when the call failed because the connection to the browser is closed (the
+    /// browser exited or crashed, or the endpoint went away): callers decide on this, never
+    /// on the message's words.
+    pub fn is_connection_closed(&self) -> bool {
+        matches!(
+            self,
+            BrowserError::Cdp {
+                source: CdpError::Closed,
+                ..
+            }
+        )
+    }
 }
 
 fn stderr_tail(stderr: &str) -> String {

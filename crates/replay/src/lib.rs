@@ -6,7 +6,9 @@
 //!   event), then acts with real CDP input events. An action that navigates is an outcome, not
 //!   an error: the replayer waits for the new document and carries on. Popups, dialogs,
 //!   downloads (saved under their name, described by path, size and SHA-256) and uploads (file
-//!   inputs or intercepted file choosers) are typed steps; each step gets a [`StepReport`].
+//!   inputs or intercepted file choosers) are typed steps; each step gets a [`StepReport`]. A
+//!   failed step says what kind of failure it is ([`FailureKind`], from
+//!   [`ReplayError::failure_kind`]): what is retried is decided on the kind, not the message.
 //! * [`SharedBrowser`] (the `browser` capability: lazy launch or CDP connect, relaunch after a
 //!   crash) and [`BrowserTool`] (a [`ToolFile`](browserflow_steps::ToolFile) as a Rider `Tool`);
 //!   per-call run folders ([`run_dir`]) when [`RUN_DIR_ENV`] is set.
@@ -49,13 +51,18 @@
 //! # }
 //! ```
 
-mod execute;
-mod files;
+mod actions;
+mod classify;
+mod failure;
+mod js;
+mod navigation;
 mod resolve;
+mod run;
 pub mod run_dir;
 mod tool;
 
 pub use browserflow_cdp::DownloadRecord;
+pub use failure::{FailureKind, Missing, Unactionable};
 pub use tool::{BrowserTool, RUN_DIR_ENV, SharedBrowser};
 
 use std::path::PathBuf;
@@ -253,6 +260,8 @@ pub enum ReplayError {
         label: Option<String>,
         /// What went wrong, naming every selector candidate tried.
         message: String,
+        /// What kind of failure it is (what retries are decided on).
+        failure: FailureKind,
         /// The partial report, with the failing step's screenshot when enabled.
         report: Box<ReplayReport>,
     },
@@ -271,6 +280,17 @@ impl ReplayError {
         match self {
             ReplayError::StepFailed { report, .. } => Some(report),
             _ => None,
+        }
+    }
+
+    /// What kind of failure it is: a step that is wrong before anything runs is an
+    /// [`FailureKind::InvalidStep`].
+    pub fn failure_kind(&self) -> FailureKind {
+        match self {
+            ReplayError::InvalidStep { .. }
+            | ReplayError::File { .. }
+            | ReplayError::Input { .. } => FailureKind::InvalidStep,
+            ReplayError::StepFailed { failure, .. } => *failure,
         }
     }
 }
@@ -301,7 +321,7 @@ impl Replayer {
                     message,
                 })?;
         }
-        execute::Run::new(context, &self.options)
+        run::Run::new(context, &self.options)
             .run(steps, inputs)
             .await
     }

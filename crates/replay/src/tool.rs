@@ -11,14 +11,7 @@
 //! step and a `report.json` (see [`crate::run_dir`]). A retry of the same step overwrites
 //! the folder of the failed attempt: the folder shows the attempt whose outcome counted.
 //!
-//! # Failure classes
-//!
-//! The Rider retries `browser` steps on transient errors only. Transient: the browser crashed
-//! or the CDP connection dropped (the handle relaunches on the next attempt), a navigation
-//! that did not load in time, a browser that could not be started or reached. Terminal:
-//! every other step failure (no selector candidate actionable, an assertion or expected
-//! navigation that does not hold, an extracted value of the wrong type): the site or the
-//! recording changed, and replaying again would fail the same way.
+//! Failures are classed transient or terminal by the `classify` module.
 
 use std::sync::{Arc, Mutex, Weak};
 
@@ -27,8 +20,9 @@ use browserflow_rider::secrecy::ExposeSecret;
 use browserflow_rider::{BrowserCapability, SecretInput, Tool, ToolCtx, ToolError};
 use serde_json::{Map, Value};
 
+use crate::classify::{classify_browser_error, classify_replay_error};
 use crate::run_dir::{self, Redactions};
-use crate::{ReplayError, ReplayOptions, ReplayReport, Replayer};
+use crate::{ReplayOptions, ReplayReport, Replayer};
 use browserflow_cdp::BrowserError;
 use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
 use browserflow_steps::ToolFile;
@@ -473,55 +467,4 @@ impl Tool for BrowserTool {
             (None, None) => Err(ToolError::terminal("the replay produced no report")),
         }
     }
-}
-
-/// The class of a browser that could not be started or reached.
-pub fn classify_browser_error(error: &BrowserError) -> ToolError {
-    match error {
-        // Configuration problems: a retry finds the same machine.
-        BrowserError::ChromiumNotFound { .. }
-        | BrowserError::Spawn { .. }
-        | BrowserError::UserDataDir(_) => ToolError::terminal(error.to_string()),
-        _ => ToolError::transient(format!("the browser is unavailable: {error}")),
-    }
-}
-
-/// What a CDP call says once the browser's connection is gone ([`browserflow_cdp::session::CdpError`]).
-const CONNECTION_CLOSED: &str = "connection to the browser is closed";
-
-/// The class of a failed replay; see the module docs.
-pub fn classify_replay_error(
-    error: &ReplayError,
-    browser_alive: bool,
-    secrets: &Redactions,
-) -> ToolError {
-    let message = secrets.apply(&error.to_string());
-    match error {
-        ReplayError::InvalidStep { .. } | ReplayError::Input { .. } | ReplayError::File { .. } => {
-            ToolError::terminal(message)
-        }
-        // The connection may report itself closed before the liveness check sees it.
-        ReplayError::StepFailed { message: cause, .. }
-            if !browser_alive || cause.contains(CONNECTION_CLOSED) =>
-        {
-            ToolError::transient(format!(
-                "the browser crashed or its connection dropped: {message}"
-            ))
-        }
-        ReplayError::StepFailed { message: cause, .. } if is_load_timeout(cause) => {
-            ToolError::transient(message)
-        }
-        ReplayError::StepFailed { .. } => ToolError::terminal(message),
-    }
-}
-
-fn is_load_timeout(cause: &str) -> bool {
-    const LOAD_TIMEOUTS: [&str; 3] = [
-        "did not finish within",
-        "did not load",
-        "did not finish loading",
-    ];
-    let navigation_failed = cause.starts_with("navigation to ")
-        && (cause.contains("timed out") || cause.contains("ERR_"));
-    navigation_failed || LOAD_TIMEOUTS.iter().any(|t| cause.contains(t))
 }

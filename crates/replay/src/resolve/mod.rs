@@ -3,16 +3,22 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use browserflow_cdp::page::{EvalError, ExecContext, FramePoint, FrameState, Page};
-use browserflow_steps::{FrameSelector, Offset, Selector};
-
-use browserflow_steps::glob_match;
-
 use browserflow_cdp::injected::RESOLVE_JS;
+use browserflow_cdp::page::{EvalError, ExecContext, FramePoint, FrameState, Page};
+use browserflow_steps::{FrameSelector, Selector, glob_match};
+
+use crate::failure::{Failure, FailureKind, Unactionable};
+use crate::js;
+
+mod protocol;
+
+pub(crate) use protocol::{
+    Act, ActionRequest, CountCondition, Expect, InPage, Read, Requirements, ResolveRequest,
+    WaitRequest,
+};
+use protocol::{ResolveAnswer, Spec};
 
 /// Where the resolver function lives in the replayer's isolated world.
 const RESOLVER: &str = "__browserflowResolve";
@@ -20,79 +26,6 @@ const RESOLVER: &str = "__browserflowResolve";
 /// The script that installs the resolver in a world (see [`Page::prewarm_worlds`]).
 pub(crate) fn resolver_install() -> String {
     format!("globalThis.{RESOLVER} = ({RESOLVE_JS});\nundefined")
-}
-
-/// What the element must be before the step acts on it.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Requirements {
-    pub visible: bool,
-    pub enabled: bool,
-    pub editable: bool,
-    pub stable: bool,
-    pub hit_test: bool,
-    pub scroll: bool,
-}
-
-impl Requirements {
-    /// Click and hover: Playwright's full actionability.
-    pub(crate) fn pointer() -> Self {
-        Self {
-            visible: true,
-            enabled: true,
-            editable: false,
-            stable: true,
-            hit_test: true,
-            scroll: true,
-        }
-    }
-
-    /// Fill: visible, enabled, editable and stable (focus is programmatic: no hit test).
-    pub(crate) fn fill() -> Self {
-        Self {
-            visible: true,
-            enabled: true,
-            editable: true,
-            stable: true,
-            hit_test: false,
-            scroll: true,
-        }
-    }
-
-    /// Focus for a key press.
-    pub(crate) fn focus() -> Self {
-        Self {
-            visible: true,
-            enabled: true,
-            stable: true,
-            scroll: true,
-            ..Self::default()
-        }
-    }
-}
-
-/// The JSON spec handed to the injected resolver, minus candidates and timeout.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ResolveSpec {
-    /// `action` (exactly one element, actionable) or `wait` (a count condition).
-    pub mode: &'static str,
-    pub require: Requirements,
-    pub offset: Option<Offset>,
-    pub count: Option<Value>,
-    pub visible: Option<bool>,
-    pub properties: Option<Value>,
-    pub read: Option<Value>,
-    pub expect: Option<Value>,
-    pub act: Option<Value>,
-}
-
-impl ResolveSpec {
-    pub(crate) fn action(require: Requirements) -> Self {
-        Self {
-            mode: "action",
-            require,
-            ..Self::default()
-        }
-    }
 }
 
 /// The element that was found.
@@ -103,46 +36,56 @@ pub(crate) struct Resolved {
     /// The action point in main-frame viewport coordinates (for pointer actions).
     pub point: Option<(f64, f64)>,
     /// What the in-page action or read returned.
-    pub result: Value,
+    pub in_page: Option<InPage>,
     /// The isolated world the element was found in (an `upload` keeps a handle on it there).
     pub world: ExecContext,
     /// The frame the element was found in.
     pub frame_id: String,
 }
 
+impl Resolved {
+    /// The value a read request read (empty when it read nothing).
+    pub(crate) fn read_value(&self) -> &str {
+        match &self.in_page {
+            Some(InPage::Read(value)) => value,
+            _ => "",
+        }
+    }
+}
+
 /// Why no element was found.
 #[derive(Debug, Clone)]
 pub(crate) enum ResolveFailure {
-    /// The budget ran out; the last state of every candidate.
-    Timeout { states: Vec<String> },
+    /// The budget ran out; the last state of every candidate, and whether the last element
+    /// found was covered by an overlay outside its frame.
+    Timeout {
+        states: Vec<String>,
+        covered_outside_frame: bool,
+    },
     /// The frame never appeared.
     FrameNotFound { frame: String, seen: Vec<String> },
-    /// A candidate matched but the action cannot be done (no such option, …).
+    /// The resolver could not run, or a candidate matched but the action cannot be done (no
+    /// such option, …).
     Fatal {
+        kind: FailureKind,
         winner: Option<usize>,
         message: String,
     },
 }
 
-#[derive(Deserialize)]
-struct JsOutcome {
-    ok: bool,
-    #[serde(default)]
-    winner: Option<usize>,
-    #[serde(default)]
-    point: Option<JsPoint>,
-    #[serde(default)]
-    result: Value,
-    #[serde(default)]
-    states: Vec<String>,
-    #[serde(default)]
-    fatal: Option<String>,
-}
+impl ResolveFailure {
+    fn fatal(kind: FailureKind, message: impl Into<String>) -> Self {
+        Self::Fatal {
+            kind,
+            winner: None,
+            message: message.into(),
+        }
+    }
 
-#[derive(Deserialize)]
-struct JsPoint {
-    x: f64,
-    y: f64,
+    fn eval(error: &EvalError, message: impl Into<String>) -> Self {
+        let failure = Failure::eval(FailureKind::Browser, error, message);
+        Self::fatal(failure.kind, failure.message)
+    }
 }
 
 /// Resolves `selector` on `page` within `budget`. Survives navigations: when the document is
@@ -150,7 +93,7 @@ struct JsPoint {
 pub(crate) async fn resolve(
     page: &Page,
     selector: &Selector,
-    spec: &ResolveSpec,
+    request: &ResolveRequest,
     budget: Duration,
 ) -> Result<Resolved, ResolveFailure> {
     let deadline = Instant::now() + budget;
@@ -161,6 +104,11 @@ pub(crate) async fn resolve(
         .collect();
     // The last candidate found covered by an overlay outside its frame, and how.
     let mut covered: Option<(usize, String)> = None;
+    let timeout =
+        |states: Vec<String>, covered: &Option<(usize, String)>| ResolveFailure::Timeout {
+            states,
+            covered_outside_frame: covered.is_some(),
+        };
     loop {
         let frame_id = match &selector.frame {
             None => page.target_id().to_string(),
@@ -172,25 +120,25 @@ pub(crate) async fn resolve(
             Ok(world) => world,
             Err(EvalError::Navigated) => {
                 if !wait_change(&mut changes, deadline).await {
-                    return Err(ResolveFailure::Timeout {
-                        states: last_states,
-                    });
+                    return Err(timeout(last_states, &covered));
                 }
                 continue;
             }
-            Err(e) => {
-                return Err(ResolveFailure::Fatal {
-                    winner: None,
-                    message: e.to_string(),
-                });
-            }
+            Err(e) => return Err(ResolveFailure::eval(&e, e.to_string())),
         };
         // The resolver is installed once per document's world; later steps only send a spec.
-        let spec_json = js_spec(selector, spec, remaining);
+        let spec = Spec {
+            candidates: &selector.candidates,
+            request,
+            timeout_ms: remaining.as_millis() as u64,
+        };
+        let spec_json = serde_json::to_string(&spec).map_err(|e| {
+            ResolveFailure::fatal(FailureKind::InvalidStep, format!("unsendable spec: {e}"))
+        })?;
         let expression = if fresh {
             format!("(globalThis.{RESOLVER} = ({RESOLVE_JS}))({spec_json})")
         } else {
-            format!("globalThis.{RESOLVER}({spec_json})")
+            js::call(js::CALL_RESOLVER, &[&format!("{RESOLVER:?}"), &spec_json])
         };
         // The in-page wait ends by itself at the deadline; the margin only guards against a
         // renderer that stopped answering.
@@ -199,62 +147,62 @@ pub(crate) async fn resolve(
             page.evaluate(&world, &expression, true),
         )
         .await;
-        let outcome = match answer {
+        let answer = match answer {
             Err(_) => {
-                return Err(ResolveFailure::Fatal {
-                    winner: None,
-                    message: "the page stopped responding".into(),
-                });
+                return Err(ResolveFailure::fatal(
+                    FailureKind::Browser,
+                    "the page stopped responding",
+                ));
             }
             Ok(Err(EvalError::Navigated)) => {
                 // The document was replaced while we waited: keep waiting in the new one.
                 page.forget_world(&frame_id);
                 if Instant::now() >= deadline {
-                    return Err(ResolveFailure::Timeout {
-                        states: last_states,
-                    });
+                    return Err(timeout(last_states, &covered));
                 }
                 continue;
             }
+            Ok(Err(e)) => return Err(ResolveFailure::eval(&e, e.to_string())),
+            Ok(Ok(value)) => value,
+        };
+        let answer: ResolveAnswer = serde_json::from_value(answer).map_err(|e| {
+            ResolveFailure::fatal(
+                FailureKind::Browser,
+                format!("unexpected answer from the resolver: {e}"),
+            )
+        })?;
+        let (winner, point, result) = match answer {
             // A cached world whose resolver is gone (cannot happen unless the world was
             // replaced under the same document): start over with a fresh one.
-            Ok(Err(EvalError::Exception(e))) if !fresh && e.contains(RESOLVER) => {
+            ResolveAnswer::ResolverMissing => {
                 page.forget_world(&frame_id);
                 continue;
             }
-            Ok(Err(e)) => {
+            ResolveAnswer::Refused { winner, message } => {
                 return Err(ResolveFailure::Fatal {
-                    winner: None,
-                    message: e.to_string(),
+                    kind: FailureKind::NotActionable(Unactionable::Refused),
+                    winner,
+                    message,
                 });
             }
-            Ok(Ok(value)) => value,
-        };
-        let outcome: JsOutcome =
-            serde_json::from_value(outcome).map_err(|e| ResolveFailure::Fatal {
-                winner: None,
-                message: format!("unexpected answer from the resolver: {e}"),
-            })?;
-        if let Some(message) = outcome.fatal {
-            return Err(ResolveFailure::Fatal {
-                winner: outcome.winner,
-                message,
-            });
-        }
-        if !outcome.ok {
-            last_states = outcome.states;
-            // What covered the frame says more than what the frame's element did while covered.
-            if let Some((index, state)) = covered
-                && let Some(slot) = last_states.get_mut(index)
-            {
-                *slot = state;
+            ResolveAnswer::NotReady { states } => {
+                last_states = states;
+                // What covered the frame says more than what the frame's element did while
+                // covered.
+                if let Some((index, state)) = &covered
+                    && let Some(slot) = last_states.get_mut(*index)
+                {
+                    slot.clone_from(state);
+                }
+                return Err(timeout(last_states, &covered));
             }
-            return Err(ResolveFailure::Timeout {
-                states: last_states,
-            });
-        }
-        let winner = outcome.winner.unwrap_or_default();
-        let point = match outcome.point {
+            ResolveAnswer::Found {
+                winner,
+                point,
+                result,
+            } => (winner, point, result),
+        };
+        let point = match point {
             None => None,
             Some(p) if frame_id == page.target_id() => Some((p.x, p.y)),
             Some(p) => match page.frame_point(&frame_id, (p.x, p.y)).await {
@@ -262,7 +210,7 @@ pub(crate) async fn resolve(
                 Ok(FramePoint {
                     covered_by: Some(cover),
                     ..
-                }) if spec.require.hit_test => {
+                }) if request.requires_hit_test() => {
                     let state = format!(
                         "the frame's element is covered by {cover} in the page around the frame"
                     );
@@ -271,12 +219,10 @@ pub(crate) async fn resolve(
                     }
                     covered = Some((winner, state));
                     if Instant::now() >= deadline {
-                        return Err(ResolveFailure::Timeout {
-                            states: last_states,
-                        });
+                        return Err(timeout(last_states, &covered));
                     }
                     // Two animation frames of the main page, then look again.
-                    let _ = page.evaluate_in_main_frame(NEXT_FRAMES_JS).await;
+                    let _ = page.evaluate_in_main_frame(js::NEXT_FRAMES).await;
                     continue;
                 }
                 Ok(FramePoint { at, .. }) => Some(at),
@@ -285,9 +231,17 @@ pub(crate) async fn resolve(
                     continue;
                 }
                 Err(e) => {
-                    return Err(ResolveFailure::Fatal {
-                        winner: Some(winner),
-                        message: format!("could not locate the frame on the page: {e}"),
+                    let failure = ResolveFailure::eval(
+                        &e,
+                        format!("could not locate the frame on the page: {e}"),
+                    );
+                    return Err(match failure {
+                        ResolveFailure::Fatal { kind, message, .. } => ResolveFailure::Fatal {
+                            kind,
+                            winner: Some(winner),
+                            message,
+                        },
+                        other => other,
                     });
                 }
             },
@@ -295,35 +249,12 @@ pub(crate) async fn resolve(
         return Ok(Resolved {
             winner,
             point,
-            result: outcome.result,
+            in_page: result,
             world,
             frame_id,
         });
     }
 }
-
-fn js_spec(selector: &Selector, spec: &ResolveSpec, remaining: Duration) -> Value {
-    let r = spec.require;
-    json!({
-        "candidates": selector.candidates,
-        "mode": spec.mode,
-        "require": {
-            "visible": r.visible, "enabled": r.enabled, "editable": r.editable,
-            "stable": r.stable, "hitTest": r.hit_test, "scroll": r.scroll,
-        },
-        "offset": spec.offset.map(|o| json!({ "x": o.x, "y": o.y })),
-        "count": spec.count,
-        "visible": spec.visible,
-        "properties": spec.properties,
-        "read": spec.read,
-        "expect": spec.expect,
-        "act": spec.act,
-        "timeoutMs": remaining.as_millis() as u64,
-    })
-}
-
-/// Resolves after two animation frames of the page it runs in.
-const NEXT_FRAMES_JS: &str = "new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))";
 
 /// Waits until exactly one frame of the page matches `frame`.
 async fn find_frame(

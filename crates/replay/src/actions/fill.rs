@@ -1,0 +1,30 @@
+//! `fill`: the resolver selects the field's text (or sets a select, date or colour input
+//! itself); text is then typed with real key input, as a person would.
+
+use browserflow_cdp::page::Page;
+use browserflow_steps::{FillStep, Selector};
+
+use crate::failure::Failure;
+use crate::resolve::{Act, InPage, Requirements, ResolveRequest};
+use crate::run::{Outcome, Run};
+
+impl Run<'_> {
+    pub(crate) async fn fill(
+        &mut self,
+        page: &Page,
+        s: &FillStep,
+        shown: Option<&Selector>,
+    ) -> Result<Outcome, Failure> {
+        let value = s.value.clone();
+        let request = ResolveRequest::act(Requirements::fill(), Act::Fill { value });
+        let found = self
+            .find(page, &s.selector, shown, &request, s.timeout_ms)
+            .await?;
+        if found.in_page == Some(InPage::TypeText { type_text: true }) {
+            page.insert_text(&s.value).await.map_err(|e| {
+                Failure::cdp(&e, format!("typing failed: {e}")).with_winner(found.winner)
+            })?;
+        }
+        Ok(Outcome::found(found.winner))
+    }
+}

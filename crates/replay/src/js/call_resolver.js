@@ -1,0 +1,1 @@
+(name, spec) => (typeof globalThis[name] === 'function' ? globalThis[name](spec) : { ok: false, resolverMissing: true })

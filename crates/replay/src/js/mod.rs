@@ -1,0 +1,26 @@
+//! The JavaScript the replayer evaluates in pages, one file per snippet (the element resolver
+//! itself is `browserflow_cdp::injected`). Snippets that take arguments are function
+//! expressions, called through [`call`].
+
+/// Resolves after two animation frames of the page it runs in.
+pub(crate) const NEXT_FRAMES: &str = include_str!("next_frames.js");
+/// Resolves after a zero-delay timer: after the tasks an action queued.
+pub(crate) const SETTLE: &str = include_str!("settle.js");
+/// The title after the next animation frame (so a polling loop advances with the page).
+pub(crate) const NEXT_FRAME_TITLE: &str = include_str!("next_frame_title.js");
+/// Resolves once a freshly attached page has loaded a real document.
+pub(crate) const POPUP_LOADED: &str = include_str!("popup_loaded.js");
+/// `(check, budgetMs)`: polls `check` on animation frames until it is truthy or the budget
+/// is spent; `{ ok, last }` with the last error `check` threw.
+pub(crate) const WAIT_FOR_EXPRESSION: &str = include_str!("wait_for_expression.js");
+/// `(name, spec)`: calls the resolver installed as `globalThis[name]`, or answers
+/// `{ ok: false, resolverMissing: true }` when the world has none.
+pub(crate) const CALL_RESOLVER: &str = include_str!("call_resolver.js");
+/// `(x, y)`: scrolls the window to a position.
+pub(crate) const SCROLL_WINDOW: &str = include_str!("scroll_window.js");
+
+/// The expression that calls `function` (a function expression) with `args` (JavaScript
+/// source each).
+pub(crate) fn call(function: &str, args: &[&str]) -> String {
+    format!("({})({})", function.trim_end(), args.join(", "))
+}

@@ -1,0 +1,1 @@
+new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))

@@ -1,0 +1,1 @@
+(x, y) => window.scrollTo(x, y)

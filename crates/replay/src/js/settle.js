@@ -1,0 +1,1 @@
+new Promise((resolve) => setTimeout(resolve, 0))

@@ -1,0 +1,434 @@
+//! The protocol of the injected resolver (`browserflow_cdp::injected::RESOLVE_JS`): what it
+//! is asked ([`ResolveRequest`], sent inside [`Spec`]) and what it answers
+//! ([`ResolveAnswer`], [`InPage`]), as serde types with the exact JSON shapes `resolve.js`
+//! reads and writes.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use browserflow_steps::{Offset, SelectorCandidate};
+
+/// What the element must be before the step acts on it.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Requirements {
+    pub visible: bool,
+    pub enabled: bool,
+    pub editable: bool,
+    pub stable: bool,
+    pub hit_test: bool,
+    pub scroll: bool,
+}
+
+impl Requirements {
+    /// Click and hover: Playwright's full actionability.
+    pub(crate) fn pointer() -> Self {
+        Self {
+            visible: true,
+            enabled: true,
+            editable: false,
+            stable: true,
+            hit_test: true,
+            scroll: true,
+        }
+    }
+
+    /// Fill: visible, enabled, editable and stable (focus is programmatic: no hit test).
+    pub(crate) fn fill() -> Self {
+        Self {
+            visible: true,
+            enabled: true,
+            editable: true,
+            stable: true,
+            hit_test: false,
+            scroll: true,
+        }
+    }
+
+    /// Focus for a key press.
+    pub(crate) fn focus() -> Self {
+        Self {
+            visible: true,
+            enabled: true,
+            stable: true,
+            scroll: true,
+            ..Self::default()
+        }
+    }
+
+    /// Only visible (an assertion that the element is shown).
+    pub(crate) fn visible() -> Self {
+        Self {
+            visible: true,
+            ..Self::default()
+        }
+    }
+}
+
+/// What the injected resolver is asked to do; the resolver's `spec` minus candidates and
+/// budget (see `resolve.js`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub(crate) enum ResolveRequest {
+    /// Exactly one element that meets the requirements, then read, checked or acted on.
+    Action(ActionRequest),
+    /// A condition on how many elements match.
+    Wait(WaitRequest),
+}
+
+impl ResolveRequest {
+    /// An action request with nothing but requirements.
+    pub(crate) fn action(require: Requirements) -> Self {
+        Self::Action(ActionRequest::new(require))
+    }
+
+    /// An element that meets `require`, then `act` done on it in the page.
+    pub(crate) fn act(require: Requirements, act: Act) -> Self {
+        Self::Action(ActionRequest {
+            act: Some(act),
+            ..ActionRequest::new(require)
+        })
+    }
+
+    /// An element's value read (and checked against `expect`, waiting until it holds).
+    pub(crate) fn read(read: Read, expect: Option<Expect>) -> Self {
+        Self::Action(ActionRequest {
+            read: Some(read),
+            expect,
+            ..ActionRequest::default()
+        })
+    }
+
+    pub(super) fn requires_hit_test(&self) -> bool {
+        matches!(self, Self::Action(a) if a.require.hit_test)
+    }
+}
+
+/// [`ResolveRequest::Action`].
+#[derive(Debug, Clone, Default, Serialize)]
+pub(crate) struct ActionRequest {
+    pub require: Requirements,
+    /// The action point relative to the element's top-left corner (default: its centre).
+    pub offset: Option<Offset>,
+    pub read: Option<Read>,
+    pub expect: Option<Expect>,
+    pub act: Option<Act>,
+}
+
+impl ActionRequest {
+    pub(crate) fn new(require: Requirements) -> Self {
+        Self {
+            require,
+            ..Self::default()
+        }
+    }
+}
+
+/// [`ResolveRequest::Wait`].
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct WaitRequest {
+    /// How many must match (default: at least one).
+    pub count: Option<CountCondition>,
+    /// Count only visible (`true`) or wait until none is visible (`false`).
+    pub visible: Option<bool>,
+    /// DOM properties every counted element must have.
+    pub properties: Option<Map<String, Value>>,
+}
+
+/// A count of matches compared with `op` (`==`, `>=`, `<=`).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct CountCondition {
+    pub op: &'static str,
+    pub value: u32,
+}
+
+/// What to read from the element.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Read {
+    /// `text`, `value` or `attribute`.
+    pub from: &'static str,
+    pub attribute: Option<String>,
+    /// Wait until the value read is not empty.
+    pub non_empty: bool,
+}
+
+impl Read {
+    /// The value as it is, empty or not.
+    pub(crate) fn from(from: &'static str) -> Self {
+        Self {
+            from,
+            attribute: None,
+            non_empty: false,
+        }
+    }
+}
+
+/// What the value read must be.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Expect {
+    Equals(String),
+    Contains(String),
+}
+
+/// What to do to the element in the page, in the same task as the checks.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum Act {
+    /// Select the option, set the value, or select the text for typing to replace.
+    Fill {
+        value: String,
+    },
+    Focus,
+    Scroll {
+        x: f64,
+        y: f64,
+    },
+    /// Check a file input (kept for the upload) or report that it is not one.
+    Upload {
+        count: usize,
+    },
+}
+
+/// The whole spec the resolver receives.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Spec<'a> {
+    pub(super) candidates: &'a [SelectorCandidate],
+    #[serde(flatten)]
+    pub(super) request: &'a ResolveRequest,
+    pub(super) timeout_ms: u64,
+}
+
+/// What the in-page action or read answered, as `resolve.js` sends it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum InPage {
+    /// The value a read request read.
+    Read(String),
+    /// A fill selected the text; the value is to be typed with real key input (`{type}`).
+    TypeText {
+        #[serde(rename = "type")]
+        type_text: bool,
+    },
+    /// An upload probe: whether the element is a file input (`{fileInput}`).
+    FileInput {
+        #[serde(rename = "fileInput")]
+        file_input: bool,
+    },
+    /// The action was done in the page (`{done}`).
+    Done { done: bool },
+}
+
+/// The resolver's answer, as `resolve.js` sends it (`ok` tells which shape it is).
+#[derive(Deserialize)]
+pub(super) struct RawAnswer {
+    ok: bool,
+    #[serde(default)]
+    winner: Option<usize>,
+    #[serde(default)]
+    point: Option<JsPoint>,
+    #[serde(default)]
+    result: Option<InPage>,
+    #[serde(default)]
+    states: Vec<String>,
+    #[serde(default)]
+    fatal: Option<String>,
+    /// Set by [`crate::js::CALL_RESOLVER`], not by the resolver.
+    #[serde(default, rename = "resolverMissing")]
+    resolver_missing: bool,
+}
+
+#[derive(Deserialize)]
+pub(super) struct JsPoint {
+    pub(super) x: f64,
+    pub(super) y: f64,
+}
+
+/// The resolver's answer.
+#[derive(Deserialize)]
+#[serde(from = "RawAnswer")]
+pub(super) enum ResolveAnswer {
+    /// A candidate won (and the action, if any, was done).
+    Found {
+        winner: usize,
+        point: Option<JsPoint>,
+        result: Option<InPage>,
+    },
+    /// A candidate matched, but the in-page action refused it.
+    Refused {
+        winner: Option<usize>,
+        message: String,
+    },
+    /// The budget ran out: each candidate's last state.
+    NotReady { states: Vec<String> },
+    /// The world has no resolver installed.
+    ResolverMissing,
+}
+
+impl From<RawAnswer> for ResolveAnswer {
+    fn from(raw: RawAnswer) -> Self {
+        if raw.resolver_missing {
+            return Self::ResolverMissing;
+        }
+        match (raw.fatal, raw.ok) {
+            (Some(message), _) => Self::Refused {
+                winner: raw.winner,
+                message,
+            },
+            (None, true) => Self::Found {
+                winner: raw.winner.unwrap_or_default(),
+                point: raw.point,
+                result: raw.result,
+            },
+            (None, false) => Self::NotReady { states: raw.states },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn spec_json(request: &ResolveRequest) -> Value {
+        let candidates: Vec<SelectorCandidate> =
+            serde_json::from_value(json!([{ "kind": "css", "value": "#go" }])).unwrap();
+        serde_json::to_value(Spec {
+            candidates: &candidates,
+            request,
+            timeout_ms: 250,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn an_action_request_is_the_spec_resolve_js_reads() {
+        let request = ResolveRequest::Action(ActionRequest {
+            offset: Some(Offset { x: 1.0, y: 2.0 }),
+            act: Some(Act::Fill { value: "a".into() }),
+            read: Some(Read::from("text")),
+            expect: Some(Expect::Contains("b".into())),
+            ..ActionRequest::new(Requirements::pointer())
+        });
+        assert_eq!(
+            spec_json(&request),
+            json!({
+                "candidates": [{ "kind": "css", "value": "#go" }],
+                "mode": "action",
+                "require": { "visible": true, "enabled": true, "editable": false,
+                    "stable": true, "hitTest": true, "scroll": true },
+                "offset": { "x": 1.0, "y": 2.0 },
+                "read": { "from": "text", "attribute": null, "nonEmpty": false },
+                "expect": { "contains": "b" },
+                "act": { "kind": "fill", "value": "a" },
+                "timeoutMs": 250,
+            })
+        );
+        let scroll = ResolveRequest::Action(ActionRequest {
+            act: Some(Act::Scroll { x: 0.0, y: 9.0 }),
+            ..ActionRequest::default()
+        });
+        assert_eq!(
+            spec_json(&scroll)["act"],
+            json!({ "kind": "scroll", "x": 0.0, "y": 9.0 })
+        );
+        let focus = ResolveRequest::Action(ActionRequest {
+            act: Some(Act::Focus),
+            ..ActionRequest::default()
+        });
+        assert_eq!(spec_json(&focus)["act"], json!({ "kind": "focus" }));
+        let upload = ResolveRequest::Action(ActionRequest {
+            act: Some(Act::Upload { count: 2 }),
+            ..ActionRequest::default()
+        });
+        assert_eq!(
+            spec_json(&upload)["act"],
+            json!({ "kind": "upload", "count": 2 })
+        );
+    }
+
+    #[test]
+    fn a_wait_request_is_the_spec_resolve_js_reads() {
+        let request = ResolveRequest::Wait(WaitRequest {
+            count: Some(CountCondition { op: ">=", value: 3 }),
+            visible: Some(false),
+            properties: None,
+        });
+        assert_eq!(
+            spec_json(&request),
+            json!({
+                "candidates": [{ "kind": "css", "value": "#go" }],
+                "mode": "wait",
+                "count": { "op": ">=", "value": 3 },
+                "visible": false,
+                "properties": null,
+                "timeoutMs": 250,
+            })
+        );
+    }
+
+    fn answer(value: Value) -> ResolveAnswer {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn every_answer_of_resolve_js_is_understood() {
+        let found = answer(
+            json!({ "ok": true, "winner": 1, "point": { "x": 3, "y": 4 },
+            "result": { "type": true } }),
+        );
+        assert!(
+            matches!(found, ResolveAnswer::Found { winner: 1, point: Some(JsPoint { x, y }),
+            result: Some(InPage::TypeText { type_text: true }) } if x == 3.0 && y == 4.0)
+        );
+        let read = answer(json!({ "ok": true, "winner": 0, "result": "9.99" }));
+        assert!(
+            matches!(read, ResolveAnswer::Found { result: Some(InPage::Read(v)), .. } if v == "9.99")
+        );
+        let file = answer(json!({ "ok": true, "winner": 0, "result": { "fileInput": false } }));
+        assert!(matches!(
+            file,
+            ResolveAnswer::Found {
+                result: Some(InPage::FileInput { file_input: false }),
+                ..
+            }
+        ));
+        let done = answer(
+            json!({ "ok": true, "winner": 0, "point": { "x": 0, "y": 0 },
+            "result": { "done": true } }),
+        );
+        assert!(matches!(
+            done,
+            ResolveAnswer::Found {
+                result: Some(InPage::Done { done: true }),
+                ..
+            }
+        ));
+        let nothing = answer(
+            json!({ "ok": true, "winner": 0, "point": { "x": 0, "y": 0 },
+            "result": null }),
+        );
+        assert!(matches!(nothing, ResolveAnswer::Found { result: None, .. }));
+        let counted = answer(json!({ "ok": true, "winner": 2, "count": 5 }));
+        assert!(matches!(
+            counted,
+            ResolveAnswer::Found {
+                winner: 2,
+                point: None,
+                result: None
+            }
+        ));
+        let refused = answer(json!({ "ok": false, "fatal": "no option `x`", "winner": 0,
+            "states": ["not checked"] }));
+        assert!(
+            matches!(refused, ResolveAnswer::Refused { winner: Some(0), message } if message == "no option `x`")
+        );
+        let not_ready = answer(json!({ "ok": false, "states": ["matched no element"] }));
+        assert!(matches!(not_ready, ResolveAnswer::NotReady { states } if states.len() == 1));
+        let missing = answer(json!({ "ok": false, "resolverMissing": true }));
+        assert!(matches!(missing, ResolveAnswer::ResolverMissing));
+    }
+}

@@ -1,0 +1,289 @@
+//! One replay in progress: inputs expanded and upload files checked before the browser does
+//! anything, then each step dispatched to its action family (`actions`, `navigation`), with
+//! its report, screenshot and failure.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use browserflow_cdp::launch::BrowserContext;
+use browserflow_cdp::page::Page;
+use browserflow_steps::{Step, expand_step};
+
+use crate::actions::upload_paths;
+use crate::failure::{Failure, FailureKind};
+use crate::resolve::resolver_install;
+use crate::{
+    DownloadRecord, ReplayError, ReplayOptions, ReplayReport, StepProgress, StepReport, StepStatus,
+    WinningSelector,
+};
+
+/// The name of the page a replay starts on.
+pub(crate) const MAIN_PAGE: &str = "main";
+
+/// What a successful step leaves for its report.
+#[derive(Default)]
+pub(crate) struct Outcome {
+    pub(crate) winner: Option<usize>,
+    pub(crate) navigated_to: Option<String>,
+    pub(crate) download: Option<DownloadRecord>,
+}
+
+impl Outcome {
+    /// An element step that found candidate `winner` and did not navigate.
+    pub(crate) fn found(winner: usize) -> Self {
+        Self {
+            winner: Some(winner),
+            ..Self::default()
+        }
+    }
+}
+
+/// One replay in progress.
+pub(crate) struct Run<'a> {
+    pub(crate) context: &'a BrowserContext,
+    pub(crate) options: &'a ReplayOptions,
+    /// Every page of the replay by name, the main page first.
+    pub(crate) pages: Vec<(String, Page)>,
+    /// The position in `pages` of the page steps act on.
+    pub(crate) current: usize,
+    pub(crate) outputs: Map<String, Value>,
+    /// The folder downloads go to, once the context allows them.
+    pub(crate) download_dir: Option<PathBuf>,
+}
+
+impl<'a> Run<'a> {
+    pub(crate) fn new(context: &'a BrowserContext, options: &'a ReplayOptions) -> Self {
+        context.page().prewarm_worlds(&resolver_install());
+        Self {
+            context,
+            options,
+            pages: vec![(MAIN_PAGE.to_string(), context.page().clone())],
+            current: 0,
+            outputs: Map::new(),
+            download_dir: None,
+        }
+    }
+
+    pub(crate) fn page(&self) -> Page {
+        self.pages[self.current].1.clone()
+    }
+
+    pub(crate) async fn run(
+        mut self,
+        steps: &[Step],
+        inputs: &Map<String, Value>,
+    ) -> Result<ReplayReport, ReplayError> {
+        let expanded = expand_all(steps, inputs)?;
+        let started = Instant::now();
+        let mut reports: Vec<StepReport> = Vec::with_capacity(steps.len());
+        let mut screenshots = Vec::new();
+        for (index, (step, original)) in expanded.iter().zip(steps).enumerate() {
+            let step_started = Instant::now();
+            let page = self.page();
+            let dialogs_before = page.dialog_count();
+            let result = self.execute(step, original).await;
+            let dialogs = page
+                .dialogs()
+                .get(dialogs_before..)
+                .unwrap_or_default()
+                .to_vec();
+            let duration_ms = millis(step_started.elapsed());
+            // The capture must happen now (it shows the page after this step); decoding it
+            // does not, so it runs beside the next steps.
+            let mut shown_capture = None;
+            if self.options.screenshots && !self.page().is_closed() {
+                let capture = self.page().screenshot_base64().await.ok();
+                if self.options.on_step.is_some() {
+                    shown_capture.clone_from(&capture);
+                }
+                screenshots.push((
+                    index,
+                    tokio::task::spawn_blocking(move || capture.and_then(|b| decode_png(&b))),
+                ));
+            }
+            let mut report = StepReport {
+                dialogs,
+                duration_ms,
+                ..unrun_report(index, original, StepStatus::Passed)
+            };
+            match result {
+                Ok(outcome) => {
+                    report.selector = outcome.winner.and_then(|i| winning(original, i));
+                    report.navigated_to = outcome.navigated_to;
+                    report.download = outcome.download;
+                    self.tell_observer(&report, shown_capture);
+                    reports.push(report);
+                }
+                Err(failure) => {
+                    report.status = StepStatus::Failed;
+                    report.selector = failure.winner.and_then(|i| winning(original, i));
+                    report.error = Some(failure.message.clone());
+                    self.tell_observer(&report, shown_capture);
+                    reports.push(report);
+                    reports.extend(
+                        steps
+                            .iter()
+                            .enumerate()
+                            .skip(index + 1)
+                            .map(|(later, step)| unrun_report(later, step, StepStatus::Skipped)),
+                    );
+                    attach_screenshots(&mut reports, screenshots).await;
+                    let final_url = self.page().url();
+                    // Whatever the step met, a dropped connection is why it failed.
+                    let failure_kind = if page.session().connection().is_closed() {
+                        FailureKind::BrowserDisconnected
+                    } else {
+                        failure.kind
+                    };
+                    return Err(ReplayError::StepFailed {
+                        index,
+                        kind: step.kind().to_string(),
+                        label: original.label().map(str::to_string),
+                        message: failure.message,
+                        failure: failure_kind,
+                        report: Box::new(ReplayReport {
+                            steps: reports,
+                            outputs: self.outputs,
+                            final_url,
+                            duration_ms: millis(started.elapsed()),
+                        }),
+                    });
+                }
+            }
+        }
+        attach_screenshots(&mut reports, screenshots).await;
+        Ok(ReplayReport {
+            steps: reports,
+            final_url: self.page().url(),
+            outputs: self.outputs,
+            duration_ms: millis(started.elapsed()),
+        })
+    }
+
+    fn tell_observer(&self, report: &StepReport, screenshot_base64: Option<String>) {
+        if let Some(observer) = &self.options.on_step {
+            observer.notify(StepProgress {
+                report: report.clone(),
+                screenshot_base64,
+            });
+        }
+    }
+
+    /// Runs one (expanded) step; `original` is the step as recorded, used in messages so that
+    /// input values (possibly secrets) never appear in errors.
+    async fn execute(&mut self, step: &Step, original: &Step) -> Result<Outcome, Failure> {
+        let page = self.page();
+        if page.is_closed() {
+            return Err(Failure::new(FailureKind::Gone, "the page is closed"));
+        }
+        let shown = original.selector();
+        match step {
+            Step::Navigate(s) => self.navigate(&page, s).await,
+            Step::Click(s) => self.click(&page, s, shown).await,
+            Step::Download(s) => self.download(&page, s, shown).await,
+            Step::Upload(s) => self.upload(&page, s, shown).await,
+            Step::Fill(s) => self.fill(&page, s, shown).await,
+            Step::KeyPress(s) => self.key_press(&page, s, shown).await,
+            Step::Hover(s) => self.hover(&page, s, shown).await,
+            Step::Scroll(s) => self.scroll(&page, s, shown).await,
+            Step::SetViewport(s) => self.set_viewport(&page, s).await,
+            Step::WaitForElement(s) => self.wait_for_element(&page, s, shown).await,
+            Step::WaitForExpression(s) => self.wait_for_expression(&page, s).await,
+            Step::Extract(s) => self.extract(&page, s, shown).await,
+            Step::Assert(s) => self.assert(&page, s, shown).await,
+            Step::HandleDialog(s) => Ok(self.handle_dialog(&page, s)),
+            Step::SwitchPage(s) => self.switch_page(s).await,
+            Step::ClosePage(s) => self.close_page(s).await,
+        }
+    }
+
+    /// The wait budget of a step: its own timeout, or the candidate timeout.
+    pub(crate) fn budget(&self, timeout_ms: Option<u64>) -> Duration {
+        timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.options.candidate_timeout)
+    }
+}
+
+/// Every step with its inputs expanded and its upload files resolved: a missing input or
+/// file fails before the browser does anything.
+fn expand_all(steps: &[Step], inputs: &Map<String, Value>) -> Result<Vec<Step>, ReplayError> {
+    let expanded = steps
+        .iter()
+        .enumerate()
+        .map(|(index, step)| {
+            expand_step(step, inputs).map_err(|source| ReplayError::Input {
+                index,
+                kind: step.kind().to_string(),
+                source,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    // Inputs first: a missing input is reported before any unreadable file.
+    expanded
+        .into_iter()
+        .enumerate()
+        .map(|(index, step)| match step {
+            Step::Upload(mut s) => {
+                s.files = upload_paths(&s.files).map_err(|message| ReplayError::File {
+                    index,
+                    kind: "upload".into(),
+                    message,
+                })?;
+                Ok(Step::Upload(s))
+            }
+            other => Ok(other),
+        })
+        .collect()
+}
+
+/// The report of a step before (or instead of) running it.
+fn unrun_report(index: usize, step: &Step, status: StepStatus) -> StepReport {
+    StepReport {
+        index,
+        kind: step.kind().to_string(),
+        label: step.label().map(str::to_string),
+        status,
+        duration_ms: 0.0,
+        selector: None,
+        navigated_to: None,
+        dialogs: Vec::new(),
+        download: None,
+        error: None,
+        screenshot: None,
+    }
+}
+
+/// Screenshots being decoded, by step index.
+type PendingScreenshots = Vec<(usize, tokio::task::JoinHandle<Option<Vec<u8>>>)>;
+
+async fn attach_screenshots(reports: &mut [StepReport], pending: PendingScreenshots) {
+    for (index, decoding) in pending {
+        if let (Some(report), Ok(png)) = (reports.get_mut(index), decoding.await) {
+            report.screenshot = png;
+        }
+    }
+}
+
+fn decode_png(base64_png: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(base64_png)
+        .ok()
+}
+
+fn winning(step: &Step, index: usize) -> Option<WinningSelector> {
+    let candidate = step.selector()?.candidates.get(index)?;
+    Some(WinningSelector {
+        index,
+        kind: candidate.kind,
+        description: candidate.describe(),
+    })
+}
+
+fn millis(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1000.0 * 100.0).round() / 100.0
+}
