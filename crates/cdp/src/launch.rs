@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use crate::session::{CdpConnection, CdpError, CdpSession};
 use crate::error::BrowserError;
 use crate::page::{Page, PopupTracker};
+use crate::session::{CdpConnection, CdpError, CdpSession};
 
 /// The environment variable naming the Chromium executable to use.
 pub const CHROME_ENV: &str = "BROWSERFLOW_CHROME";

@@ -192,23 +192,6 @@ impl CdpSession {
         self.conn.start(self.session_id.clone(), method, params)
     }
 
-    /// Sends a typed chromiumoxide command and decodes its typed answer.
-    pub async fn send<C: chromiumoxide::types::Command>(
-        &self,
-        command: C,
-    ) -> Result<C::Response, CdpError> {
-        let method = command.identifier().to_string();
-        let params = serde_json::to_value(&command).map_err(|e| CdpError::Decode {
-            method: method.clone(),
-            message: e.to_string(),
-        })?;
-        let value = self.call(&method, params).await?;
-        C::response_from_value(value).map_err(|e| CdpError::Decode {
-            method,
-            message: e.to_string(),
-        })
-    }
-
     /// The session id (`None` for the browser session).
     pub fn id(&self) -> Option<&str> {
         self.session_id.as_deref()

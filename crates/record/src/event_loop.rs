@@ -13,10 +13,10 @@ use tokio::sync::mpsc;
 use super::capture::{Builder, Observed};
 use super::recorder::{BINDING, Control, EventStream, Shared, WORLD, World, lock, recorder_source};
 use super::{DialogAnswers, FileChooserRequest, MAIN_PAGE, RecordEvent};
-use browserflow_cdp::session::{CdpConnection, CdpEvent, CdpSession};
 use browserflow_cdp::downloads::DownloadBegin;
 use browserflow_cdp::launch::BrowserContext;
 use browserflow_cdp::page::{DialogResponse, Page};
+use browserflow_cdp::session::{CdpConnection, CdpEvent, CdpSession};
 
 pub(super) fn tagged(
     page: String,
@@ -356,7 +356,8 @@ fn browser_event(
             tokio::spawn(async move {
                 let dir = shared.download_dir.clone();
                 let saved = tokio::task::spawn_blocking(move || {
-                    browserflow_cdp::downloads::finish(&dir, &guid, &suggested, &url).map(|f| (guid, f))
+                    browserflow_cdp::downloads::finish(&dir, &guid, &suggested, &url)
+                        .map(|f| (guid, f))
                 })
                 .await;
                 match saved {

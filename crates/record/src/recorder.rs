@@ -21,10 +21,10 @@ use super::model_assist::{ModelAssist, SelectorSuggestion};
 use super::{
     DialogAnswers, MAIN_PAGE, PickedElement, RecordError, RecordEvent, RecordOptions, RecordedStep,
 };
-use browserflow_cdp::session::{CdpConnection, CdpEvent};
 use browserflow_cdp::downloads::allow_downloads;
 use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
 use browserflow_cdp::page::Page;
+use browserflow_cdp::session::{CdpConnection, CdpEvent};
 use browserflow_steps::{ExtractStep, Step};
 
 /// The isolated world the recorder script lives in: page scripts cannot see or disturb it.
@@ -258,11 +258,6 @@ impl Recorder {
     /// The recorded page (the first page of the recording).
     pub fn page(&self) -> &Page {
         &self.page
-    }
-
-    /// A page of the recording by name (`main`, or a popup's name from [`RecordEvent::PageOpened`]).
-    pub fn page_named(&self, name: &str) -> Option<Page> {
-        self.shared.page(name)
     }
 
     /// True once the recorded window is closed or the browser is gone.

@@ -12,8 +12,8 @@ use tokio::sync::watch;
 
 use browserflow_steps::MouseButton;
 
-use crate::session::{CdpConnection, CdpError, CdpSession};
 use crate::error::BrowserError;
+use crate::session::{CdpConnection, CdpError, CdpSession};
 
 mod events;
 pub mod keys;

@@ -26,10 +26,7 @@ impl Page {
 
     /// Like [`Self::isolated_world`]; the flag says whether the world was just created by
     /// this call (so nothing has been installed in it yet).
-    pub async fn utility_world(
-        &self,
-        frame_id: &str,
-    ) -> Result<(ExecContext, bool), EvalError> {
+    pub async fn utility_world(&self, frame_id: &str) -> Result<(ExecContext, bool), EvalError> {
         let slot = {
             let mut state = self.shared.state();
             let loader_id = state
