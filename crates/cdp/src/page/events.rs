@@ -4,11 +4,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
 use super::worlds::prewarm_world;
-use super::{DialogRecord, DialogResponse, FileChooser, Shared};
+use super::{DialogRecord, DialogResponse, FileChooser, Shared, seed_child_tree};
 use crate::session::{CdpConnection, CdpEvent, CdpSession};
 
 /// Popups (pages opened by other pages), as announced by browser-level target discovery.
@@ -247,31 +247,5 @@ async fn on_event(
         "Inspector.targetCrashed" => shared.state().crashed = true,
         "Inspector.detached" => shared.state().closed = true,
         _ => {}
-    }
-}
-
-fn seed_child_tree(shared: &Shared, tree: &Value, session: Option<&str>) {
-    let frame = &tree["frame"];
-    let Some(id) = frame["id"].as_str() else {
-        return;
-    };
-    {
-        let mut state = shared.state();
-        let entry = state.frame_mut(id.to_string());
-        if entry.url.is_empty() {
-            entry.url = frame["url"].as_str().unwrap_or_default().to_string();
-        }
-        if entry.name.is_empty() {
-            entry.name = frame["name"].as_str().unwrap_or_default().to_string();
-        }
-        if let Some(parent) = frame["parentId"].as_str() {
-            entry.parent = Some(parent.to_string());
-        }
-        entry.session = session.map(str::to_string);
-    }
-    if let Some(children) = tree["childFrames"].as_array() {
-        for child in children {
-            seed_child_tree(shared, child, session);
-        }
     }
 }
