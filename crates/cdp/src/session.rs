@@ -93,7 +93,24 @@ struct Outgoing {
     reply: oneshot::Sender<Result<Value, CdpError>>,
 }
 
-type Subscribers = Arc<Mutex<HashMap<Option<String>, Vec<mpsc::UnboundedSender<CdpEvent>>>>>;
+/// Reads a session's events in the socket task, as each is routed: before the next event of
+/// any session is, so that what it publishes keeps the browser's order across sessions.
+/// It must not block (it may send calls and spawn tasks).
+pub trait EventHandler: Send + Sync + 'static {
+    /// Handles one event; returning false unsubscribes the handler.
+    fn on_event(&self, event: &CdpEvent) -> bool;
+    /// The connection closed: no event will come any more.
+    fn on_closed(&self) {}
+}
+
+/// Who hears the events of each session (`None` = the browser session).
+#[derive(Default)]
+struct Routes {
+    channels: HashMap<Option<String>, Vec<mpsc::UnboundedSender<CdpEvent>>>,
+    handlers: HashMap<Option<String>, Vec<Arc<dyn EventHandler>>>,
+}
+
+type Subscribers = Arc<Mutex<Routes>>;
 
 /// A shared handle on one websocket connection to a browser.
 #[derive(Clone)]
@@ -133,9 +150,16 @@ impl CdpConnection {
     pub fn subscribe(&self, session_id: Option<String>) -> mpsc::UnboundedReceiver<CdpEvent> {
         let (tx, rx) = mpsc::unbounded_channel();
         if let Ok(mut subs) = self.subscribers.lock() {
-            subs.entry(session_id).or_default().push(tx);
+            subs.channels.entry(session_id).or_default().push(tx);
         }
         rx
+    }
+
+    /// Hands every event of one session, from now on, to `handler` as it is routed.
+    pub fn on_events(&self, session_id: Option<String>, handler: Arc<dyn EventHandler>) {
+        if let Ok(mut subs) = self.subscribers.lock() {
+            subs.handlers.entry(session_id).or_default().push(handler);
+        }
     }
 
     /// True once the socket task has ended.
@@ -206,6 +230,11 @@ impl CdpSession {
     pub fn subscribe(&self) -> mpsc::UnboundedReceiver<CdpEvent> {
         self.conn.subscribe(self.session_id.clone())
     }
+
+    /// Hands every event of this session, from now on, to `handler` as it is routed.
+    pub fn on_events(&self, handler: Arc<dyn EventHandler>) {
+        self.conn.on_events(self.session_id.clone(), handler)
+    }
 }
 
 async fn run_socket(
@@ -259,20 +288,46 @@ async fn run_socket(
     for (_, (_, reply)) in pending.drain() {
         let _ = reply.send(Err(CdpError::Closed));
     }
-    if let Ok(mut subs) = subscribers.lock() {
-        subs.clear();
+    let handlers = match subscribers.lock() {
+        Ok(mut subs) => {
+            subs.channels.clear();
+            std::mem::take(&mut subs.handlers)
+        }
+        Err(_) => HashMap::new(),
+    };
+    for handler in handlers.into_values().flatten() {
+        handler.on_closed();
     }
 }
 
 fn route_event(subscribers: &Subscribers, event: CdpEvent) {
-    let Ok(mut subs) = subscribers.lock() else {
-        return;
-    };
     let key = event.session_id.clone();
-    if let Some(list) = subs.get_mut(&key) {
-        list.retain(|tx| tx.send(event.clone()).is_ok());
+    let handlers = {
+        let Ok(mut subs) = subscribers.lock() else {
+            return;
+        };
+        if let Some(list) = subs.channels.get_mut(&key) {
+            list.retain(|tx| tx.send(event.clone()).is_ok());
+            if list.is_empty() {
+                subs.channels.remove(&key);
+            }
+        }
+        subs.handlers.get(&key).cloned().unwrap_or_default()
+    };
+    // Called without the lock held: a handler may subscribe (a child session it follows).
+    let done: Vec<_> = handlers
+        .into_iter()
+        .filter(|handler| !handler.on_event(&event))
+        .collect();
+    if done.is_empty() {
+        return;
+    }
+    if let Ok(mut subs) = subscribers.lock()
+        && let Some(list) = subs.handlers.get_mut(&key)
+    {
+        list.retain(|handler| !done.iter().any(|d| Arc::ptr_eq(d, handler)));
         if list.is_empty() {
-            subs.remove(&key);
+            subs.handlers.remove(&key);
         }
     }
 }

@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use serde_json::json;
+use tokio::sync::mpsc;
 
 use crate::error::BrowserError;
-use crate::page::{Page, PopupTracker};
+use crate::page::{BrowserEvent, BrowserWatcher, Page};
 use crate::session::{CdpError, CdpSession};
 
 /// An isolated browser context (CDP `Target.createBrowserContext`) and its first page. Disposed
@@ -17,7 +18,7 @@ pub struct BrowserContext {
     /// The target of the first page (the one a default context closes when it ends).
     pub(super) first_target: String,
     pub(super) page: Option<Page>,
-    pub(super) popups: Arc<PopupTracker>,
+    pub(super) popups: Arc<BrowserWatcher>,
     /// Not yet closed (or disposed on drop).
     pub(super) open: bool,
 }
@@ -43,6 +44,12 @@ impl BrowserContext {
     /// The CDP browser context id (`None` for the browser's default context).
     pub fn id(&self) -> Option<&str> {
         self.context_id.as_deref()
+    }
+
+    /// The browser session's typed events from now on (popups opening, targets going away,
+    /// downloads), in the browser's order; not only this context's.
+    pub fn subscribe_browser(&self) -> mpsc::UnboundedReceiver<BrowserEvent> {
+        self.popups.subscribe()
     }
 
     /// Attaches to another page of this context (a popup), by target id.

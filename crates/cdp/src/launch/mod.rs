@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::process::Command;
 
 use crate::error::BrowserError;
-use crate::page::{Page, PopupTracker};
+use crate::page::{BrowserWatcher, Page};
 use crate::session::CdpConnection;
 
 mod context;
@@ -55,7 +55,7 @@ pub struct Browser {
     conn: CdpConnection,
     ws_endpoint: String,
     process: Option<ChromeProcess>,
-    popups: Arc<PopupTracker>,
+    popups: Arc<BrowserWatcher>,
     /// A browser we launched has a default context nobody used yet (its profile is a fresh
     /// throwaway): the first context taken is that one, which saves creating one.
     default_context_unused: std::sync::atomic::AtomicBool,
@@ -135,7 +135,7 @@ impl Browser {
                     message: e.to_string(),
                 })?;
         tracing::debug!(target: "browserflow::timing", "websocket open");
-        let popups = PopupTracker::start(&conn);
+        let popups = BrowserWatcher::start(&conn);
         // Not awaited: the browser session handles it before the next call (a context or a
         // page), and a connection that fails meanwhile fails that call too.
         let discovery = conn

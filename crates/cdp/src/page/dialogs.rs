@@ -1,6 +1,6 @@
 //! JavaScript dialogs (alert, confirm, prompt, beforeunload): how the page answers them and
-//! what it saw. The answer itself is given by the page's event watcher (`events.rs`) when a
-//! dialog opens.
+//! what it saw. The answer itself is decided by the event interpreter (`events.rs`), in one
+//! place, when a dialog opens.
 
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +44,12 @@ impl Page {
     /// (armed answers are then ignored and no [`DialogRecord`] is kept).
     pub fn leave_dialogs_open(&self, leave: bool) {
         self.shared.state().dialogs_left_open = leave;
+    }
+
+    /// Accepts (OK) every dialog that has no armed answer, instead of dismissing it: a
+    /// recording that accepts all dialogs.
+    pub fn accept_dialogs(&self, accept: bool) {
+        self.shared.state().accept_dialogs = accept;
     }
 
     pub fn dialog_count(&self) -> usize {

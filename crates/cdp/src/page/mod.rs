@@ -2,7 +2,9 @@
 //! and the state its event watcher keeps. The page's abilities live beside this file, as
 //! separate `impl Page` blocks: `frames.rs` (frame tree and per-frame state), `navigation.rs`,
 //! `input.rs` (+ `keys.rs`), `dialogs.rs`, `file_chooser.rs`, `evaluate.rs` (+ `worlds.rs`),
-//! `screenshot.rs`; `events.rs` follows the page's CDP events.
+//! `screenshot.rs`. Events: `watcher.rs` is the only watcher of the page's sessions; it feeds
+//! each CDP event to the state machine in `interpreter.rs` and publishes the typed
+//! [`PageEvent`]s of `events.rs`; `browser_watcher.rs` does the same for the browser session.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -13,21 +15,25 @@ use tokio::sync::watch;
 use crate::error::BrowserError;
 use crate::session::{CdpConnection, CdpError, CdpSession};
 
+mod browser_watcher;
 mod dialogs;
 mod evaluate;
 mod events;
 mod file_chooser;
 mod frames;
 mod input;
+mod interpreter;
 pub mod keys;
 mod navigation;
 mod screenshot;
+mod watcher;
 mod worlds;
 
+pub use browser_watcher::BrowserWatcher;
 pub use dialogs::{DialogRecord, DialogResponse};
 pub use evaluate::{EvalError, ExecContext};
-pub use events::PopupTracker;
-use events::spawn_watcher;
+use events::Subscribers;
+pub use events::{BrowserEvent, PageEvent, PageEventKind};
 pub use file_chooser::FileChooser;
 use frames::seed_child_tree;
 pub use frames::{FramePoint, FrameState};
@@ -53,6 +59,8 @@ struct PageState {
     dialogs: Vec<DialogRecord>,
     /// Dialogs stay open for a person to answer (a headed recording).
     dialogs_left_open: bool,
+    /// Dialogs without an armed answer are accepted (a recording that accepts them all).
+    accept_dialogs: bool,
     closed: bool,
     crashed: bool,
 }
@@ -66,6 +74,8 @@ struct Shared {
     /// What to install in the isolated world made for each new main-frame document as soon
     /// as it commits ([`Page::prewarm_worlds`]).
     prewarm: Mutex<Option<Arc<str>>>,
+    /// Who hears the page's typed events ([`Page::subscribe`]).
+    subscribers: Subscribers<PageEvent>,
 }
 
 /// Sends a page's setup calls at once; the answer is its frame tree.
@@ -144,7 +154,7 @@ impl Shared {
 pub struct Page {
     session: CdpSession,
     shared: Arc<Shared>,
-    popups: Arc<PopupTracker>,
+    popups: Arc<BrowserWatcher>,
 }
 
 impl Page {
@@ -152,7 +162,7 @@ impl Page {
     pub(crate) async fn attach(
         conn: &CdpConnection,
         target_id: &str,
-        popups: Arc<PopupTracker>,
+        popups: Arc<BrowserWatcher>,
     ) -> Result<Self, BrowserError> {
         let attached = conn
             .session(None)
@@ -173,8 +183,9 @@ impl Page {
             state: Mutex::default(),
             changed: watch::channel(0).0,
             prewarm: Mutex::new(None),
+            subscribers: Subscribers::default(),
         });
-        spawn_watcher(session.clone(), session.subscribe(), shared.clone(), None);
+        watcher::watch(&session, &shared, None);
         let page = Self {
             session,
             shared,
@@ -231,15 +242,6 @@ impl Page {
 
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.shared.changed.subscribe()
-    }
-
-    /// Target ids of pages this page has opened (popups), oldest first.
-    pub fn popups_opened(&self) -> Vec<String> {
-        self.popups.opened_by(self.target_id())
-    }
-
-    pub fn popup_changes(&self) -> watch::Receiver<u64> {
-        self.popups.changed.subscribe()
     }
 
     /// Closes this page.
