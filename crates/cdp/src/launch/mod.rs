@@ -200,10 +200,11 @@ impl Browser {
                 )
                 .await
                 .map_err(BrowserError::cdp("creating a browser context"))?;
-            let id = created["browserContextId"]
-                .as_str()
-                .ok_or_else(|| BrowserError::Page("createBrowserContext returned no id".into()))?
-                .to_string();
+            let id = answer_text(
+                &created,
+                "browserContextId",
+                "createBrowserContext returned no id",
+            )?;
             tracing::debug!(target: "browserflow::timing", "browser context created");
             Some(id)
         };
@@ -215,10 +216,7 @@ impl Browser {
             .call("Target.createTarget", params)
             .await
             .map_err(BrowserError::cdp("opening a page"))?;
-        let target_id = target["targetId"]
-            .as_str()
-            .ok_or_else(|| BrowserError::Page("createTarget returned no target id".into()))?
-            .to_string();
+        let target_id = answer_text(&target, "targetId", "createTarget returned no target id")?;
         // Made before the page is attached, so that a failed attach still ends it (on drop).
         let mut context = BrowserContext {
             browser_session,
@@ -253,6 +251,14 @@ impl Drop for Browser {
             process.kill();
         }
     }
+}
+
+/// The text `field` of a CDP answer; `missing` says which call left it out.
+fn answer_text(answer: &Value, field: &str, missing: &str) -> Result<String, BrowserError> {
+    answer[field]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| BrowserError::Page(missing.to_string()))
 }
 
 /// The browser websocket URL a DevTools HTTP endpoint announces in `/json/version`.

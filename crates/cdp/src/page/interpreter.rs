@@ -88,24 +88,10 @@ pub(super) fn interpret(state: &mut PageState, source: &Source, event: &CdpEvent
             })
         }
         page::EventLifecycleEvent::IDENTIFIER => decode(event).map(|e| lifecycle(state, e)),
-        page::EventFrameStartedLoading::IDENTIFIER => {
-            decode(event).map(|e: page::EventFrameStartedLoading| {
-                let frame_id = String::from(e.frame_id);
-                let entry = state.frame_mut(frame_id.clone());
-                entry.loading = true;
-                entry.started += 1;
-                Interpreted::event(PageEventKind::FrameStartedLoading { frame_id })
-            })
-        }
-        page::EventFrameStoppedLoading::IDENTIFIER => {
-            decode(event).map(|e: page::EventFrameStoppedLoading| {
-                let frame_id = String::from(e.frame_id);
-                let entry = state.frame_mut(frame_id.clone());
-                entry.loading = false;
-                entry.stopped += 1;
-                Interpreted::event(PageEventKind::FrameStoppedLoading { frame_id })
-            })
-        }
+        page::EventFrameStartedLoading::IDENTIFIER => decode(event)
+            .map(|e: page::EventFrameStartedLoading| loading(state, e.frame_id.into(), true)),
+        page::EventFrameStoppedLoading::IDENTIFIER => decode(event)
+            .map(|e: page::EventFrameStoppedLoading| loading(state, e.frame_id.into(), false)),
         page::EventFrameRequestedNavigation::IDENTIFIER => {
             decode(event).map(|e: page::EventFrameRequestedNavigation| {
                 let frame_id = String::from(e.frame_id);
@@ -272,6 +258,19 @@ fn frame_navigated(
         }),
         effect,
     }
+}
+
+/// `Page.frameStartedLoading` (`started`) or `Page.frameStoppedLoading`.
+fn loading(state: &mut PageState, frame_id: String, started: bool) -> Interpreted {
+    let entry = state.frame_mut(frame_id.clone());
+    entry.loading = started;
+    Interpreted::event(if started {
+        entry.started += 1;
+        PageEventKind::FrameStartedLoading { frame_id }
+    } else {
+        entry.stopped += 1;
+        PageEventKind::FrameStoppedLoading { frame_id }
+    })
 }
 
 fn lifecycle(state: &mut PageState, e: page::EventLifecycleEvent) -> Interpreted {

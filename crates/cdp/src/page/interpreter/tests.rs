@@ -51,9 +51,33 @@ fn navigated(id: &str, parent: Option<&str>, url: &str, loader: &str) -> Value {
     json!({ "frame": frame, "type": "Navigation" })
 }
 
-fn dialog(kind: &str) -> Value {
-    json!({ "url": "http://127.0.0.1/d.html", "frameId": MAIN, "message": "Sure?",
-            "type": kind, "hasBrowserHandler": false, "defaultPrompt": "" })
+/// A target of `kind` is auto-attached to the page's session, waiting for us.
+fn attach_target(
+    state: &mut PageState,
+    session: &str,
+    target: &str,
+    kind: &str,
+    url: &str,
+) -> Interpreted {
+    let params = json!({ "sessionId": session, "waitingForDebugger": true, "targetInfo": {
+        "targetId": target, "type": kind, "title": "", "url": url,
+        "attached": true, "canAccessOpener": false } });
+    feed(state, "Target.attachedToTarget", params)
+}
+
+/// A dialog of `kind` opens in the main frame.
+fn open_dialog(state: &mut PageState, kind: &str) -> Interpreted {
+    let params = json!({ "url": "http://127.0.0.1/d.html", "frameId": MAIN, "message": "Sure?",
+            "type": kind, "hasBrowserHandler": false, "defaultPrompt": "" });
+    feed(state, "Page.javascriptDialogOpening", params)
+}
+
+/// Whether the page accepted the dialog (`None`: it left it open).
+fn accepted(out: &Interpreted) -> Option<bool> {
+    match &out.effect {
+        Some(Effect::AnswerDialog(response)) => Some(response.accept),
+        _ => None,
+    }
 }
 
 #[test]
@@ -192,13 +216,7 @@ fn iframes_attach_in_order_and_a_swap_keeps_the_frame() {
 #[test]
 fn an_out_of_process_iframe_is_followed_and_its_commit_names_its_session() {
     let mut state = PageState::default();
-    let out = feed(
-        &mut state,
-        "Target.attachedToTarget",
-        json!({ "sessionId": "CHILD", "waitingForDebugger": true, "targetInfo": {
-            "targetId": "F1", "type": "iframe", "title": "", "url": "http://other/f.html",
-            "attached": true, "canAccessOpener": false } }),
-    );
+    let out = attach_target(&mut state, "CHILD", "F1", "iframe", "http://other/f.html");
     assert_eq!(
         out.effect,
         Some(Effect::FollowFrame {
@@ -225,13 +243,7 @@ fn an_out_of_process_iframe_is_followed_and_its_commit_names_its_session() {
     );
     assert_eq!(state.frames["F1"].session, None);
 
-    let out = feed(
-        &mut state,
-        "Target.attachedToTarget",
-        json!({ "sessionId": "W", "waitingForDebugger": true, "targetInfo": {
-            "targetId": "W1", "type": "worker", "title": "", "url": "http://x/w.js",
-            "attached": true, "canAccessOpener": false } }),
-    );
+    let out = attach_target(&mut state, "W", "W1", "worker", "http://x/w.js");
     assert_eq!(
         out.effect,
         Some(Effect::Resume {
@@ -247,7 +259,7 @@ fn dialogs_take_the_armed_answer_then_the_default() {
         accept: true,
         prompt_text: Some("42".into()),
     });
-    let first = feed(&mut state, "Page.javascriptDialogOpening", dialog("prompt"));
+    let first = open_dialog(&mut state, "prompt");
     assert_eq!(
         first.effect,
         Some(Effect::AnswerDialog(DialogResponse {
@@ -255,11 +267,7 @@ fn dialogs_take_the_armed_answer_then_the_default() {
             prompt_text: Some("42".into())
         }))
     );
-    let second = feed(
-        &mut state,
-        "Page.javascriptDialogOpening",
-        dialog("confirm"),
-    );
+    let second = open_dialog(&mut state, "confirm");
     assert_eq!(
         second.effect,
         Some(Effect::AnswerDialog(DialogResponse {
@@ -267,15 +275,8 @@ fn dialogs_take_the_armed_answer_then_the_default() {
             prompt_text: None
         }))
     );
-    let leaving = feed(
-        &mut state,
-        "Page.javascriptDialogOpening",
-        dialog("beforeunload"),
-    );
-    assert!(matches!(
-        leaving.effect,
-        Some(Effect::AnswerDialog(DialogResponse { accept: true, .. }))
-    ));
+    let leaving = open_dialog(&mut state, "beforeunload");
+    assert_eq!(accepted(&leaving), Some(true));
     let kinds: Vec<(&str, bool)> = state
         .dialogs
         .iter()
@@ -294,21 +295,14 @@ fn dialogs_accepted_all_or_left_open() {
         ..PageState::default()
     };
     for _ in 0..2 {
-        let out = feed(
-            &mut state,
-            "Page.javascriptDialogOpening",
-            dialog("confirm"),
-        );
-        assert!(matches!(
-            out.effect,
-            Some(Effect::AnswerDialog(DialogResponse { accept: true, .. }))
-        ));
+        let out = open_dialog(&mut state, "confirm");
+        assert_eq!(accepted(&out), Some(true));
     }
     let mut state = PageState {
         dialogs_left_open: true,
         ..PageState::default()
     };
-    let out = feed(&mut state, "Page.javascriptDialogOpening", dialog("alert"));
+    let out = open_dialog(&mut state, "alert");
     assert_eq!(out.effect, None);
     assert!(matches!(
         out.event,
