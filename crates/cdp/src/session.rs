@@ -331,3 +331,94 @@ fn route_event(subscribers: &Subscribers, event: CdpEvent) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// Counts the events it hears and unsubscribes after `limit`; on its first event it
+    /// subscribes `child` to the session `CHILD`, as a page does for a child frame.
+    struct Counting {
+        heard: AtomicUsize,
+        limit: usize,
+        routes: Subscribers,
+        child: Option<Arc<dyn EventHandler>>,
+    }
+
+    impl Counting {
+        fn new(limit: usize, routes: &Subscribers, child: Option<Arc<dyn EventHandler>>) -> Self {
+            Self {
+                heard: AtomicUsize::new(0),
+                limit,
+                routes: routes.clone(),
+                child,
+            }
+        }
+    }
+
+    impl EventHandler for Counting {
+        fn on_event(&self, _event: &CdpEvent) -> bool {
+            let heard = self.heard.fetch_add(1, Ordering::SeqCst) + 1;
+            if heard == 1
+                && let Some(child) = &self.child
+            {
+                // Would deadlock if the routing lock were held while handlers run.
+                let mut routes = self.routes.lock().unwrap();
+                let list = routes.handlers.entry(Some("CHILD".into())).or_default();
+                list.push(child.clone());
+            }
+            heard < self.limit
+        }
+    }
+
+    fn event(session: Option<&str>) -> CdpEvent {
+        CdpEvent {
+            method: "Page.frameStoppedLoading".into(),
+            session_id: session.map(str::to_string),
+            params: Value::Null,
+        }
+    }
+
+    #[test]
+    fn handlers_hear_their_session_subscribe_more_and_unsubscribe_themselves() {
+        let routes = Subscribers::default();
+        let child = Arc::new(Counting::new(usize::MAX, &routes, None));
+        let page = Arc::new(Counting::new(2, &routes, Some(child.clone())));
+        routes
+            .lock()
+            .unwrap()
+            .handlers
+            .entry(Some("PAGE".into()))
+            .or_default()
+            .push(page.clone());
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        routes
+            .lock()
+            .unwrap()
+            .channels
+            .entry(None)
+            .or_default()
+            .push(tx);
+
+        route_event(&routes, event(Some("PAGE")));
+        route_event(&routes, event(Some("CHILD")));
+        route_event(&routes, event(Some("PAGE")));
+        route_event(&routes, event(Some("PAGE")));
+        route_event(&routes, event(None));
+
+        // The page handler said "enough" on its second event and heard no third.
+        assert_eq!(page.heard.load(Ordering::SeqCst), 2);
+        assert!(
+            !routes
+                .lock()
+                .unwrap()
+                .handlers
+                .contains_key(&Some("PAGE".into()))
+        );
+        assert_eq!(child.heard.load(Ordering::SeqCst), 1);
+        assert_eq!(rx.try_recv().map(|e| e.session_id).ok(), Some(None));
+        assert!(rx.try_recv().is_err());
+    }
+}
