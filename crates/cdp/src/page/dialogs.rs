@@ -1,5 +1,5 @@
 //! JavaScript dialogs (alert, confirm, prompt, beforeunload): how the page answers them and
-//! what it saw. The answer itself is decided by the event interpreter (`events.rs`), in one
+//! what it saw. The answer itself is decided by the event interpreter (`interpreter.rs`), in one
 //! place, when a dialog opens.
 
 use serde::{Deserialize, Serialize};
