@@ -93,7 +93,24 @@ struct Outgoing {
     reply: oneshot::Sender<Result<Value, CdpError>>,
 }
 
-type Subscribers = Arc<Mutex<HashMap<Option<String>, Vec<mpsc::UnboundedSender<CdpEvent>>>>>;
+/// Reads a session's events in the socket task, as each is routed: before the next event of
+/// any session is, so that what it publishes keeps the browser's order across sessions.
+/// It must not block (it may send calls and spawn tasks).
+pub trait EventHandler: Send + Sync + 'static {
+    /// Handles one event; returning false unsubscribes the handler.
+    fn on_event(&self, event: &CdpEvent) -> bool;
+    /// The connection closed: no event will come any more.
+    fn on_closed(&self) {}
+}
+
+/// Who hears the events of each session (`None` = the browser session).
+#[derive(Default)]
+struct Routes {
+    channels: HashMap<Option<String>, Vec<mpsc::UnboundedSender<CdpEvent>>>,
+    handlers: HashMap<Option<String>, Vec<Arc<dyn EventHandler>>>,
+}
+
+type Subscribers = Arc<Mutex<Routes>>;
 
 /// A shared handle on one websocket connection to a browser.
 #[derive(Clone)]
@@ -133,9 +150,16 @@ impl CdpConnection {
     pub fn subscribe(&self, session_id: Option<String>) -> mpsc::UnboundedReceiver<CdpEvent> {
         let (tx, rx) = mpsc::unbounded_channel();
         if let Ok(mut subs) = self.subscribers.lock() {
-            subs.entry(session_id).or_default().push(tx);
+            subs.channels.entry(session_id).or_default().push(tx);
         }
         rx
+    }
+
+    /// Hands every event of one session, from now on, to `handler` as it is routed.
+    pub fn on_events(&self, session_id: Option<String>, handler: Arc<dyn EventHandler>) {
+        if let Ok(mut subs) = self.subscribers.lock() {
+            subs.handlers.entry(session_id).or_default().push(handler);
+        }
     }
 
     /// True once the socket task has ended.
@@ -192,23 +216,6 @@ impl CdpSession {
         self.conn.start(self.session_id.clone(), method, params)
     }
 
-    /// Sends a typed chromiumoxide command and decodes its typed answer.
-    pub async fn send<C: chromiumoxide::types::Command>(
-        &self,
-        command: C,
-    ) -> Result<C::Response, CdpError> {
-        let method = command.identifier().to_string();
-        let params = serde_json::to_value(&command).map_err(|e| CdpError::Decode {
-            method: method.clone(),
-            message: e.to_string(),
-        })?;
-        let value = self.call(&method, params).await?;
-        C::response_from_value(value).map_err(|e| CdpError::Decode {
-            method,
-            message: e.to_string(),
-        })
-    }
-
     /// The session id (`None` for the browser session).
     pub fn id(&self) -> Option<&str> {
         self.session_id.as_deref()
@@ -222,6 +229,11 @@ impl CdpSession {
     /// Events of this session from now on.
     pub fn subscribe(&self) -> mpsc::UnboundedReceiver<CdpEvent> {
         self.conn.subscribe(self.session_id.clone())
+    }
+
+    /// Hands every event of this session, from now on, to `handler` as it is routed.
+    pub fn on_events(&self, handler: Arc<dyn EventHandler>) {
+        self.conn.on_events(self.session_id.clone(), handler)
     }
 }
 
@@ -276,20 +288,137 @@ async fn run_socket(
     for (_, (_, reply)) in pending.drain() {
         let _ = reply.send(Err(CdpError::Closed));
     }
-    if let Ok(mut subs) = subscribers.lock() {
-        subs.clear();
+    let handlers = match subscribers.lock() {
+        Ok(mut subs) => {
+            subs.channels.clear();
+            std::mem::take(&mut subs.handlers)
+        }
+        Err(_) => HashMap::new(),
+    };
+    for handler in handlers.into_values().flatten() {
+        handler.on_closed();
     }
 }
 
 fn route_event(subscribers: &Subscribers, event: CdpEvent) {
-    let Ok(mut subs) = subscribers.lock() else {
-        return;
-    };
     let key = event.session_id.clone();
-    if let Some(list) = subs.get_mut(&key) {
-        list.retain(|tx| tx.send(event.clone()).is_ok());
-        if list.is_empty() {
-            subs.remove(&key);
+    let handlers = {
+        let Ok(mut subs) = subscribers.lock() else {
+            return;
+        };
+        if let Some(list) = subs.channels.get_mut(&key) {
+            list.retain(|tx| tx.send(event.clone()).is_ok());
+            if list.is_empty() {
+                subs.channels.remove(&key);
+            }
         }
+        subs.handlers.get(&key).cloned().unwrap_or_default()
+    };
+    // Called without the lock held: a handler may subscribe (a child session it follows).
+    let done: Vec<_> = handlers
+        .into_iter()
+        .filter(|handler| !handler.on_event(&event))
+        .collect();
+    if done.is_empty() {
+        return;
+    }
+    if let Ok(mut subs) = subscribers.lock()
+        && let Some(list) = subs.handlers.get_mut(&key)
+    {
+        list.retain(|handler| !done.iter().any(|d| Arc::ptr_eq(d, handler)));
+        if list.is_empty() {
+            subs.handlers.remove(&key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// Counts the events it hears and unsubscribes after `limit`; on its first event it
+    /// subscribes `child` to the session `CHILD`, as a page does for a child frame.
+    struct Counting {
+        heard: AtomicUsize,
+        limit: usize,
+        routes: Subscribers,
+        child: Option<Arc<dyn EventHandler>>,
+    }
+
+    impl Counting {
+        fn new(limit: usize, routes: &Subscribers, child: Option<Arc<dyn EventHandler>>) -> Self {
+            Self {
+                heard: AtomicUsize::new(0),
+                limit,
+                routes: routes.clone(),
+                child,
+            }
+        }
+    }
+
+    impl EventHandler for Counting {
+        fn on_event(&self, _event: &CdpEvent) -> bool {
+            let heard = self.heard.fetch_add(1, Ordering::SeqCst) + 1;
+            if heard == 1
+                && let Some(child) = &self.child
+            {
+                // Would deadlock if the routing lock were held while handlers run.
+                let mut routes = self.routes.lock().unwrap();
+                let list = routes.handlers.entry(Some("CHILD".into())).or_default();
+                list.push(child.clone());
+            }
+            heard < self.limit
+        }
+    }
+
+    fn event(session: Option<&str>) -> CdpEvent {
+        CdpEvent {
+            method: "Page.frameStoppedLoading".into(),
+            session_id: session.map(str::to_string),
+            params: Value::Null,
+        }
+    }
+
+    #[test]
+    fn handlers_hear_their_session_subscribe_more_and_unsubscribe_themselves() {
+        let routes = Subscribers::default();
+        let child = Arc::new(Counting::new(usize::MAX, &routes, None));
+        let page = Arc::new(Counting::new(2, &routes, Some(child.clone())));
+        routes
+            .lock()
+            .unwrap()
+            .handlers
+            .entry(Some("PAGE".into()))
+            .or_default()
+            .push(page.clone());
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        routes
+            .lock()
+            .unwrap()
+            .channels
+            .entry(None)
+            .or_default()
+            .push(tx);
+
+        route_event(&routes, event(Some("PAGE")));
+        route_event(&routes, event(Some("CHILD")));
+        route_event(&routes, event(Some("PAGE")));
+        route_event(&routes, event(Some("PAGE")));
+        route_event(&routes, event(None));
+
+        // The page handler said "enough" on its second event and heard no third.
+        assert_eq!(page.heard.load(Ordering::SeqCst), 2);
+        assert!(
+            !routes
+                .lock()
+                .unwrap()
+                .handlers
+                .contains_key(&Some("PAGE".into()))
+        );
+        assert_eq!(child.heard.load(Ordering::SeqCst), 1);
+        assert_eq!(rx.try_recv().map(|e| e.session_id).ok(), Some(None));
+        assert!(rx.try_recv().is_err());
     }
 }

@@ -1,7 +1,10 @@
-//! The recording's event loop: every CDP session of the recorded pages and frames feeds one
-//! loop, which installs the recorder script where new documents appear, turns the script's
-//! reports and the browser's events (navigations, popups, dialogs, downloads, file choosers)
-//! into [`Observed`] facts for the [`Builder`], and emits the resulting [`RecordEvent`]s.
+//! The recording's event loop: the typed events of every recorded page (the engine's
+//! [`PageEvent`]s, which include those of out-of-process frames) and of the browser
+//! ([`BrowserEvent`]) feed one loop, which installs the recorder script where new targets
+//! appear, turns the script's reports and the engine's events (navigations, popups, dialogs,
+//! downloads, file choosers) into [`Observed`] facts for the [`Builder`], and emits the
+//! resulting [`RecordEvent`]s. The engine interprets the CDP events and answers dialogs; what
+//! is left here is what only a recording needs.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -13,19 +16,14 @@ use tokio::sync::mpsc;
 use super::capture::{Builder, Observed};
 use super::recorder::{BINDING, Control, EventStream, Shared, WORLD, World, lock, recorder_source};
 use super::{DialogAnswers, FileChooserRequest, MAIN_PAGE, RecordEvent};
-use browserflow_cdp::downloads::DownloadBegin;
 use browserflow_cdp::launch::BrowserContext;
-use browserflow_cdp::page::{DialogResponse, Page};
-use browserflow_cdp::session::{CdpConnection, CdpEvent, CdpSession};
+use browserflow_cdp::page::{BrowserEvent, Page, PageEvent, PageEventKind};
+use browserflow_cdp::session::{CdpConnection, CdpSession};
 
-pub(super) fn tagged(
-    page: String,
-    session: Option<String>,
-    mut rx: mpsc::UnboundedReceiver<CdpEvent>,
-) -> EventStream {
+/// A page's typed events, each tagged with the page's name in the recording.
+pub(super) fn tagged(page: String, mut rx: mpsc::UnboundedReceiver<PageEvent>) -> EventStream {
     Box::pin(futures::stream::poll_fn(move |cx| {
-        rx.poll_recv(cx)
-            .map(|e| e.map(|e| (page.clone(), session.clone(), e)))
+        rx.poll_recv(cx).map(|e| e.map(|e| (page.clone(), e)))
     }))
 }
 
@@ -68,7 +66,7 @@ pub(super) async fn run(
     conn: CdpConnection,
     context: Arc<BrowserContext>,
     mut streams: SelectAll<EventStream>,
-    mut browser_events: mpsc::UnboundedReceiver<CdpEvent>,
+    mut browser_events: mpsc::UnboundedReceiver<BrowserEvent>,
     mut control: mpsc::UnboundedReceiver<Control>,
     control_tx: mpsc::UnboundedSender<Control>,
 ) {
@@ -80,21 +78,21 @@ pub(super) async fn run(
         tokio::select! {
             biased;
             item = streams.next() => {
-                let Some((page, session, event)) = item else { break };
-                handle(&shared, &conn, &control_tx, &mut loop_state, &page, session, event);
+                let Some((page, event)) = item else { break };
+                handle(&shared, &conn, &mut loop_state, &page, event);
             }
             event = browser_events.recv() => {
                 let Some(event) = event else { break };
-                browser_event(&shared, &context, &control_tx, &mut loop_state, &event);
+                browser_event(&shared, &context, &control_tx, &mut loop_state, event);
             }
             message = control.recv() => match message {
                 Some(Control::Watch(stream)) => streams.push(stream),
                 Some(Control::Flush(done)) => {
-                    while let Some(Some((page, session, event))) = futures::FutureExt::now_or_never(streams.next()) {
-                        handle(&shared, &conn, &control_tx, &mut loop_state, &page, session, event);
+                    while let Some(Some((page, event))) = futures::FutureExt::now_or_never(streams.next()) {
+                        handle(&shared, &conn, &mut loop_state, &page, event);
                     }
                     while let Ok(event) = browser_events.try_recv() {
-                        browser_event(&shared, &context, &control_tx, &mut loop_state, &event);
+                        browser_event(&shared, &context, &control_tx, &mut loop_state, event);
                     }
                     let _ = done.send(());
                 }
@@ -120,31 +118,27 @@ struct LoopState {
     downloads: Vec<(String, String, String)>,
 }
 
-#[allow(clippy::too_many_arguments)]
 fn handle(
     shared: &Arc<Shared>,
     conn: &CdpConnection,
-    control: &mpsc::UnboundedSender<Control>,
     state: &mut LoopState,
     page: &str,
-    session: Option<String>,
-    event: CdpEvent,
+    event: PageEvent,
 ) {
-    let p = &event.params;
     let Some(page_handle) = shared.page(page) else {
         return;
     };
-    let top_session = page_handle.session().id() == session.as_deref();
+    let top_session = event.from_page_session();
+    let session = event.session_id;
     let observe = |observed: Observed| {
         let frames = shared.frames_of(page);
         let events = lock(&shared.builder).observe(observed, &frames);
         maybe_thumbnails(shared, &page_handle, &events);
         shared.emit(events);
     };
-    match event.method.as_str() {
-        "Runtime.bindingCalled" if p["name"] == BINDING => {
-            let Ok(payload) = serde_json::from_str::<Value>(p["payload"].as_str().unwrap_or(""))
-            else {
+    match event.kind {
+        PageEventKind::BindingCalled { name, payload, .. } if name == BINDING => {
+            let Ok(payload) = serde_json::from_str::<Value>(&payload) else {
                 return;
             };
             match payload["type"].as_str() {
@@ -164,91 +158,93 @@ fn handle(
                 }),
             }
         }
-        "Runtime.executionContextCreated" if p["context"]["name"] == WORLD => {
-            let id = p["context"]["id"].as_i64().unwrap_or_default();
-            let frame = p["context"]["auxData"]["frameId"].as_str().unwrap_or("");
-            let top = top_session && frame == page_handle.target_id();
+        PageEventKind::ExecutionContextCreated {
+            context_id,
+            unique_id,
+            name,
+            frame_id,
+        } if name == WORLD => {
+            let frame_id = frame_id.unwrap_or_default();
+            let top = top_session && frame_id == page_handle.target_id();
             lock(&shared.worlds).push(World {
                 page: page.to_string(),
                 session,
-                context_id: id,
-                frame_id: frame.to_string(),
+                context_id,
+                unique_id,
+                frame_id,
                 top,
             });
             shared.bump();
         }
-        "Runtime.executionContextDestroyed" => {
-            let id = p["executionContextId"].as_i64().unwrap_or_default();
-            lock(&shared.worlds).retain(|w| !(w.session == session && w.context_id == id));
+        PageEventKind::ExecutionContextDestroyed { unique_id } => {
+            lock(&shared.worlds).retain(|w| !(w.session == session && w.unique_id == unique_id));
             shared.bump();
         }
-        "Runtime.executionContextsCleared" => {
+        PageEventKind::ExecutionContextsCleared => {
             lock(&shared.worlds).retain(|w| w.session != session);
             shared.bump();
         }
-        "Page.frameRequestedNavigation"
+        PageEventKind::NavigationRequested { frame_id, .. }
             if top_session
-                && p["frameId"] == page_handle.target_id()
+                && frame_id == page_handle.target_id()
                 && !state.requested.iter().any(|r| r == page) =>
         {
             state.requested.push(page.to_string());
         }
-        "Page.frameNavigated"
-            if top_session
-                && p["frame"]["parentId"].is_null()
-                && p["type"] != "BackForwardCacheRestore" =>
-        {
+        PageEventKind::FrameNavigated {
+            parent_id: None,
+            from_back_forward_cache: false,
+            url,
+            ..
+        } if top_session => {
             let before = state.requested.len();
             state.requested.retain(|r| r != page);
             observe(Observed::MainNavigated {
                 page: page.to_string(),
-                url: p["frame"]["url"].as_str().unwrap_or_default().to_string(),
+                url,
                 renderer_initiated: state.requested.len() != before,
             });
         }
-        "Page.javascriptDialogOpening" => {
-            // Keep one answer armed for the next dialog.
-            if shared.dialogs == DialogAnswers::AcceptAll {
-                page_handle.arm_dialog(DialogResponse {
-                    accept: true,
-                    prompt_text: None,
-                });
-            }
-            observe(Observed::DialogOpened {
-                kind: p["type"].as_str().unwrap_or("alert").to_string(),
-            });
-        }
-        "Page.fileChooserOpened" => {
+        // The page answered it already (see `prepare_dialogs`); its kind names the step.
+        PageEventKind::DialogOpened { kind, .. } => observe(Observed::DialogOpened { kind }),
+        PageEventKind::FileChooserOpened {
+            backend_node_id,
+            multiple,
+            ..
+        } => {
             let id = shared.choosers.fetch_add(1, Ordering::Relaxed) + 1;
             observe(Observed::FileChooserOpened(FileChooserRequest {
                 id,
                 page: page.to_string(),
-                multiple: p["mode"] == "selectMultiple",
-                session: session.clone(),
-                backend_node_id: p["backendNodeId"].as_i64().unwrap_or_default(),
+                multiple,
+                session,
+                backend_node_id,
             }));
         }
-        "Page.javascriptDialogClosed" => observe(Observed::DialogClosed {
+        PageEventKind::DialogClosed {
+            accepted,
+            user_input,
+            ..
+        } => observe(Observed::DialogClosed {
             page: page.to_string(),
-            accepted: p["result"].as_bool().unwrap_or(false),
-            user_input: p["userInput"].as_str().unwrap_or_default().to_string(),
+            accepted,
+            user_input,
         }),
-        "Target.attachedToTarget" if p["targetInfo"]["type"] == "iframe" => {
-            // An out-of-process iframe: record in it too (and in its own iframes).
-            let child_id = p["sessionId"].as_str().unwrap_or_default().to_string();
-            let child = conn.session(Some(child_id.clone()));
-            let _ = control.send(Control::Watch(tagged(
-                page.to_string(),
-                Some(child_id),
-                child.subscribe(),
-            )));
+        PageEventKind::TargetAttached {
+            session_id,
+            target_type,
+            ..
+        } if target_type == "iframe" => {
+            // An out-of-process iframe: the page follows its session (its events come with
+            // the page's); record in it too.
+            let child = conn.session(Some(session_id));
             tokio::spawn(async move {
                 if let Err(message) = install(&child).await {
                     tracing::debug!(%message, "could not install the recorder in an iframe");
                 }
             });
         }
-        "Inspector.detached" | "Inspector.targetCrashed" if top_session && page == MAIN_PAGE => {
+        PageEventKind::Detached | PageEventKind::Crashed if top_session && page == MAIN_PAGE => {
             close(shared);
         }
         _ => {}
@@ -260,13 +256,15 @@ fn browser_event(
     context: &Arc<BrowserContext>,
     control: &mpsc::UnboundedSender<Control>,
     state: &mut LoopState,
-    event: &CdpEvent,
+    event: BrowserEvent,
 ) {
-    let info = &event.params["targetInfo"];
-    match event.method.as_str() {
-        "Target.targetCreated" if info["type"] == "page" => {
-            let opener = info["openerId"].as_str().unwrap_or_default();
-            let target = info["targetId"].as_str().unwrap_or_default().to_string();
+    match event {
+        BrowserEvent::PageCreated {
+            target_id,
+            opener_id,
+            url,
+        } => {
+            let opener = opener_id.unwrap_or_default();
             let opener_name = lock(&shared.pages)
                 .iter()
                 .find(|(_, p)| p.target_id() == opener)
@@ -280,7 +278,6 @@ fn browser_event(
             } else {
                 format!("popup{}", state.popups)
             };
-            let url = info["url"].as_str().unwrap_or_default().to_string();
             let events = lock(&shared.builder).observe(
                 Observed::PopupOpened {
                     opener: opener_name,
@@ -294,13 +291,10 @@ fn browser_event(
             let context = context.clone();
             let control = control.clone();
             tokio::spawn(async move {
-                match context.attach_page(&target).await {
+                match context.attach_page(&target_id).await {
                     Ok(popup) => {
-                        let _ = control.send(Control::Watch(tagged(
-                            name.clone(),
-                            popup.session().id().map(str::to_string),
-                            popup.session().subscribe(),
-                        )));
+                        let _ =
+                            control.send(Control::Watch(tagged(name.clone(), popup.subscribe())));
                         lock(&shared.pages).push((name.clone(), popup.clone()));
                         prepare_dialogs(&popup, shared.dialogs);
                         if let Err(message) = install(popup.session()).await {
@@ -311,44 +305,36 @@ fn browser_event(
                 }
             });
         }
-        "Browser.downloadWillBegin" => {
-            let p = &event.params;
-            let frame = p["frameId"].as_str().unwrap_or_default();
+        BrowserEvent::DownloadWillBegin {
+            frame_id,
+            guid,
+            url,
+            suggested_filename,
+        } => {
             let page = lock(&shared.pages)
                 .iter()
-                .find(|(_, page)| page.frame_state(frame).is_some())
+                .find(|(_, page)| page.frame_state(&frame_id).is_some())
                 .map(|(name, _)| name.clone());
             let Some(page) = page else { return };
             // The link's navigation request turned into a download: nothing will commit.
             state.requested.retain(|r| *r != page);
-            let DownloadBegin {
-                guid,
-                url,
-                suggested,
-            } = DownloadBegin::from_params(p);
             let events = lock(&shared.builder).observe(
                 Observed::DownloadStarted {
                     page,
-                    guid,
-                    url,
-                    suggested,
+                    guid: guid.clone(),
+                    url: url.clone(),
+                    suggested: suggested_filename.clone(),
                 },
                 &[],
             );
             shared.emit(events);
-            let guid = p["guid"].as_str().unwrap_or_default().to_string();
-            state.downloads.push((
-                guid,
-                p["suggestedFilename"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                p["url"].as_str().unwrap_or_default().to_string(),
-            ));
+            state.downloads.push((guid, suggested_filename, url));
         }
-        "Browser.downloadProgress" if event.params["state"] == "completed" => {
-            let guid = event.params["guid"].as_str().unwrap_or_default();
-            let Some(at) = state.downloads.iter().position(|(g, _, _)| g == guid) else {
+        BrowserEvent::DownloadProgress {
+            guid,
+            completed: true,
+        } => {
+            let Some(at) = state.downloads.iter().position(|(g, _, _)| *g == guid) else {
                 return;
             };
             let (guid, suggested, url) = state.downloads.remove(at);
@@ -373,10 +359,18 @@ fn browser_event(
                 }
             });
         }
-        "Target.targetDestroyed" | "Target.detachedFromTarget" => {
-            let target = event.params["targetId"].as_str().unwrap_or_default();
+        // The recorded window (the main page) closed.
+        BrowserEvent::TargetDestroyed { target_id } => {
             let main = shared.page(MAIN_PAGE).map(|p| p.target_id().to_string());
-            if main.as_deref() == Some(target) {
+            if main.as_deref() == Some(target_id.as_str()) {
+                close(shared);
+            }
+        }
+        BrowserEvent::SessionDetached { session_id } => {
+            let main = shared
+                .page(MAIN_PAGE)
+                .and_then(|p| p.session().id().map(str::to_string));
+            if main.as_deref() == Some(session_id.as_str()) {
                 close(shared);
             }
         }
@@ -384,16 +378,13 @@ fn browser_event(
     }
 }
 
-/// Leaves dialogs to the person, or arms an OK for the first one (each dialog that opens
-/// arms the next: see `Page.javascriptDialogOpening`). The answer given is recorded from
-/// `Page.javascriptDialogClosed` either way.
+/// Tells the page who answers its dialogs: the person at the window, or the page itself with
+/// OK for every one. The answer given is recorded from [`PageEventKind::DialogClosed`] either
+/// way.
 pub(super) fn prepare_dialogs(page: &Page, answers: DialogAnswers) {
     match answers {
         DialogAnswers::Person => page.leave_dialogs_open(true),
-        DialogAnswers::AcceptAll => page.arm_dialog(DialogResponse {
-            accept: true,
-            prompt_text: None,
-        }),
+        DialogAnswers::AcceptAll => page.accept_dialogs(true),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The live recording: the [`Recorder`] API (start, step stream, picks, marks, file choosers,
 //! model selector suggestions, stop), the state it shares with the event loop
-//! (`event_loop.rs`, which follows the CDP events of every session), and the [`Builder`] of
-//! steps.
+//! (`event_loop.rs`, which follows the typed events the engine publishes for every recorded
+//! page), and the [`Builder`] of steps.
 
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -23,8 +23,8 @@ use super::{
 };
 use browserflow_cdp::downloads::allow_downloads;
 use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
-use browserflow_cdp::page::Page;
-use browserflow_cdp::session::{CdpConnection, CdpEvent};
+use browserflow_cdp::page::{Page, PageEvent};
+use browserflow_cdp::session::CdpConnection;
 use browserflow_steps::{ExtractStep, Step};
 
 /// The isolated world the recorder script lives in: page scripts cannot see or disturb it.
@@ -38,8 +38,8 @@ pub(super) fn recorder_source() -> String {
     RECORDER_JS.replace("__RESOLVE__", RESOLVE_JS.trim().trim_end_matches(';'))
 }
 
-pub(super) type EventStream =
-    Pin<Box<dyn Stream<Item = (String, Option<String>, CdpEvent)> + Send>>;
+/// The typed events of one recorded page, tagged with its name.
+pub(super) type EventStream = Pin<Box<dyn Stream<Item = (String, PageEvent)> + Send>>;
 
 /// A recording in progress. Drive the page (a person, or trusted CDP input in tests), watch
 /// [`Recorder::subscribe`], then [`Recorder::stop`] to get the [`Draft`].
@@ -125,6 +125,8 @@ pub(super) struct World {
     pub(super) page: String,
     pub(super) session: Option<String>,
     pub(super) context_id: i64,
+    /// Chromium's unique id of the context, which its destruction names.
+    pub(super) unique_id: String,
     pub(super) frame_id: String,
     pub(super) top: bool,
 }
@@ -193,13 +195,9 @@ impl Recorder {
             choosers: AtomicU64::new(0),
         });
         let (control, incoming) = mpsc::unbounded_channel();
-        let browser_events = conn.subscribe(None);
+        let browser_events = context.subscribe_browser();
         let mut streams: SelectAll<EventStream> = SelectAll::new();
-        streams.push(tagged(
-            MAIN_PAGE.to_string(),
-            page.session().id().map(str::to_string),
-            page.session().subscribe(),
-        ));
+        streams.push(tagged(MAIN_PAGE.to_string(), page.subscribe()));
         let task = tokio::spawn(run(
             shared.clone(),
             conn.clone(),
@@ -258,11 +256,6 @@ impl Recorder {
     /// The recorded page (the first page of the recording).
     pub fn page(&self) -> &Page {
         &self.page
-    }
-
-    /// A page of the recording by name (`main`, or a popup's name from [`RecordEvent::PageOpened`]).
-    pub fn page_named(&self, name: &str) -> Option<Page> {
-        self.shared.page(name)
     }
 
     /// True once the recorded window is closed or the browser is gone.

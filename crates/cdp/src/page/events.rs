@@ -1,277 +1,182 @@
-//! Following a page's events, per session (its own and those of its out-of-process frames):
-//! frame navigation state, dialogs, file choosers, iframes attaching, popups opening.
+//! The typed events a page publishes ([`Page::subscribe`](super::Page::subscribe)) and those
+//! of the browser session ([`BrowserEvent`]). The engine reads each CDP event once
+//! (`interpreter.rs`), updates the page's state from it, and then publishes it in these
+//! terms, so that whoever follows a page (the recorder) matches on meaning, not on CDP method
+//! strings and JSON paths.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use serde_json::{Value, json};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 
-use super::worlds::prewarm_world;
-use super::{DialogRecord, DialogResponse, FileChooser, Shared};
-use crate::session::{CdpConnection, CdpEvent, CdpSession};
+use super::DialogResponse;
 
-/// Popups (pages opened by other pages), as announced by browser-level target discovery.
+/// Who hears a stream of typed events: one unbounded channel each (a slow subscriber loses
+/// nothing), a dropped receiver unsubscribing.
 #[derive(Debug)]
-pub struct PopupTracker {
-    opened: Mutex<HashMap<String, Vec<String>>>,
-    pub(super) changed: watch::Sender<u64>,
-}
+pub(super) struct Subscribers<T>(Mutex<Vec<mpsc::UnboundedSender<T>>>);
 
-impl PopupTracker {
-    pub fn start(conn: &CdpConnection) -> Arc<Self> {
-        let tracker = Arc::new(Self {
-            opened: Mutex::default(),
-            changed: watch::channel(0).0,
-        });
-        let mut events = conn.subscribe(None);
-        let weak = Arc::downgrade(&tracker);
-        tokio::spawn(async move {
-            while let Some(event) = events.recv().await {
-                let Some(tracker) = weak.upgrade() else { break };
-                if event.method != "Target.targetCreated" {
-                    continue;
-                }
-                let info = &event.params["targetInfo"];
-                if info["type"] != "page" {
-                    continue;
-                }
-                if let (Some(opener), Some(target)) =
-                    (info["openerId"].as_str(), info["targetId"].as_str())
-                {
-                    if let Ok(mut opened) = tracker.opened.lock() {
-                        opened
-                            .entry(opener.to_string())
-                            .or_default()
-                            .push(target.to_string());
-                    }
-                    tracker.changed.send_modify(|v| *v += 1);
-                }
-            }
-        });
-        tracker
-    }
-
-    pub(super) fn opened_by(&self, opener: &str) -> Vec<String> {
-        self.opened
-            .lock()
-            .map(|o| o.get(opener).cloned().unwrap_or_default())
-            .unwrap_or_default()
+impl<T> Default for Subscribers<T> {
+    fn default() -> Self {
+        Self(Mutex::default())
     }
 }
 
-pub(super) fn spawn_watcher(
-    session: CdpSession,
-    mut events: mpsc::UnboundedReceiver<CdpEvent>,
-    shared: Arc<Shared>,
-    child_frame: Option<String>,
-) {
-    tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
-            on_event(&session, &shared, child_frame.as_deref(), event).await;
-            shared.bump();
-        }
-        if child_frame.is_none() {
-            shared.state().closed = true;
-            shared.bump();
-        }
-    });
-}
+impl<T: Clone> Subscribers<T> {
+    /// Events from now on.
+    pub(super) fn subscribe(&self) -> mpsc::UnboundedReceiver<T> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(tx);
+        rx
+    }
 
-async fn on_event(
-    session: &CdpSession,
-    shared: &Arc<Shared>,
-    child_frame: Option<&str>,
-    event: CdpEvent,
-) {
-    let p = &event.params;
-    let frame_id = p["frameId"].as_str().unwrap_or_default().to_string();
-    match event.method.as_str() {
-        "Page.frameAttached" => {
-            let mut state = shared.state();
-            let frame = state.frame_mut(frame_id);
-            frame.parent = p["parentFrameId"].as_str().map(str::to_string);
-        }
-        // A "swap" detach means the frame moved to its own process; it lives on in the child
-        // session.
-        "Page.frameDetached" if p["reason"] != "swap" => {
-            shared.state().frames.remove(&frame_id);
-        }
-        "Page.frameNavigated" => {
-            let frame = &p["frame"];
-            let id = frame["id"].as_str().unwrap_or_default().to_string();
-            let mut state = shared.state();
-            let entry = state.frame_mut(id.clone());
-            if let Some(parent) = frame["parentId"].as_str() {
-                entry.parent = Some(parent.to_string());
-            }
-            entry.url = frame["url"].as_str().unwrap_or_default().to_string();
-            entry.name = frame["name"].as_str().unwrap_or_default().to_string();
-            let loader = frame["loaderId"].as_str().unwrap_or_default().to_string();
-            if entry.loader_id != loader {
-                entry.lifecycle.clear();
-                entry.loader_id = loader;
-            }
-            entry.committed += 1;
-            if child_frame == Some(id.as_str()) {
-                entry.session = session.id().map(str::to_string);
-            }
-            let loader_id = entry.loader_id.clone();
-            drop(state);
-            if child_frame.is_none() && frame["parentId"].is_null() {
-                prewarm_world(session, shared, &id, &loader_id);
-            }
-        }
-        "Page.navigatedWithinDocument" => {
-            let mut state = shared.state();
-            let entry = state.frame_mut(frame_id);
-            entry.url = p["url"].as_str().unwrap_or_default().to_string();
-            entry.same_document += 1;
-        }
-        "Page.lifecycleEvent" => {
-            let loader = p["loaderId"].as_str().unwrap_or_default();
-            let name = p["name"].as_str().unwrap_or_default().to_string();
-            let mut state = shared.state();
-            let entry = state.frame_mut(frame_id);
-            if name == "init" || entry.loader_id != loader {
-                entry.lifecycle.clear();
-                entry.loader_id = loader.to_string();
-            }
-            entry.lifecycle.push(name);
-        }
-        "Page.frameStartedLoading" => {
-            let mut state = shared.state();
-            let entry = state.frame_mut(frame_id);
-            entry.loading = true;
-            entry.started += 1;
-        }
-        "Page.frameStoppedLoading" => {
-            let mut state = shared.state();
-            let entry = state.frame_mut(frame_id);
-            entry.loading = false;
-            entry.stopped += 1;
-        }
-        "Page.frameRequestedNavigation" if p["disposition"] == "currentTab" => {
-            shared.state().frame_mut(frame_id).requested += 1;
-        }
-        "Page.javascriptDialogOpening" if shared.state().dialogs_left_open => {}
-        "Page.javascriptDialogOpening" => {
-            let kind = p["type"].as_str().unwrap_or("alert").to_string();
-            let response = {
-                let mut state = shared.state();
-                state
-                    .armed_dialogs
-                    .pop_front()
-                    .unwrap_or_else(|| DialogResponse {
-                        accept: kind == "beforeunload",
-                        prompt_text: None,
-                    })
-            };
-            shared.state().dialogs.push(DialogRecord {
-                kind,
-                message: p["message"].as_str().unwrap_or_default().to_string(),
-                accepted: response.accept,
-                url: p["url"].as_str().unwrap_or_default().to_string(),
-            });
-            let mut params = json!({ "accept": response.accept });
-            if let Some(text) = &response.prompt_text {
-                params["promptText"] = json!(text);
-            }
-            // Answer from a separate task: the dialog blocks the renderer, and the call that
-            // opened it is still waiting on this connection.
-            let session = session.clone();
-            tokio::spawn(async move {
-                let _ = session.call("Page.handleJavaScriptDialog", params).await;
-            });
-        }
-        "Target.attachedToTarget" => {
-            let child_session = p["sessionId"].as_str().unwrap_or_default().to_string();
-            let info = &p["targetInfo"];
-            let child = shared.conn.session(Some(child_session.clone()));
-            if info["type"] == "iframe" {
-                let target = info["targetId"].as_str().unwrap_or_default().to_string();
-                {
-                    let mut state = shared.state();
-                    let entry = state.frame_mut(target.clone());
-                    entry.session = Some(child_session.clone());
-                }
-                spawn_watcher(
-                    child.clone(),
-                    child.subscribe(),
-                    shared.clone(),
-                    Some(target),
-                );
-                let shared = shared.clone();
-                tokio::spawn(async move {
-                    let _ = futures::join!(
-                        child.call("Page.enable", json!({})),
-                        child.call("Page.setLifecycleEventsEnabled", json!({ "enabled": true })),
-                        child.call(
-                            "Target.setAutoAttach",
-                            json!({ "autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true })
-                        ),
-                    );
-                    if let Ok(tree) = child.call("Page.getFrameTree", json!({})).await {
-                        seed_child_tree(&shared, &tree["frameTree"], child.id());
-                    }
-                    let _ = child
-                        .call("Runtime.runIfWaitingForDebugger", json!({}))
-                        .await;
-                });
-            } else {
-                // Workers and the like: let them run, we do not drive them.
-                tokio::spawn(async move {
-                    let _ = child
-                        .call("Runtime.runIfWaitingForDebugger", json!({}))
-                        .await;
-                });
-            }
-        }
-        "Target.detachedFromTarget" => {
-            if let Some(child_session) = p["sessionId"].as_str() {
-                let mut state = shared.state();
-                for frame in state.frames.values_mut() {
-                    if frame.session.as_deref() == Some(child_session) {
-                        frame.session = None;
-                    }
-                }
-            }
-        }
-        "Page.fileChooserOpened" => {
-            shared.state().file_choosers.push(FileChooser {
-                backend_node_id: p["backendNodeId"].as_i64().unwrap_or_default(),
-                mode: p["mode"].as_str().unwrap_or_default().to_string(),
-                session: session.id().map(str::to_string),
-            });
-        }
-        "Inspector.targetCrashed" => shared.state().crashed = true,
-        "Inspector.detached" => shared.state().closed = true,
-        _ => {}
+    pub(super) fn publish(&self, event: T) {
+        let mut subscribers = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        subscribers.retain(|tx| tx.send(event.clone()).is_ok());
     }
 }
 
-fn seed_child_tree(shared: &Shared, tree: &Value, session: Option<&str>) {
-    let frame = &tree["frame"];
-    let Some(id) = frame["id"].as_str() else {
-        return;
-    };
-    {
-        let mut state = shared.state();
-        let entry = state.frame_mut(id.to_string());
-        if entry.url.is_empty() {
-            entry.url = frame["url"].as_str().unwrap_or_default().to_string();
-        }
-        if entry.name.is_empty() {
-            entry.name = frame["name"].as_str().unwrap_or_default().to_string();
-        }
-        if let Some(parent) = frame["parentId"].as_str() {
-            entry.parent = Some(parent.to_string());
-        }
-        entry.session = session.map(str::to_string);
+/// One event of a page, from its own session or from the session of one of its
+/// out-of-process frames, published after the page's state took it into account.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageEvent {
+    /// The flattened CDP session the event came from (the page's own, or a child frame's).
+    pub session_id: Option<String>,
+    /// The out-of-process frame whose session it came from; `None` for the page's own
+    /// session.
+    pub child_frame: Option<String>,
+    /// What happened.
+    pub kind: PageEventKind,
+}
+
+impl PageEvent {
+    /// True when the event came from the page's own session (not a child frame's).
+    pub fn from_page_session(&self) -> bool {
+        self.child_frame.is_none()
     }
-    if let Some(children) = tree["childFrames"].as_array() {
-        for child in children {
-            seed_child_tree(shared, child, session);
-        }
-    }
+}
+
+/// What happened in a page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PageEventKind {
+    /// An iframe was attached to `parent_id` (`Page.frameAttached`).
+    FrameAttached { frame_id: String, parent_id: String },
+    /// A frame went away (`Page.frameDetached`); `swapped` when it only moved to its own
+    /// process and lives on in a child session.
+    FrameDetached { frame_id: String, swapped: bool },
+    /// A frame committed a new document (`Page.frameNavigated`).
+    FrameNavigated {
+        frame_id: String,
+        /// `None` for a main frame.
+        parent_id: Option<String>,
+        url: String,
+        name: String,
+        loader_id: String,
+        /// The document came back from the back/forward cache (no new load).
+        from_back_forward_cache: bool,
+    },
+    /// A fragment or `history` navigation (`Page.navigatedWithinDocument`).
+    NavigatedWithinDocument { frame_id: String, url: String },
+    /// The frame's document fired `DOMContentLoaded`.
+    DomContentLoaded { frame_id: String, loader_id: String },
+    /// The frame's document fired `load`.
+    Load { frame_id: String, loader_id: String },
+    /// Another lifecycle event (`init`, `firstPaint`, `networkIdle`, …).
+    Lifecycle {
+        frame_id: String,
+        loader_id: String,
+        name: String,
+    },
+    /// `Page.frameStartedLoading`.
+    FrameStartedLoading { frame_id: String },
+    /// `Page.frameStoppedLoading`.
+    FrameStoppedLoading { frame_id: String },
+    /// The page asked to navigate a frame (`Page.frameRequestedNavigation`), in the current
+    /// tab or not.
+    NavigationRequested {
+        frame_id: String,
+        url: String,
+        in_current_tab: bool,
+    },
+    /// A JavaScript dialog opened, and how the page answered it (`None`: left open for the
+    /// person at the window).
+    DialogOpened {
+        frame_id: String,
+        /// `alert`, `confirm`, `prompt` or `beforeunload`.
+        kind: String,
+        message: String,
+        url: String,
+        answer: Option<DialogResponse>,
+    },
+    /// A JavaScript dialog closed, however it was answered.
+    DialogClosed {
+        frame_id: String,
+        accepted: bool,
+        user_input: String,
+    },
+    /// A file chooser opened while interception was on.
+    FileChooserOpened {
+        frame_id: String,
+        /// The `<input type=file>` behind it (0 when Chromium names none).
+        backend_node_id: i64,
+        multiple: bool,
+    },
+    /// A target was auto-attached to this session (an out-of-process iframe, a worker); the
+    /// page follows iframes' sessions from now on, so their events come with this page's.
+    TargetAttached {
+        session_id: String,
+        target_id: String,
+        /// `iframe`, `worker`, …
+        target_type: String,
+        url: String,
+    },
+    /// An auto-attached target's session ended.
+    TargetDetached { session_id: String },
+    /// A binding added with `Runtime.addBinding` was called.
+    BindingCalled {
+        name: String,
+        payload: String,
+        execution_context_id: i64,
+    },
+    /// An execution context (a world of a document) was created (`Runtime` events on).
+    ExecutionContextCreated {
+        context_id: i64,
+        unique_id: String,
+        /// The world's name (empty for the page's main world).
+        name: String,
+        /// The frame the context belongs to, when Chromium says.
+        frame_id: Option<String>,
+    },
+    /// An execution context went away.
+    ExecutionContextDestroyed { unique_id: String },
+    /// Every execution context of the session went away.
+    ExecutionContextsCleared,
+    /// The renderer crashed (`Inspector.targetCrashed`).
+    Crashed,
+    /// The session was detached from its target (`Inspector.detached`): the page closed.
+    Detached,
+}
+
+/// An event of the browser session, seen by every page of the browser.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BrowserEvent {
+    /// A page target was created (`Target.targetCreated`); `opener_id` names the page that
+    /// opened it, for a popup.
+    PageCreated {
+        target_id: String,
+        opener_id: Option<String>,
+        url: String,
+    },
+    /// A target was destroyed.
+    TargetDestroyed { target_id: String },
+    /// A session attached from the browser session (a page's own) ended.
+    SessionDetached { session_id: String },
+    /// A download begins (`Browser.downloadWillBegin`).
+    DownloadWillBegin {
+        frame_id: String,
+        guid: String,
+        url: String,
+        suggested_filename: String,
+    },
+    /// A download progressed; `completed` once the file is whole.
+    DownloadProgress { guid: String, completed: bool },
 }

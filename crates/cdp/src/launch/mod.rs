@@ -1,0 +1,299 @@
+//! Finding, launching and connecting to Chromium; one isolated browser context per replay.
+//! `discover.rs` finds the executable, `process.rs` owns the launched process (command line,
+//! process group, profile), `context.rs` is a [`BrowserContext`]; the [`Browser`] is here.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+use crate::error::BrowserError;
+use crate::page::{BrowserWatcher, Page};
+use crate::session::CdpConnection;
+
+mod context;
+mod discover;
+mod process;
+
+pub use context::BrowserContext;
+pub use discover::{CHROME_ENV, find_chromium};
+pub use process::{BASE_FLAGS, kill_and_remove_profile, launch_args, sigkill_tree, wait_exited};
+use process::{ChromeProcess, guard_against_orphaning, read_ws_endpoint};
+
+/// How to obtain a browser.
+#[derive(Debug, Clone)]
+pub struct BrowserConfig {
+    /// Chromium executable; when `None`, `BROWSERFLOW_CHROME`, then the usual install paths.
+    pub chrome_path: Option<PathBuf>,
+    /// Connect to this running browser (`ws://…/devtools/browser/…`) instead of launching one.
+    pub ws_endpoint: Option<String>,
+    /// Launch without a window (default true).
+    pub headless: bool,
+    /// Extra command-line flags for a launched browser.
+    pub extra_args: Vec<String>,
+    /// How long a launched browser may take to announce its DevTools endpoint.
+    pub launch_timeout: Duration,
+}
+
+impl Default for BrowserConfig {
+    fn default() -> Self {
+        Self {
+            chrome_path: None,
+            ws_endpoint: None,
+            headless: true,
+            extra_args: Vec::new(),
+            launch_timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+/// A Chromium browser: launched by us (and killed with its profile removed on drop) or connected
+/// to over CDP. One `Browser` serves many concurrent [`BrowserContext`]s.
+pub struct Browser {
+    conn: CdpConnection,
+    ws_endpoint: String,
+    process: Option<ChromeProcess>,
+    popups: Arc<BrowserWatcher>,
+    /// A browser we launched has a default context nobody used yet (its profile is a fresh
+    /// throwaway): the first context taken is that one, which saves creating one.
+    default_context_unused: std::sync::atomic::AtomicBool,
+}
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browser")
+            .field("ws_endpoint", &self.ws_endpoint)
+            .field("launched", &self.process.is_some())
+            .finish()
+    }
+}
+
+impl Browser {
+    /// Launches Chromium, or connects when `config.ws_endpoint` is set.
+    pub async fn launch(config: &BrowserConfig) -> Result<Self, BrowserError> {
+        if let Some(endpoint) = &config.ws_endpoint {
+            return Self::connect(endpoint).await;
+        }
+        let path = find_chromium(config.chrome_path.as_deref())?;
+        let user_data_dir = tempfile::Builder::new()
+            .prefix("browserflow-profile-")
+            .tempdir()
+            .map_err(BrowserError::UserDataDir)?;
+        let mut command = Command::new(&path);
+        command.args(launch_args(config, user_data_dir.path()));
+        command
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            // Its own process group: one signal ends it with every process it starts, and a
+            // Ctrl-C meant for us reaches it only through us.
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = command.spawn().map_err(|source| BrowserError::Spawn {
+            path: path.clone(),
+            source,
+        })?;
+        tracing::debug!(target: "browserflow::timing", "chromium spawned");
+        if let Some(pid) = child.id() {
+            guard_against_orphaning(pid, user_data_dir.path());
+        }
+        let ws_endpoint = match read_ws_endpoint(&mut child, &path, config.launch_timeout).await {
+            Ok(endpoint) => endpoint,
+            Err(error) => {
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+                return Err(error);
+            }
+        };
+        tracing::debug!(target: "browserflow::timing", "devtools endpoint announced");
+        let mut browser = Self::connect(&ws_endpoint).await?;
+        tracing::debug!(target: "browserflow::timing", "connected");
+        browser.default_context_unused = true.into();
+        browser.process = Some(ChromeProcess {
+            child,
+            user_data_dir: Some(user_data_dir),
+        });
+        Ok(browser)
+    }
+
+    /// Connects to a running browser: its CDP websocket endpoint (`ws://…/devtools/browser/…`)
+    /// or its HTTP debugging address (`http://127.0.0.1:9222`, looked up in `/json/version`).
+    pub async fn connect(endpoint: &str) -> Result<Self, BrowserError> {
+        let ws_endpoint = if endpoint.starts_with("http://") || endpoint.starts_with("https://") {
+            websocket_of(endpoint).await?
+        } else {
+            endpoint.to_string()
+        };
+        let ws_endpoint = ws_endpoint.as_str();
+        let conn =
+            CdpConnection::connect(ws_endpoint)
+                .await
+                .map_err(|e| BrowserError::Connect {
+                    endpoint: ws_endpoint.to_string(),
+                    message: e.to_string(),
+                })?;
+        tracing::debug!(target: "browserflow::timing", "websocket open");
+        let popups = BrowserWatcher::start(&conn);
+        // Not awaited: the browser session handles it before the next call (a context or a
+        // page), and a connection that fails meanwhile fails that call too.
+        let discovery = conn
+            .session(None)
+            .start("Target.setDiscoverTargets", json!({ "discover": true }));
+        tokio::spawn(async move {
+            if let Err(error) = discovery.await {
+                tracing::warn!(%error, "could not enable target discovery (popups go unseen)");
+            }
+        });
+        Ok(Self {
+            conn,
+            ws_endpoint: ws_endpoint.to_string(),
+            process: None,
+            popups,
+            default_context_unused: false.into(),
+        })
+    }
+
+    /// The process id of a browser we launched (`None` when connected to).
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().and_then(|p| p.child.id())
+    }
+
+    /// Whether the CDP connection is still open (false once the browser exited or the
+    /// endpoint went away).
+    pub fn is_connected(&self) -> bool {
+        !self.conn.is_closed()
+    }
+
+    /// The browser's DevTools websocket endpoint (share it to connect more clients).
+    pub fn ws_endpoint(&self) -> &str {
+        &self.ws_endpoint
+    }
+
+    /// The browser's product string, for example `Chrome/156.0.8078.108`.
+    pub async fn version(&self) -> Result<String, BrowserError> {
+        let version = self
+            .conn
+            .session(None)
+            .call("Browser.getVersion", json!({}))
+            .await
+            .map_err(BrowserError::cdp("reading the browser version"))?;
+        Ok(version["product"].as_str().unwrap_or_default().to_string())
+    }
+
+    /// A fresh, isolated browser context (its own cookies, storage and cache) with one blank page.
+    /// The first context of a browser we launched is its default context (as fresh as any,
+    /// since the profile is new, and never handed out again).
+    pub async fn new_context(&self) -> Result<BrowserContext, BrowserError> {
+        let browser_session = self.conn.session(None);
+        let take_default = self
+            .default_context_unused
+            .swap(false, std::sync::atomic::Ordering::SeqCst);
+        let context_id = if take_default {
+            None
+        } else {
+            let created = browser_session
+                .call(
+                    "Target.createBrowserContext",
+                    json!({ "disposeOnDetach": true }),
+                )
+                .await
+                .map_err(BrowserError::cdp("creating a browser context"))?;
+            let id = answer_text(
+                &created,
+                "browserContextId",
+                "createBrowserContext returned no id",
+            )?;
+            tracing::debug!(target: "browserflow::timing", "browser context created");
+            Some(id)
+        };
+        let mut params = json!({ "url": "about:blank" });
+        if let Some(id) = &context_id {
+            params["browserContextId"] = json!(id);
+        }
+        let target = browser_session
+            .call("Target.createTarget", params)
+            .await
+            .map_err(BrowserError::cdp("opening a page"))?;
+        let target_id = answer_text(&target, "targetId", "createTarget returned no target id")?;
+        // Made before the page is attached, so that a failed attach still ends it (on drop).
+        let mut context = BrowserContext {
+            browser_session,
+            context_id,
+            first_target: target_id.clone(),
+            page: None,
+            popups: self.popups.clone(),
+            open: true,
+        };
+        tracing::debug!(target: "browserflow::timing", "context and target created");
+        let page = Page::attach(&self.conn, &target_id, self.popups.clone()).await?;
+        tracing::debug!(target: "browserflow::timing", "page attached");
+        context.page = Some(page);
+        Ok(context)
+    }
+
+    /// Closes the browser: a launched one is killed and its profile directory removed (it is
+    /// a throwaway, so there is nothing to shut down in order); a connected one is only
+    /// disconnected from.
+    pub async fn close(mut self) -> Result<(), BrowserError> {
+        if let Some(process) = self.process.take() {
+            // One `kill` run and a spawned remover: off the async workers.
+            let _ = tokio::task::spawn_blocking(move || process.kill()).await;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if let Some(process) = self.process.take() {
+            process.kill();
+        }
+    }
+}
+
+/// The text `field` of a CDP answer; `missing` says which call left it out.
+fn answer_text(answer: &Value, field: &str, missing: &str) -> Result<String, BrowserError> {
+    answer[field]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| BrowserError::Page(missing.to_string()))
+}
+
+/// The browser websocket URL a DevTools HTTP endpoint announces in `/json/version`.
+async fn websocket_of(http_endpoint: &str) -> Result<String, BrowserError> {
+    let base = http_endpoint.trim_end_matches('/');
+    let url = if base.ends_with("/json/version") {
+        base.to_string()
+    } else {
+        format!("{base}/json/version")
+    };
+    let failed = |message: String| BrowserError::Connect {
+        endpoint: http_endpoint.to_string(),
+        message,
+    };
+    // reqwest is built without a default crypto provider; install ring once per process (an
+    // error only means one is installed already).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::builder()
+        .build()
+        .map_err(|e| failed(format!("no HTTP client: {e}")))?;
+    let response = client
+        .get(&url)
+        .timeout(Duration::from_secs(10))
+        .send()
+        .await
+        .map_err(|e| failed(format!("GET {url}: {e}")))?;
+    if !response.status().is_success() {
+        return Err(failed(format!("GET {url}: HTTP {}", response.status())));
+    }
+    let version: Value = response
+        .json()
+        .await
+        .map_err(|e| failed(format!("{url} did not answer JSON: {e}")))?;
+    version["webSocketDebuggerUrl"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| failed(format!("{url} has no webSocketDebuggerUrl")))
+}

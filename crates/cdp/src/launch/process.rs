@@ -1,0 +1,245 @@
+//! The Chromium process we launch: its command line, its own process group (ended with one
+//! SIGKILL), its throwaway profile (removed once its processes are gone), a guard that ends
+//! it if we die first, and the DevTools endpoint it announces on stderr.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Child;
+
+use super::BrowserConfig;
+use crate::error::BrowserError;
+
+/// Flags every launched browser gets: quiet, deterministic, no background traffic, and no
+/// throttling of pages that are not in front (replays run side by side in one browser).
+/// `--headless` and, as root, `--no-sandbox` are added by [`super::Browser::launch`].
+pub const BASE_FLAGS: &[&str] = &[
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-dev-shm-usage",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+    "--disable-hang-monitor",
+    "--disable-popup-blocking",
+    "--disable-prompt-on-repost",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+    "--metrics-recording-only",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--hide-scrollbars",
+    "--mute-audio",
+    "--remote-debugging-port=0",
+    // No first tab: every replay opens its own page in its own context, and a start page
+    // would only cost a renderer process while the browser starts.
+    "--no-startup-window",
+];
+
+/// Chromium refuses to start its sandbox as root; `/proc/self` is owned by our effective user.
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid() == 0)
+        .unwrap_or(false)
+}
+
+/// The whole command line (after the executable) [`Browser::launch`] starts Chromium with:
+/// [`BASE_FLAGS`], the throwaway profile `user_data_dir`, `--headless` unless headed,
+/// `--no-sandbox` as root and `config.extra_args`. Public so that a benchmark floor launches
+/// the very same browser.
+pub fn launch_args(config: &BrowserConfig, user_data_dir: &Path) -> Vec<String> {
+    let mut args: Vec<String> = BASE_FLAGS.iter().map(|f| f.to_string()).collect();
+    args.push(format!("--user-data-dir={}", user_data_dir.display()));
+    if config.headless {
+        args.push("--headless".into());
+    }
+    if running_as_root() {
+        args.push("--no-sandbox".into());
+    }
+    args.extend(config.extra_args.iter().cloned());
+    args
+}
+
+/// A launched browser process and the profile directory it owns.
+pub(super) struct ChromeProcess {
+    pub(super) child: Child,
+    // Dropped after the child: the directory is removed once the browser is gone.
+    pub(super) user_data_dir: Option<tempfile::TempDir>,
+}
+
+/// How long the profile remover waits for a killed browser's processes to be gone before it
+/// removes the profile anyway (SIGKILL takes effect within milliseconds).
+const KILL_WAIT: Duration = Duration::from_millis(2000);
+
+impl ChromeProcess {
+    /// Ends the browser at once: SIGKILL to it and every process it started. The profile is a
+    /// throwaway, so an orderly shutdown would only flush files deleted next (and take
+    /// hundreds of milliseconds). The profile is removed once those processes are gone (see
+    /// [`kill_and_remove_profile`]), without anyone waiting for it.
+    pub(super) fn kill(mut self) {
+        let dir = self.user_data_dir.take().map(tempfile::TempDir::keep);
+        match (self.child.id(), dir) {
+            (Some(pid), Some(dir)) => kill_and_remove_profile(pid, dir),
+            (Some(pid), None) => {
+                sigkill_tree(pid);
+            }
+            (None, Some(dir)) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            (None, None) => {}
+        }
+        // Dropping the child (kill on drop) leaves its reaping to Tokio.
+        tracing::debug!(target: "browserflow::timing", "chromium killed");
+    }
+}
+
+/// Makes sure a browser we launched does not outlive us when we die without ending it (a
+/// SIGKILL, a crash): a detached `sh`, parented to init, checks once a second that this process
+/// is alive; once it is not, it kills the browser `pid` (its renderers follow) and removes its
+/// `profile`. It ends by itself when the browser is gone. The browser leads its own process
+/// group, so one signal ends all its processes. The workspace forbids `unsafe`, so
+/// `PR_SET_PDEATHSIG` (set between fork and exec) is not an option.
+pub(super) fn guard_against_orphaning(pid: u32, profile: &Path) {
+    const GUARD: &str = r#"( parent=$1; browser=$2; dir=$3
+  while kill -0 "$parent" 2>/dev/null; do
+    kill -0 "$browser" 2>/dev/null || exit 0
+    sleep 1
+  done
+  kill -KILL "-$browser" 2>/dev/null
+  sleep 1
+  rm -rf -- "$dir" ) </dev/null >/dev/null 2>&1 &"#;
+    // The outer `sh` returns at once (the guard runs in the background), so waiting for it
+    // leaves no zombie behind.
+    let _ = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(GUARD)
+        .arg("browserflow-orphan-guard")
+        .arg(std::process::id().to_string())
+        .arg(pid.to_string())
+        .arg(profile)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .status();
+}
+
+/// Kills the browser `pid` with all its processes now and returns at once; its `profile`
+/// directory is removed by a detached `sh` as soon as they are gone. Removing it before
+/// would race the browser's network service, which outlives the browser for a moment and
+/// writes into the profile. Without `sh`, waits here and removes it itself. The browser must
+/// lead its own process group (spawned with `process_group(0)`, as `Browser::launch` does).
+/// Public so that a benchmark floor ends Chromium exactly as browserflow does.
+pub fn kill_and_remove_profile(pid: u32, profile: PathBuf) {
+    sigkill_tree(pid);
+    // Polls the group's processes in /proc (gone, or zombies, is done) for at most ~2 s.
+    const REMOVER: &str = r#"dir=$1; group=$2; n=0
+alive() {
+  for stat in /proc/[0-9]*/stat; do
+    read -r line < "$stat" 2>/dev/null || continue
+    set -- ${line##*) }
+    [ "$3" = "$group" ] && [ "$1" != Z ] && [ "$1" != X ] && return 0
+  done
+  return 1
+}
+while [ $n -lt 200 ] && alive; do sleep 0.01; n=$((n+1)); done
+rm -rf -- "$dir""#;
+    let spawned = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(REMOVER)
+        .arg("browserflow-profile-remover")
+        .arg(&profile)
+        .arg(pid.to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        // Its own process group: a Ctrl-C that ends us does not stop the clean-up.
+        .process_group(0)
+        .spawn();
+    if spawned.is_err() {
+        wait_exited(pid, std::time::Instant::now() + KILL_WAIT);
+        let _ = std::fs::remove_dir_all(&profile);
+    }
+}
+
+/// Sends SIGKILL to the process group `pid` leads (the browser and every process it started,
+/// at once: one `kill(1)`, as the standard library signals only its own children).
+pub fn sigkill_tree(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .arg("-KILL")
+        .arg("--")
+        .arg(format!("-{pid}"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+/// Waits until `pid` has exited (or is a zombie), or `deadline` passed.
+pub fn wait_exited(pid: u32, deadline: std::time::Instant) {
+    let running = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let state = stat
+                .rfind(')')
+                .and_then(|end| stat[end + 1..].split_whitespace().next());
+            !matches!(state, Some("Z" | "X") | None)
+        })
+    };
+    while running() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+pub(super) async fn read_ws_endpoint(
+    child: &mut Child,
+    path: &Path,
+    timeout: Duration,
+) -> Result<String, BrowserError> {
+    let Some(stderr) = child.stderr.take() else {
+        return Err(BrowserError::LaunchExited {
+            path: path.to_path_buf(),
+            stderr: String::new(),
+        });
+    };
+    let mut lines = BufReader::new(stderr).lines();
+    let mut seen = String::new();
+    let found = tokio::time::timeout(timeout, async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(pos) = line.find("ws://") {
+                return Some(line[pos..].trim().to_string());
+            }
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        None
+    })
+    .await;
+    match found {
+        Ok(Some(endpoint)) => {
+            // Keep draining stderr so Chromium never blocks on a full pipe.
+            tokio::spawn(async move {
+                while let Ok(Some(line)) = lines.next_line().await {
+                    tracing::trace!(target: "chromium", "{line}");
+                }
+            });
+            Ok(endpoint)
+        }
+        Ok(None) => Err(BrowserError::LaunchExited {
+            path: path.to_path_buf(),
+            stderr: seen,
+        }),
+        Err(_) => Err(BrowserError::LaunchTimeout {
+            path: path.to_path_buf(),
+            waited_ms: timeout.as_millis() as u64,
+            stderr: seen,
+        }),
+    }
+}

@@ -1,0 +1,247 @@
+//! The frame tree of a page and each frame's navigation state, out-of-process iframes included:
+//! which session owns a frame, seeding from `Page.getFrameTree`, and where a point of a child
+//! frame is in the main frame's viewport.
+
+use serde_json::{Value, json};
+
+use super::{EvalError, Page, Shared};
+use crate::session::CdpSession;
+
+/// Navigation bookkeeping of one frame, fed by `Page.*` events.
+#[derive(Debug, Clone, Default)]
+pub struct FrameState {
+    pub parent: Option<String>,
+    pub url: String,
+    pub name: String,
+    pub loader_id: String,
+    /// Lifecycle events (`DOMContentLoaded`, `load`, …) seen for `loader_id`.
+    pub lifecycle: Vec<String>,
+    pub loading: bool,
+    pub requested: u64,
+    pub started: u64,
+    pub stopped: u64,
+    pub committed: u64,
+    pub same_document: u64,
+    /// The flattened session that owns this frame (`None` = the page's own session).
+    pub session: Option<String>,
+    /// When the frame was first seen: siblings in attach order, for index paths.
+    pub seq: u64,
+}
+
+impl FrameState {
+    /// The current document fired `DOMContentLoaded`.
+    pub fn parsed(&self) -> bool {
+        self.lifecycle.iter().any(|l| l == "DOMContentLoaded")
+    }
+
+    /// The current document fired `load`, or the frame is not loading anything (a document
+    /// that loaded before we were told of its lifecycle).
+    pub fn loaded(&self) -> bool {
+        self.lifecycle.iter().any(|l| l == "load") || !self.loading
+    }
+}
+
+/// A point of a child frame, in the main frame's viewport ([`Page::frame_point`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FramePoint {
+    /// The point in the main frame's viewport.
+    pub at: (f64, f64),
+    /// What an ancestor document shows at that point instead of the frame (an overlay).
+    pub covered_by: Option<String>,
+}
+
+impl Page {
+    pub(super) fn seed_frames(&self, tree: &Value, parent: Option<&str>, session: Option<&str>) {
+        let frame = &tree["frame"];
+        if let Some(id) = frame["id"].as_str() {
+            let mut state = self.shared.state();
+            let entry = state.frame_mut(id.to_string());
+            entry.parent = parent.map(str::to_string);
+            // The tree may be answered after events of a navigation that began meanwhile
+            // were applied: it only fills in what they have not told yet.
+            let tree_loader = frame["loaderId"].as_str().unwrap_or_default();
+            if entry.loader_id.is_empty() {
+                entry.loader_id = tree_loader.to_string();
+            }
+            if entry.loader_id == tree_loader {
+                if entry.url.is_empty() {
+                    entry.url = frame["url"].as_str().unwrap_or_default().to_string();
+                }
+                if entry.name.is_empty() {
+                    entry.name = frame["name"].as_str().unwrap_or_default().to_string();
+                }
+            }
+            if session.is_some() {
+                entry.session = session.map(str::to_string);
+            }
+            drop(state);
+            if let Some(children) = tree["childFrames"].as_array() {
+                for child in children {
+                    self.seed_frames(child, Some(id), session);
+                }
+            }
+        }
+        self.shared.bump();
+    }
+
+    pub fn frame_state(&self, frame_id: &str) -> Option<FrameState> {
+        self.shared.state().frames.get(frame_id).cloned()
+    }
+
+    pub fn frames(&self) -> Vec<(String, FrameState)> {
+        self.shared
+            .state()
+            .frames
+            .iter()
+            .map(|(id, f)| (id.clone(), f.clone()))
+            .collect()
+    }
+
+    /// The URLs of every frame of the page (main frame first, then the others in no
+    /// particular order), out-of-process iframes included.
+    pub fn frame_urls(&self) -> Vec<String> {
+        let main = self.target_id().to_string();
+        let state = self.shared.state();
+        let mut urls: Vec<String> = state
+            .frames
+            .get(&main)
+            .map(|f| f.url.clone())
+            .into_iter()
+            .collect();
+        urls.extend(
+            state
+                .frames
+                .iter()
+                .filter(|(id, _)| **id != main)
+                .map(|(_, f)| f.url.clone()),
+        );
+        urls
+    }
+
+    pub(super) fn session_for_frame(&self, frame_id: &str) -> CdpSession {
+        let state = self.shared.state();
+        // A frame without its own session belongs to the nearest ancestor that has one.
+        let mut current = Some(frame_id.to_string());
+        while let Some(id) = current {
+            let Some(frame) = state.frames.get(&id) else {
+                break;
+            };
+            if let Some(session) = &frame.session {
+                return self.shared.conn.session(Some(session.clone()));
+            }
+            current = frame.parent.clone();
+        }
+        self.session.clone()
+    }
+
+    /// Where `point` (CSS pixels in the viewport of `frame_id`) is in the main frame's
+    /// viewport, and what covers it there: walking up the frame tree, each parent document
+    /// must hit its iframe element at that point, or an overlay in the parent would take the
+    /// click (the resolver's hit test only sees inside the frame). Scrolls each iframe into
+    /// view when it is not.
+    pub async fn frame_point(
+        &self,
+        frame_id: &str,
+        point: (f64, f64),
+    ) -> Result<FramePoint, EvalError> {
+        let mut at = point;
+        let mut covered_by = None;
+        let mut current = frame_id.to_string();
+        while let Some(frame) = self.frame_state(&current) {
+            let Some(parent) = frame.parent.clone() else {
+                break;
+            };
+            let parent_session = self.session_for_frame(&parent);
+            let owner = parent_session
+                .call("DOM.getFrameOwner", json!({ "frameId": current }))
+                .await?;
+            let backend_node_id = owner["backendNodeId"].as_i64().unwrap_or_default();
+            let world = self.isolated_world(&parent).await?;
+            let resolved = parent_session
+                .call(
+                    "DOM.resolveNode",
+                    json!({ "backendNodeId": backend_node_id, "executionContextId": world.context_id }),
+                )
+                .await?;
+            let object_id = resolved["object"]["objectId"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let answer = parent_session
+                .call(
+                    "Runtime.callFunctionOn",
+                    json!({
+                        "objectId": object_id,
+                        "functionDeclaration": FRAME_POINT_JS,
+                        "arguments": [{ "value": at.0 }, { "value": at.1 }],
+                        "returnByValue": true,
+                    }),
+                )
+                .await?;
+            let value = &answer["result"]["value"];
+            at = (
+                value[0].as_f64().unwrap_or_default(),
+                value[1].as_f64().unwrap_or_default(),
+            );
+            if covered_by.is_none() {
+                covered_by = value[2].as_str().map(str::to_string);
+            }
+            current = parent;
+        }
+        Ok(FramePoint { at, covered_by })
+    }
+}
+
+/// Fills in the frames of an out-of-process frame's own tree (its session's `Page.getFrameTree`),
+/// which the events of that session did not tell yet.
+pub(super) fn seed_child_tree(shared: &Shared, tree: &Value, session: Option<&str>) {
+    let frame = &tree["frame"];
+    let Some(id) = frame["id"].as_str() else {
+        return;
+    };
+    {
+        let mut state = shared.state();
+        let entry = state.frame_mut(id.to_string());
+        if entry.url.is_empty() {
+            entry.url = frame["url"].as_str().unwrap_or_default().to_string();
+        }
+        if entry.name.is_empty() {
+            entry.name = frame["name"].as_str().unwrap_or_default().to_string();
+        }
+        if let Some(parent) = frame["parentId"].as_str() {
+            entry.parent = Some(parent.to_string());
+        }
+        entry.session = session.map(str::to_string);
+    }
+    if let Some(children) = tree["childFrames"].as_array() {
+        for child in children {
+            seed_child_tree(shared, child, session);
+        }
+    }
+}
+
+/// On an iframe element, with a point in its content's viewport: the point in this document's
+/// viewport, and what this document shows there instead of the iframe (`null`: the iframe).
+const FRAME_POINT_JS: &str = r#"function(x, y) {
+  let r = this.getBoundingClientRect();
+  if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+    this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    r = this.getBoundingClientRect();
+  }
+  const cs = getComputedStyle(this);
+  const px = r.left + this.clientLeft + parseFloat(cs.paddingLeft) + x;
+  const py = r.top + this.clientTop + parseFloat(cs.paddingTop) + y;
+  let hit = document.elementFromPoint(px, py);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(px, py);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  let covered = null;
+  if (hit !== this) {
+    const el = hit;
+    covered = !el || !el.tagName ? String(el) : '<' + el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+      + (typeof el.className === 'string' && el.className.trim() ? '.' + el.className.trim().split(/\s+/).join('.') : '') + '>';
+  }
+  return [px, py, covered];
+}"#;

@@ -1,0 +1,118 @@
+//! Real input: mouse moves and clicks, key events (`keys.rs` has the key table) and text
+//! insertion, dispatched through the page's own session as the browser's input would be.
+
+use serde_json::{Value, json};
+
+use browserflow_steps::MouseButton;
+
+use super::Page;
+use crate::session::CdpError;
+
+/// How CDP names a button and its bit in `buttons`.
+trait CdpButton {
+    fn cdp_name(self) -> &'static str;
+    fn buttons_mask(self) -> u8;
+}
+
+impl CdpButton for MouseButton {
+    fn cdp_name(self) -> &'static str {
+        match self {
+            MouseButton::Left => "left",
+            MouseButton::Middle => "middle",
+            MouseButton::Right => "right",
+            MouseButton::Back => "back",
+            MouseButton::Forward => "forward",
+        }
+    }
+
+    fn buttons_mask(self) -> u8 {
+        match self {
+            MouseButton::Left => 1,
+            MouseButton::Right => 2,
+            MouseButton::Middle => 4,
+            MouseButton::Back => 8,
+            MouseButton::Forward => 16,
+        }
+    }
+}
+
+impl Page {
+    /// Moves the mouse to a point in main-frame viewport coordinates.
+    pub async fn mouse_move(&self, x: f64, y: f64) -> Result<(), CdpError> {
+        self.session
+            .call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": "mouseMoved", "x": x, "y": y, "button": "none", "buttons": 0 }),
+            )
+            .await
+            .map(|_| ())
+    }
+
+    /// A real click (or double click for `count` 2) at a point in main-frame viewport
+    /// coordinates. On the main frame's own document, the move, presses and releases go out
+    /// together: its renderer takes them in order and runs each handler to completion before
+    /// the next event, as with a real mouse, without a round trip between them. An element of
+    /// a child frame (`in_child_frame`) gets them one at a time: the browser routes each event
+    /// to the frame's process by hit-testing, and back-to-back events have been seen to miss
+    /// an out-of-process frame under load.
+    pub async fn mouse_click(
+        &self,
+        x: f64,
+        y: f64,
+        button: MouseButton,
+        count: u8,
+        in_child_frame: bool,
+    ) -> Result<(), CdpError> {
+        let mut events = vec![json!({
+            "type": "mouseMoved", "x": x, "y": y, "button": "none", "buttons": 0,
+        })];
+        for click in 1..=count.max(1) {
+            let common = json!({
+                "x": x, "y": y, "button": button.cdp_name(), "clickCount": click,
+            });
+            let mut pressed = common.clone();
+            pressed["type"] = json!("mousePressed");
+            pressed["buttons"] = json!(button.buttons_mask());
+            let mut released = common;
+            released["type"] = json!("mouseReleased");
+            released["buttons"] = json!(0);
+            events.extend([pressed, released]);
+        }
+        if in_child_frame {
+            for event in events {
+                self.session.call("Input.dispatchMouseEvent", event).await?;
+            }
+            return Ok(());
+        }
+        self.dispatch_all("Input.dispatchMouseEvent", events).await
+    }
+
+    /// Sends every call at once and waits for all of them: the first failure is the answer.
+    async fn dispatch_all(&self, method: &str, calls: Vec<Value>) -> Result<(), CdpError> {
+        let pending: Vec<_> = calls
+            .into_iter()
+            .map(|params| self.session.start(method, params))
+            .collect();
+        let mut outcome = Ok(());
+        for answer in pending {
+            if let (Ok(()), Err(e)) = (&outcome, answer.await) {
+                outcome = Err(e);
+            }
+        }
+        outcome
+    }
+
+    /// Inserts text into the focused element as an IME commit would (one `input` event).
+    pub async fn insert_text(&self, text: &str) -> Result<(), CdpError> {
+        self.session
+            .call("Input.insertText", json!({ "text": text }))
+            .await
+            .map(|_| ())
+    }
+
+    /// Dispatches raw key events (`keyDown`, `keyUp`, `rawKeyDown`, `char`) in order, sent
+    /// together (see [`Self::mouse_click`]).
+    pub async fn key_events(&self, events: Vec<Value>) -> Result<(), CdpError> {
+        self.dispatch_all("Input.dispatchKeyEvent", events).await
+    }
+}
