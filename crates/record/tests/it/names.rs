@@ -4,7 +4,7 @@
 
 use browserflow_record::{RecordOptions, Recorder};
 use browserflow_replay::Replayer;
-use browserflow_steps::{SelectorKind, Step};
+use browserflow_steps::{SelectorCandidate, SelectorKind, Step};
 use serde_json::{Value, json};
 
 use crate::support::Harness;
@@ -102,16 +102,17 @@ fn described(description: &str) -> Option<(String, String)> {
     Some((role.to_string(), name))
 }
 
-/// A replay of `names.html` that reads the id of the element each role+name finds.
-fn lookups(url: &str, rows: &[(usize, &str, &str)]) -> Vec<Step> {
+/// A replay of `names.html` that reads the id of the element each candidate finds into the
+/// field named with it.
+fn lookups(url: &str, rows: &[Lookup]) -> Vec<Step> {
     let mut steps = vec![json!({ "type": "navigate", "url": url })];
-    for (i, role, name) in rows {
+    for row in rows {
         steps.push(json!({
             "type": "extract",
-            "selector": { "candidates": [{ "kind": "role", "value": role, "name": name }] },
+            "selector": { "candidates": [row.candidate] },
             "from": "attribute",
             "attribute": "id",
-            "field": format!("e{i}"),
+            "field": row.field,
             "timeout_ms": 1000,
         }));
     }
@@ -119,6 +120,14 @@ fn lookups(url: &str, rows: &[(usize, &str, &str)]) -> Vec<Step> {
         .into_iter()
         .map(|s| serde_json::from_value(s).unwrap())
         .collect()
+}
+
+/// A candidate the recorder made for the element `id`, to be looked up by the replayer.
+#[derive(Clone)]
+struct Lookup {
+    id: &'static str,
+    field: String,
+    candidate: SelectorCandidate,
 }
 
 async fn replay(h: &Harness, steps: &[Step]) -> Result<serde_json::Map<String, Value>, String> {
@@ -195,8 +204,8 @@ async fn recorder_and_replayer_give_every_element_the_expected_role_and_name() {
 
     // (a) What the recorder makes of each element: its description is the role and name it
     // records candidates from (`button "Save"`); a role candidate it kept must say the same.
-    let mut recorded = Vec::new();
-    for (i, (id, expected)) in TABLE.iter().enumerate() {
+    let mut rows = Vec::new();
+    for (id, expected) in TABLE {
         let picked = recorder
             .element("main", &format!("#{id}"))
             .await
@@ -221,17 +230,34 @@ async fn recorder_and_replayer_give_every_element_the_expected_role_and_name() {
             problems.push(format!("#{id}: recorded {role:?}, expected {want:?}"));
         }
         if let Some((role, name)) = role {
-            recorded.push((i, role, name));
+            let candidate = SelectorCandidate::role(role, name);
+            rows.push(Lookup {
+                id,
+                field: format!("{id}/role"),
+                candidate,
+            });
+        }
+        // The label candidate (aria-labelledby, aria-label, <label>) goes through the same
+        // names, by the resolver's `label` kind.
+        if let Some(c) = picked
+            .selector
+            .candidates
+            .iter()
+            .find(|c| c.kind == SelectorKind::Label)
+        {
+            rows.push(Lookup {
+                id,
+                field: format!("{id}/label"),
+                candidate: c.clone(),
+            });
         }
     }
     let chromium = chromium_names(recorder.page()).await;
     recorder.stop().await.unwrap();
 
+    let labels = rows.iter().filter(|r| r.field.ends_with("/label")).count();
+    assert!(labels >= 30, "only {labels} label candidates were recorded");
     // (b) The replayer finds exactly that element by the recorded role and name.
-    let rows: Vec<(usize, &str, &str)> = recorded
-        .iter()
-        .map(|(i, r, n)| (*i, r.as_str(), n.as_str()))
-        .collect();
     let found = match replay(&h, &lookups(&url, &rows)).await {
         Ok(outputs) => outputs,
         // One lookup failed: look each up alone to name every one that fails.
@@ -241,20 +267,19 @@ async fn recorder_and_replayer_give_every_element_the_expected_role_and_name() {
                 match replay(&h, &lookups(&url, std::slice::from_ref(row))).await {
                     Ok(o) => outputs.extend(o),
                     Err(e) => problems.push(format!(
-                        "#{}: the replayer did not find {} {:?}: {e}",
-                        TABLE[row.0].0, row.1, row.2
+                        "#{}: the replayer did not find it by {:?}: {e}",
+                        row.id, row.candidate
                     )),
                 }
             }
             outputs
         }
     };
-    for (i, role, name) in &rows {
-        let id = TABLE[*i].0;
-        if let Some(got) = found.get(&format!("e{i}"))
-            && got != id
+    for row in &rows {
+        if let Some(got) = found.get(&row.field)
+            && got != row.id
         {
-            problems.push(format!("{role} {name:?} found #{got}, not #{id}"));
+            problems.push(format!("{:?} found #{got}, not #{}", row.candidate, row.id));
         }
     }
     // And Chromium's own accessibility tree gives the same names, but where it knowingly
