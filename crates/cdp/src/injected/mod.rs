@@ -2,5 +2,30 @@
 //! actionability) and one implementation of roles and accessible names (`roles.js`), shared by
 //! the replayer and the recorder so both name an element the same way.
 
-/// The resolver, installed in an isolated world of every frame that is searched.
-pub const RESOLVE_JS: &str = include_str!("resolve.js");
+/// Roles and accessible names (HTML-AAM, accname 1.2): an expression evaluating to
+/// `{norm, textOf, implicitRole, roleOf, accessibleName, labelOf, labelMatches}`.
+pub const ROLES_JS: &str = include_str!("roles.js");
+
+/// The resolver, installed in an isolated world of every frame that is searched. A single
+/// expression (it is evaluated as `(RESOLVE_JS)`): the resolver function, with roles.js bound
+/// as its `ROLES` and exposed as its `roles` property, which is how the recorder (which gets
+/// this source inlined) names elements.
+pub const RESOLVE_JS: &str = concat!(
+    "(() => {\nconst ROLES = ",
+    include_str!("roles.js"),
+    "\n;\nconst resolve = ",
+    include_str!("resolve.js"),
+    "\n;\nresolve.roles = ROLES;\nreturn resolve;\n})()"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_resolver_carries_the_roles_module_once() {
+        assert!(RESOLVE_JS.contains(ROLES_JS));
+        assert_eq!(RESOLVE_JS.matches("const implicitRole").count(), 1);
+        assert!(RESOLVE_JS.trim_end().ends_with("})()"));
+    }
+}

@@ -2,9 +2,10 @@
 // One call waits (on animation frames, never on fixed sleeps) until the highest-ranked candidate
 // that matches exactly one element is actionable, then optionally acts on it in the same task.
 // Called as `(RESOLVE)(spec)`; resolves to {ok: true, winner, point, result} or
-// {ok: false, states: [reason per candidate]}.
+// {ok: false, states: [reason per candidate]}. `ROLES` is roles.js, bound around this function
+// by `RESOLVE_JS` (mod.rs).
 async (spec) => {
-  const norm = (s) => (s == null ? '' : String(s)).replace(/\s+/g, ' ').trim();
+  const { norm, textOf, roleOf, accessibleName, labelMatches } = ROLES;
   const deadline = performance.now() + spec.timeoutMs;
   const nextFrame = (onMutation) => new Promise((resolve) => {
     // A frame callback, with a timer fallback so a page that is not painting still progresses.
@@ -36,122 +37,6 @@ async (spec) => {
   };
 
   const escapeAttr = (v) => String(v).replace(/["\\]/g, '\\$&');
-
-  const textOf = (el) => {
-    if (el instanceof HTMLInputElement && ['submit', 'button', 'reset'].includes(el.type)) return norm(el.value);
-    const t = el.innerText;
-    return norm(t !== undefined ? t : el.textContent);
-  };
-
-  const implicitRole = (el) => {
-    const tag = el.tagName.toLowerCase();
-    switch (tag) {
-      case 'a': case 'area': return el.hasAttribute('href') ? 'link' : null;
-      case 'button': return 'button';
-      case 'input': {
-        const type = (el.getAttribute('type') || 'text').toLowerCase();
-        if (['button', 'submit', 'reset', 'image'].includes(type)) return 'button';
-        if (type === 'checkbox') return 'checkbox';
-        if (type === 'radio') return 'radio';
-        if (type === 'range') return 'slider';
-        if (type === 'number') return 'spinbutton';
-        if (type === 'hidden') return null;
-        if (type === 'search') return el.hasAttribute('list') ? 'combobox' : 'searchbox';
-        return el.hasAttribute('list') ? 'combobox' : 'textbox';
-      }
-      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
-      case 'textarea': return 'textbox';
-      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
-      case 'img': return el.getAttribute('alt') === '' ? 'presentation' : 'img';
-      case 'ul': case 'ol': return 'list';
-      case 'li': return 'listitem';
-      case 'nav': return 'navigation';
-      case 'main': return 'main';
-      case 'header': return 'banner';
-      case 'footer': return 'contentinfo';
-      case 'aside': return 'complementary';
-      case 'article': return 'article';
-      case 'form': return 'form';
-      case 'table': return 'table';
-      case 'tr': return 'row';
-      case 'td': return 'cell';
-      case 'th': return 'columnheader';
-      case 'option': return 'option';
-      case 'dialog': return 'dialog';
-      case 'progress': return 'progressbar';
-      case 'p': return 'paragraph';
-      case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : null;
-      default: return el.isContentEditable && el.parentElement && !el.parentElement.isContentEditable ? 'textbox' : null;
-    }
-  };
-  const roleOf = (el) => {
-    const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
-    return explicit || implicitRole(el);
-  };
-  const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'option', 'listitem', 'cell', 'columnheader',
-    'checkbox', 'radio', 'tab', 'menuitem', 'treeitem', 'row', 'switch', 'tooltip']);
-  const byIdNear = (el, id) => {
-    const root = el.getRootNode();
-    return (root.getElementById && root.getElementById(id)) || document.getElementById(id);
-  };
-  // A label's text as the name of `self`: a label that wraps its control does not count the
-  // control's own content (a wrapped <select> is named "Select", not "Select option 1 …").
-  const labelText = (label, self) => {
-    if (!self || !label.contains(self)) return textOf(label);
-    let out = '';
-    const walk = (node) => {
-      for (const child of node.childNodes) {
-        if (child === self) continue;
-        if (child.nodeType === Node.TEXT_NODE) out += child.data;
-        else if (child.nodeType === Node.ELEMENT_NODE && !['SCRIPT', 'STYLE', 'TEMPLATE'].includes(child.tagName)) {
-          out += ' ';
-          walk(child);
-          out += ' ';
-        }
-      }
-    };
-    walk(label);
-    return norm(out);
-  };
-  const labelsText = (el) => {
-    const parts = [];
-    if (el.labels) for (const l of el.labels) parts.push(labelText(l, el));
-    return norm(parts.join(' '));
-  };
-  const accessibleName = (el) => {
-    const lb = el.getAttribute('aria-labelledby');
-    if (lb) {
-      const t = norm(lb.split(/\s+/).map((id) => { const r = byIdNear(el, id); return r ? textOf(r) : ''; }).join(' '));
-      if (t) return t;
-    }
-    const al = norm(el.getAttribute('aria-label'));
-    if (al) return al;
-    const tag = el.tagName.toLowerCase();
-    if (tag === 'input' || tag === 'textarea' || tag === 'select') {
-      const type = (el.getAttribute('type') || '').toLowerCase();
-      if (tag === 'input' && ['submit', 'button', 'reset'].includes(type)) return norm(el.value) || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
-      if (tag === 'input' && type === 'image') return norm(el.getAttribute('alt'));
-      const l = labelsText(el);
-      if (l) return l;
-      const ph = norm(el.getAttribute('placeholder'));
-      if (ph) return ph;
-      return norm(el.getAttribute('title'));
-    }
-    if (tag === 'img') return norm(el.getAttribute('alt')) || norm(el.getAttribute('title'));
-    const role = roleOf(el);
-    if (role && NAME_FROM_CONTENT.has(role)) {
-      const t = textOf(el);
-      if (t) return t;
-    }
-    return norm(el.getAttribute('title'));
-  };
-  const labelMatches = (el, want) => {
-    const lb = el.getAttribute('aria-labelledby');
-    if (lb && norm(lb.split(/\s+/).map((id) => { const r = byIdNear(el, id); return r ? textOf(r) : ''; }).join(' ')) === want) return true;
-    if (norm(el.getAttribute('aria-label')) === want) return true;
-    if (el.labels) for (const l of el.labels) if (labelText(l, el) === want) return true;
-    return false;
-  };
 
   const allElements = (root) => Array.from(root.querySelectorAll('*'));
   const innermost = (els) => {
@@ -215,7 +100,7 @@ async (spec) => {
         }
         case 'label': {
           const want = norm(v);
-          return { els: allElements(root).filter((e) => (e.labels || e.hasAttribute('aria-label') || e.hasAttribute('aria-labelledby')) && labelMatches(e, want)) };
+          return { els: allElements(root).filter((e) => labelMatches(e, want)) };
         }
         case 'text': {
           const want = norm(v);

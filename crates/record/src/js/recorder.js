@@ -1,7 +1,7 @@
 // The recorder, injected into an isolated world of every frame (present and future). It listens
 // to trusted input only, lifts clicks to the nearest interactive element, and describes each
 // target with selector candidates, each checked in the live page by the replayer's own resolver
-// (resolve.js, inserted below): how many elements it matches and whether the target
+// (resolve.js with roles.js, inserted below): how many elements it matches and whether the target
 // is one of them. Events go to the recorder through the `__bflow_record` binding as JSON.
 (() => {
   if (window.__bflowRecorder) return;
@@ -21,75 +21,9 @@
     }
   };
 
-  const norm = (s) => (s == null ? '' : String(s)).replace(/\s+/g, ' ').trim();
-  const textOf = (el) => {
-    if (el instanceof HTMLInputElement && ['submit', 'button', 'reset'].includes(el.type)) return norm(el.value);
-    const t = el.innerText;
-    return norm(t !== undefined ? t : el.textContent);
-  };
-  const implicitRole = (el) => {
-    const tag = el.tagName.toLowerCase();
-    switch (tag) {
-      case 'a': case 'area': return el.hasAttribute('href') ? 'link' : null;
-      case 'button': return 'button';
-      case 'input': {
-        const type = (el.getAttribute('type') || 'text').toLowerCase();
-        if (['button', 'submit', 'reset', 'image'].includes(type)) return 'button';
-        if (type === 'checkbox') return 'checkbox';
-        if (type === 'radio') return 'radio';
-        if (type === 'range') return 'slider';
-        if (type === 'number') return 'spinbutton';
-        if (type === 'hidden') return null;
-        if (type === 'search') return el.hasAttribute('list') ? 'combobox' : 'searchbox';
-        return el.hasAttribute('list') ? 'combobox' : 'textbox';
-      }
-      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
-      case 'textarea': return 'textbox';
-      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
-      case 'img': return el.getAttribute('alt') === '' ? 'presentation' : 'img';
-      case 'li': return 'listitem';
-      case 'option': return 'option';
-      case 'td': return 'cell';
-      case 'th': return 'columnheader';
-      default: return el.isContentEditable && el.parentElement && !el.parentElement.isContentEditable ? 'textbox' : null;
-    }
-  };
-  const roleOf = (el) => (el.getAttribute('role') || '').trim().split(/\s+/)[0] || implicitRole(el);
-  const NAME_FROM_CONTENT = new Set(['button', 'link', 'heading', 'option', 'listitem', 'cell', 'columnheader',
-    'checkbox', 'radio', 'tab', 'menuitem', 'treeitem', 'row', 'switch', 'tooltip']);
-  const byIdNear = (el, id) => {
-    const root = el.getRootNode();
-    return (root.getElementById && root.getElementById(id)) || document.getElementById(id);
-  };
-  const labelText = (el) => {
-    const lb = el.getAttribute('aria-labelledby');
-    if (lb) {
-      const t = norm(lb.split(/\s+/).map((id) => { const r = byIdNear(el, id); return r ? textOf(r) : ''; }).join(' '));
-      if (t) return t;
-    }
-    const al = norm(el.getAttribute('aria-label'));
-    if (al) return al;
-    if (el.labels && el.labels.length) return textOf(el.labels[0]);
-    return '';
-  };
-  const accessibleName = (el) => {
-    const l = labelText(el);
-    if (l) return l;
-    const tag = el.tagName.toLowerCase();
-    if (tag === 'input' || tag === 'textarea' || tag === 'select') {
-      const type = (el.getAttribute('type') || '').toLowerCase();
-      if (tag === 'input' && ['submit', 'button', 'reset'].includes(type)) return norm(el.value) || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '');
-      if (tag === 'input' && type === 'image') return norm(el.getAttribute('alt'));
-      return norm(el.getAttribute('placeholder')) || norm(el.getAttribute('title'));
-    }
-    if (tag === 'img') return norm(el.getAttribute('alt')) || norm(el.getAttribute('title'));
-    const role = roleOf(el);
-    if (role && NAME_FROM_CONTENT.has(role)) {
-      const t = textOf(el);
-      if (t) return t;
-    }
-    return norm(el.getAttribute('title'));
-  };
+  // Roles, names and labels are the resolver's own (roles.js, carried by the resolver): an
+  // element is recorded under the name the replayer will look for.
+  const { norm, textOf, roleOf, accessibleName, labelOf } = RESOLVE.roles;
 
   // Generated ids (`ember123`, `react-x`, `:r5:`, hashes) and hashed class names change
   // between builds or page loads: candidates built on them are ranked last.
@@ -223,7 +157,7 @@
     const role = roleOf(el);
     const name = accessibleName(el);
     if (role && name && name.length <= 80) add('role', role, { name });
-    const label = labelText(el);
+    const label = labelOf(el);
     if (label && label.length <= 80) add('label', label);
     add('placeholder', el.getAttribute('placeholder'));
     const tag = el.localName;
@@ -259,7 +193,7 @@
       tag: el.localName,
       inputType: el instanceof HTMLInputElement ? el.type : null,
       name: el.getAttribute('name') || el.id || '',
-      label: labelText(el) || norm(el.getAttribute('placeholder')),
+      label: labelOf(el) || norm(el.getAttribute('placeholder')),
       password: isPassword,
       appeared: appearedAt(el) > 0,
       appearedAt: appearedAt(el),

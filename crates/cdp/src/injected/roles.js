@@ -1,0 +1,288 @@
+// Roles and accessible names, one implementation for the replayer's resolver and the recorder
+// (which gets it through the resolver's `roles`): an element recorded as `button "Save"` is
+// looked for by exactly the rule that named it.
+// Roles follow HTML-AAM (https://www.w3.org/TR/html-aam-1.0/#html-element-role-mappings) and
+// WAI-ARIA 1.2; names follow the Accessible Name and Description Computation 1.2
+// (https://www.w3.org/TR/accname-1.2/#computation-steps, cited below as §4.3.2 step N).
+// An expression: evaluates to {norm, textOf, implicitRole, roleOf, accessibleName, labelOf,
+// labelMatches}.
+(() => {
+  const norm = (s) => (s == null ? '' : String(s)).replace(/\s+/g, ' ').trim();
+  // The rendered text (what a `text` selector and a text read see), not a name.
+  const textOf = (el) => {
+    if (el instanceof HTMLInputElement && ['submit', 'button', 'reset'].includes(el.type)) return norm(el.value);
+    const t = el.innerText;
+    return norm(t !== undefined ? t : el.textContent);
+  };
+  const tagOf = (el) => el.localName;
+  const typeOf = (el) => (el.getAttribute('type') || 'text').toLowerCase();
+
+  // WAI-ARIA 1.2 §5.4 concrete roles (and the ARIA 1.3 ones Chromium maps): an explicit role
+  // is the first of these in the attribute's token list (§7.1 "role attribute"), else none.
+  const ROLES = new Set(('alert alertdialog application article banner blockquote button caption cell checkbox '
+    + 'code columnheader combobox comment complementary contentinfo definition deletion dialog directory document '
+    + 'emphasis feed figure form generic grid gridcell group heading img insertion link list listbox listitem log '
+    + 'main mark marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter navigation none note '
+    + 'option paragraph presentation progressbar radio radiogroup region row rowgroup rowheader scrollbar search '
+    + 'searchbox separator slider spinbutton status strong subscript suggestion superscript switch tab table '
+    + 'tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem').split(' '));
+  // WAI-ARIA 1.2 §5.2.8.4 "Roles Supporting Name from Content" (listitem kept: recorded tools
+  // name list items by their text, as browsers and Playwright do).
+  const NAME_FROM_CONTENT = new Set(['button', 'cell', 'checkbox', 'columnheader', 'gridcell', 'heading', 'link',
+    'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'row', 'rowheader', 'switch', 'tab',
+    'tooltip', 'treeitem', 'listitem', 'comment', 'suggestion']);
+  const TEXTBOX_TYPES = new Set(['text', 'email', 'tel', 'url', 'password']);
+  const RANGE_ROLES = new Set(['slider', 'spinbutton', 'progressbar', 'meter', 'scrollbar']);
+
+  // A header or footer is a landmark only when scoped to the body (HTML-AAM "header", "footer").
+  const SECTIONING = 'article, aside, main, nav, section, [role=article], [role=complementary], [role=main], '
+    + '[role=navigation], [role=region]';
+  const scopedToBody = (el) => !(el.parentElement && el.parentElement.closest(SECTIONING));
+
+  const implicitRole = (el) => {
+    switch (tagOf(el)) {
+      case 'a': case 'area': return el.hasAttribute('href') ? 'link' : null;
+      case 'button': return 'button';
+      case 'input': {
+        const type = typeOf(el);
+        if (['button', 'submit', 'reset', 'image'].includes(type)) return 'button';
+        if (type === 'checkbox') return 'checkbox';
+        if (type === 'radio') return 'radio';
+        if (type === 'range') return 'slider';
+        if (type === 'number') return 'spinbutton';
+        // A suggestions list makes a text field a combobox (HTML-AAM "input type=text with list").
+        if (type === 'search') return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+        // Password has no ARIA mapping, but browsers (and Playwright) expose it as a textbox.
+        if (TEXTBOX_TYPES.has(type)) return el.hasAttribute('list') && type !== 'password' ? 'combobox' : 'textbox';
+        return null;
+      }
+      case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'datalist': return 'listbox';
+      case 'option': return 'option';
+      case 'optgroup': return 'group';
+      case 'textarea': return 'textbox';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+      case 'img': return el.getAttribute('alt') === '' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby') ? 'presentation' : 'img';
+      case 'ul': case 'ol': case 'menu': return 'list';
+      case 'li': return 'listitem';
+      case 'dd': return 'definition';
+      case 'dt': return 'term';
+      case 'nav': return 'navigation';
+      case 'main': return 'main';
+      case 'search': return 'search';
+      case 'header': return scopedToBody(el) ? 'banner' : null;
+      case 'footer': return scopedToBody(el) ? 'contentinfo' : null;
+      case 'aside': return 'complementary';
+      case 'article': return 'article';
+      // Only a named section or form is a landmark (HTML-AAM "section", "form").
+      case 'section': return nameOf(el, 'region') ? 'region' : null;
+      case 'form': return nameOf(el, 'form') ? 'form' : null;
+      case 'table': return 'table';
+      case 'caption': return 'caption';
+      case 'thead': case 'tbody': case 'tfoot': return 'rowgroup';
+      case 'tr': return 'row';
+      case 'td': return inGrid(el) ? 'gridcell' : 'cell';
+      case 'th': return headerRole(el);
+      case 'dialog': return 'dialog';
+      case 'fieldset': return 'group';
+      case 'details': return 'group';
+      case 'summary': return 'button';
+      case 'figure': return 'figure';
+      case 'progress': return 'progressbar';
+      case 'meter': return 'meter';
+      case 'output': return 'status';
+      case 'hr': return 'separator';
+      case 'p': return 'paragraph';
+      case 'blockquote': return 'blockquote';
+      case 'code': return 'code';
+      case 'em': return 'emphasis';
+      case 'strong': return 'strong';
+      case 'del': return 'deletion';
+      case 'ins': return 'insertion';
+      case 'sub': return 'subscript';
+      case 'sup': return 'superscript';
+      case 'time': return 'time';
+      case 'mark': return 'mark';
+      case 'math': return 'math';
+      default: return el.isContentEditable && el.parentElement && !el.parentElement.isContentEditable ? 'textbox' : null;
+    }
+  };
+  const inGrid = (cell) => {
+    const table = cell.closest('table');
+    const r = table && (table.getAttribute('role') || '').trim().split(/\s+/)[0];
+    return r === 'grid' || r === 'treegrid';
+  };
+  // HTML-AAM "th": a row or column header by its scope, else by where it stands: in the head
+  // or in a row of headers it heads a column; beside data cells it heads its row.
+  const headerRole = (th) => {
+    const scope = (th.getAttribute('scope') || '').toLowerCase();
+    if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
+    if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+    if (th.closest('thead')) return 'columnheader';
+    const row = th.parentElement;
+    return row && Array.from(row.children).some((c) => c.localName === 'td') ? 'rowheader' : 'columnheader';
+  };
+  const focusable = (el) => el.hasAttribute('tabindex') || (el.matches && el.matches('a[href], button, input, select, textarea'));
+  const roleOf = (el) => {
+    const tokens = (el.getAttribute('role') || '').trim().toLowerCase().split(/\s+/);
+    const explicit = tokens.find((t) => ROLES.has(t));
+    // WAI-ARIA 1.2 §9.1 presentational role conflict resolution: a focusable element keeps its role.
+    if ((explicit === 'none' || explicit === 'presentation') && focusable(el)) return implicitRole(el);
+    return explicit || implicitRole(el);
+  };
+
+  // Hidden from the accessibility tree: not rendered, or aria-hidden (§4.3.2 step 2A).
+  const isHidden = (el) => {
+    if (el.getAttribute('aria-hidden') === 'true') return true;
+    if (['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT'].includes(el.tagName)) return true;
+    if (typeof el.checkVisibility === 'function') return !el.checkVisibility({ visibilityProperty: true });
+    const s = getComputedStyle(el);
+    return s.display === 'none' || s.visibility === 'hidden';
+  };
+  const byIdNear = (el, id) => {
+    const root = el.getRootNode();
+    return (root.getElementById && root.getElementById(id)) || document.getElementById(id);
+  };
+  const labelledBy = (el) => (el.getAttribute('aria-labelledby') || '').trim().split(/\s+/)
+    .filter(Boolean).map((id) => byIdNear(el, id)).filter(Boolean);
+
+  // The value of a control met inside a label or a labelledby target (§4.3.2 step 2C).
+  const embeddedValue = (el, role) => {
+    // A password's value is never part of a name.
+    if (el instanceof HTMLInputElement && el.type === 'password') return '';
+    if (role === 'textbox' || role === 'searchbox') return 'value' in el ? String(el.value) : textOf(el);
+    if (role === 'combobox' || role === 'listbox') {
+      if (el instanceof HTMLSelectElement) return Array.from(el.selectedOptions).map((o) => o.text).join(' ');
+      if ('value' in el) return String(el.value);
+      return '';
+    }
+    if (RANGE_ROLES.has(role)) {
+      const vt = el.getAttribute('aria-valuetext');
+      if (vt) return vt;
+      const vn = el.getAttribute('aria-valuenow');
+      if (vn) return vn;
+      return 'value' in el ? String(el.value) : '';
+    }
+    return null;
+  };
+
+  // Host-language labels (§4.3.2 step 2E, HTML-AAM §4 "Accessible name computations").
+  const firstChild = (el, tag) => Array.from(el.children).find((c) => c.localName === tag);
+  // A <label>'s text as part of a name; the element being named, when the label wraps it,
+  // is left out (a wrapped <select> is "Size", not "Size Small Medium Large").
+  const labelText = (label, ctx) => compute(label, Object.assign({}, ctx, { inTraversal: true }), isHidden(label));
+  const nativeLabels = (el, ctx) => (el.labels ? Array.from(el.labels).map((l) => labelText(l, ctx)).join(' ') : '');
+  const legendLike = (el, tag, ctx) => { const c = firstChild(el, tag); return c ? labelText(c, ctx) : ''; };
+  const nativeName = (el, ctx) => {
+    const tag = tagOf(el);
+    if (tag === 'input') {
+      const type = typeOf(el);
+      if (['submit', 'button', 'reset'].includes(type)) {
+        const v = el.getAttribute('value');
+        if (v != null && v.trim()) return v;
+        const l = nativeLabels(el, ctx);
+        if (l.trim()) return l;
+        // HTML-AAM "input type=submit/reset": the button's default label.
+        return type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '';
+      }
+      if (type === 'image') return el.getAttribute('alt') || el.getAttribute('value') || '';
+    }
+    const l = nativeLabels(el, ctx);
+    if (l.trim()) return l;
+    if (tag === 'img' || tag === 'area') return el.getAttribute('alt') || '';
+    if (tag === 'fieldset') return legendLike(el, 'legend', ctx);
+    if (tag === 'table') return legendLike(el, 'caption', ctx);
+    if (tag === 'figure') return legendLike(el, 'figcaption', ctx);
+    if (tag === 'optgroup') return el.getAttribute('label') || '';
+    if (tag === 'option' && el.hasAttribute('label')) return el.getAttribute('label');
+    if (tag === 'svg') { const c = firstChild(el, 'title'); return c ? c.textContent : ''; }
+    return '';
+  };
+  // HTML-AAM: a text field's placeholder is its last resort, after the title.
+  const PLACEHOLDER_TYPES = new Set([...TEXTBOX_TYPES, 'search', 'number']);
+  const placeholderOf = (el) => {
+    const tag = tagOf(el);
+    if (tag !== 'textarea' && !(tag === 'input' && PLACEHOLDER_TYPES.has(typeOf(el)))) return '';
+    return el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || '';
+  };
+
+  // The text of `el`'s children (§4.3.2 step 2F.iii), in the flat tree: each child's text
+  // alternative, boxes that are not inline set apart by spaces as they render.
+  const pad = (el, text) => {
+    if (!text) return text;
+    const d = getComputedStyle(el).display;
+    return d.startsWith('inline') || d === 'contents' ? text : ' ' + text + ' ';
+  };
+  const fromContent = (el, ctx, showHidden) => {
+    let out = '';
+    const each = (n) => {
+      if (n.nodeType === Node.TEXT_NODE) out += n.data;
+      else if (n.nodeType === Node.ELEMENT_NODE && n.localName === 'slot') n.assignedNodes({ flatten: true }).forEach(each);
+      else if (n.nodeType === Node.ELEMENT_NODE) out += pad(n, compute(n, ctx, showHidden));
+    };
+    (el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes).forEach(each);
+    return out;
+  };
+
+  // 2B: each referenced node's text alternative, in order; a hidden one counts in full. A
+  // referenced node that contains the element being named leaves it out, unless the element
+  // references itself (`aria-labelledby="self other"`: its own aria-label, §4.3.2 example).
+  const labelledByText = (el, root) => labelledBy(el).map((r) => compute(r,
+    { root, inLabelledBy: true, inTraversal: true, visited: new Set(r === root ? [] : [root]) }, isHidden(r))).join(' ');
+
+  // §4.3.2 for `el`. ctx: root (the element being named), role (its role, when known),
+  // inLabelledBy, inTraversal (inside a label, a labelledby target or content), visited.
+  const compute = (el, ctx, showHidden) => {
+    const isRoot = el === ctx.root;
+    // Each node at most once per traversal: a label inside what it labels cannot loop.
+    if (ctx.visited.has(el)) return '';
+    ctx.visited.add(el);
+    // 2A: hidden nodes are skipped, unless a hidden node was referenced directly.
+    if (!isRoot && !showHidden && isHidden(el)) return '';
+    const role = isRoot && ctx.role !== undefined ? ctx.role : roleOf(el);
+    // 2B: aria-labelledby, not followed again from inside a labelledby target.
+    if (!ctx.inLabelledBy && el.hasAttribute('aria-labelledby')) {
+      const t = labelledByText(el, ctx.root);
+      if (t.trim()) return t;
+    }
+    // 2C: a control inside a label or a labelledby target contributes its value.
+    if (!isRoot && ctx.inTraversal) {
+      const v = embeddedValue(el, role);
+      if (v !== null) return v;
+    }
+    // 2D: aria-label.
+    const al = el.getAttribute('aria-label');
+    if (al && al.trim()) return al;
+    // 2E: the host language's label (label, legend, caption, alt, value…), unless presentational.
+    if (role !== 'presentation' && role !== 'none') {
+      const n = nativeName(el, ctx);
+      if (n.trim()) return n;
+    }
+    // 2F: name from content, for roles that allow it and for everything inside a traversal.
+    if (NAME_FROM_CONTENT.has(role) || !isRoot) {
+      const t = fromContent(el, Object.assign({}, ctx, { inTraversal: true }), showHidden);
+      if (t.trim()) return t;
+    }
+    // 2I: the tooltip attribute; then (HTML-AAM) a text field's placeholder.
+    const title = el.getAttribute('title');
+    if (title && title.trim()) return title;
+    return isRoot ? placeholderOf(el) : '';
+  };
+  const nameOf = (el, role) => norm(compute(el, { root: el, role, visited: new Set() }, false));
+  const accessibleName = (el) => nameOf(el, undefined);
+
+  // What a `label` candidate means: a name from aria-labelledby, aria-label or the element's
+  // <label>s (all of them, or any one), and nothing else.
+  const labelParts = (el) => {
+    const parts = [norm(labelledByText(el, el)), norm(el.getAttribute('aria-label'))];
+    if (el.labels && el.labels.length) {
+      const each = Array.from(el.labels).map((l) => norm(labelText(l, { root: el, visited: new Set([el]) })));
+      parts.push(norm(each.join(' ')), ...each);
+    }
+    return parts.filter(Boolean);
+  };
+  const labelOf = (el) => labelParts(el)[0] || '';
+  const labelMatches = (el, want) => labelParts(el).includes(want);
+
+  return { norm, textOf, implicitRole, roleOf, accessibleName, labelOf, labelMatches };
+})()
