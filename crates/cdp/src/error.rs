@@ -65,6 +65,41 @@ pub enum BrowserError {
     /// A page needed by the caller is gone.
     #[error("{0}")]
     Page(String),
+    /// A main-frame navigation did not happen or did not finish.
+    #[error("navigation to {url} {failure}")]
+    Navigation {
+        /// Where it was going.
+        url: String,
+        /// What happened to it.
+        failure: NavigationFailure,
+    },
+}
+
+/// How a navigation failed, so callers decide on the kind (retry a slow server, not a URL the
+/// browser refuses) rather than on the words.
+#[derive(Debug, thiserror::Error)]
+pub enum NavigationFailure {
+    /// The browser refused to start it (`Page.navigate` failed: an invalid URL).
+    #[error("failed: {0}")]
+    Refused(CdpError),
+    /// The network failed it (`errorText`: `net::ERR_CONNECTION_REFUSED`, a bad certificate…).
+    #[error("failed: {0}")]
+    Network(String),
+    /// The server sent no response within the budget.
+    #[error("did not finish loading within {timeout_ms} ms (the server sent no response)")]
+    NoResponse {
+        /// The budget.
+        timeout_ms: u128,
+    },
+    /// The response came, but the document was not parsed within the budget.
+    #[error("did not finish loading within {timeout_ms} ms")]
+    NotLoaded {
+        /// The budget.
+        timeout_ms: u128,
+    },
+    /// The page went away while it loaded.
+    #[error("was cut short: {0}")]
+    CutShort(String),
 }
 
 impl BrowserError {
@@ -81,6 +116,9 @@ impl BrowserError {
             self,
             BrowserError::Cdp {
                 source: CdpError::Closed,
+                ..
+            } | BrowserError::Navigation {
+                failure: NavigationFailure::Refused(CdpError::Closed),
                 ..
             }
         )

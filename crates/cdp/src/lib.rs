@@ -42,6 +42,6 @@ pub mod session;
 pub mod thumbnail;
 
 pub use downloads::DownloadRecord;
-pub use error::BrowserError;
+pub use error::{BrowserError, NavigationFailure};
 pub use launch::{Browser, BrowserConfig, BrowserContext, find_chromium, launch_args};
 pub use page::Page;

@@ -124,6 +124,7 @@ mod tests {
             FailureKind::Timeout,
             FailureKind::Gone,
             FailureKind::Extraction,
+            FailureKind::NavigationRefused,
         ];
         for kind in kinds {
             for text in words {

@@ -22,6 +22,9 @@ pub enum FailureKind {
     /// A navigation, popup or download began but did not finish loading in time, or the
     /// network failed it. Transient: a slow or flaky server may answer next time.
     LoadFailed,
+    /// The browser refused the navigation (an invalid URL) or the network failed it outright
+    /// (`net::ERR_CONNECTION_REFUSED`, a bad certificate): trying again fails the same way.
+    NavigationRefused,
     /// What the step expects did not hold: an assertion, an expected navigation or popup, a
     /// download's name.
     Assertion,

@@ -6,9 +6,9 @@ use std::future::Future;
 
 use tokio::time::Instant;
 
-use browserflow_cdp::BrowserError;
 use browserflow_cdp::page::{EvalError, NavMark, Page};
 use browserflow_cdp::session::CdpError;
+use browserflow_cdp::{BrowserError, NavigationFailure};
 use browserflow_steps::{ExpectedNavigation, NavigateStep, glob_match};
 
 use crate::failure::{Failure, FailureKind};
@@ -227,16 +227,26 @@ impl Run<'_> {
     }
 }
 
-/// What a failed `navigate` means. Its error carries only words (the page layer reports it
-/// as text), so the meaning is read from the page and the connection instead: a navigation
-/// that failed while both are alive timed out or was failed by the network.
+/// What a failed `navigate` means: a slow or silent server may answer next time; a URL the
+/// browser refuses, or one the network fails outright, will fail again the same way.
 fn navigate_failure_kind(page: &Page, error: &BrowserError) -> FailureKind {
     if error.is_connection_closed() || page.session().connection().is_closed() {
-        FailureKind::BrowserDisconnected
-    } else if page.is_closed() {
-        FailureKind::Gone
-    } else {
-        FailureKind::LoadFailed
+        return FailureKind::BrowserDisconnected;
+    }
+    if page.is_closed() {
+        return FailureKind::Gone;
+    }
+    match error {
+        BrowserError::Navigation { failure, .. } => match failure {
+            NavigationFailure::NoResponse { .. } | NavigationFailure::NotLoaded { .. } => {
+                FailureKind::LoadFailed
+            }
+            NavigationFailure::CutShort(_) => FailureKind::Gone,
+            NavigationFailure::Refused(_) | NavigationFailure::Network(_) => {
+                FailureKind::NavigationRefused
+            }
+        },
+        _ => FailureKind::Browser,
     }
 }
 

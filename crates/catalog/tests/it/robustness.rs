@@ -324,6 +324,44 @@ async fn a_missing_element_is_terminal_and_not_retried() {
     browser.close().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_navigation_the_network_refuses_is_terminal_and_not_retried() {
+    // A port nothing listens on: bound, then closed, so the connection is refused at once.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr");
+    let browser = Arc::new(SharedBrowser::new(BrowserConfig::default()));
+    let tool = tool_with(json!([
+        { "type": "navigate", "url": format!("http://{closed}/index.html") }
+    ]));
+    let err = run_tool(
+        &tool,
+        &[],
+        RunToolOptions {
+            browser: browser.clone(),
+            ..RunToolOptions::default()
+        },
+    )
+    .await
+    .expect_err("refused");
+    let RunToolError::Run { failure, .. } = err else {
+        panic!("a run failure")
+    };
+    let RunError::ToolFailed {
+        class,
+        attempts,
+        message,
+        ..
+    } = failure.error
+    else {
+        panic!("tool failure")
+    };
+    assert_eq!((class, attempts), (ErrorClass::Terminal, 1), "{message}");
+    assert!(message.contains("ERR_CONNECTION_REFUSED"), "{message}");
+    browser.close().await;
+}
+
 /// A TCP proxy in front of Chromium's DevTools port that can cut every connection.
 async fn cdp_proxy(
     target: std::net::SocketAddr,

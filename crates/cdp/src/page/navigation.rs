@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{FrameState, Page, PageState};
-use crate::error::BrowserError;
+use crate::error::{BrowserError, NavigationFailure};
 
 /// A point-in-time copy of one frame's navigation counters.
 #[derive(Debug, Clone, Default)]
@@ -31,17 +31,21 @@ impl Page {
             self.session.call("Page.navigate", json!({ "url": url })),
         )
         .await
-        .map_err(|_| {
-            BrowserError::Page(format!(
-                "navigation to {url} did not finish loading within {} ms (the server sent no response)",
-                timeout.as_millis()
-            ))
+        .map_err(|_| BrowserError::Navigation {
+            url: url.to_string(),
+            failure: NavigationFailure::NoResponse {
+                timeout_ms: timeout.as_millis(),
+            },
         })?
-        .map_err(|e| BrowserError::Page(format!("navigation to {url} failed: {e}")))?;
+        .map_err(|e| BrowserError::Navigation {
+            url: url.to_string(),
+            failure: NavigationFailure::Refused(e),
+        })?;
         if let Some(error) = answer["errorText"].as_str().filter(|e| !e.is_empty()) {
-            return Err(BrowserError::Page(format!(
-                "navigation to {url} failed: {error}"
-            )));
+            return Err(BrowserError::Navigation {
+                url: url.to_string(),
+                failure: NavigationFailure::Network(error.to_string()),
+            });
         }
         let loader = answer["loaderId"].as_str().map(str::to_string);
         let main = self.target_id().to_string();
@@ -59,13 +63,16 @@ impl Page {
             .await;
         match (done, self.gone()) {
             (true, _) => Ok(()),
-            (false, Some(gone)) => Err(BrowserError::Page(format!(
-                "navigation to {url} was cut short: {gone}"
-            ))),
-            (false, None) => Err(BrowserError::Page(format!(
-                "navigation to {url} did not finish loading within {} ms",
-                timeout.as_millis()
-            ))),
+            (false, Some(gone)) => Err(BrowserError::Navigation {
+                url: url.to_string(),
+                failure: NavigationFailure::CutShort(gone),
+            }),
+            (false, None) => Err(BrowserError::Navigation {
+                url: url.to_string(),
+                failure: NavigationFailure::NotLoaded {
+                    timeout_ms: timeout.as_millis(),
+                },
+            }),
         }
     }
 
