@@ -1,8 +1,8 @@
 //! The fixture shop, served on request so the app can be tried without a site of one's own
 //! (the shipped `search-price` tool points at it).
 
-use browserflow_shop::{FixtureServer, serve_shop};
 use browserflow_catalog::run_tool::DEMO_ADDR;
+use browserflow_shop::{FixtureServer, serve_shop};
 use tauri::State;
 
 use crate::error::AppError;

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use browserflow_app::{AppPaths, AppState};
 use browserflow_cdp::session::{CdpConnection, CdpSession};
-use browserflow_shop::FixtureServer;
-use browserflow_record::ModelAssist;
 use browserflow_cdp::{Browser, BrowserConfig};
+use browserflow_record::ModelAssist;
+use browserflow_shop::FixtureServer;
 use serde_json::{Value, json};
 use tauri::Listener;
 

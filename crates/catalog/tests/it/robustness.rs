@@ -5,13 +5,13 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use browserflow_shop::{FixtureServer, shop_files};
 use browserflow_catalog::run_tool::{RunToolError, RunToolOptions, run_tool, search_price};
-use browserflow_steps::SelectorKind;
-use browserflow_steps::ToolFile;
 use browserflow_cdp::{Browser, BrowserConfig};
 use browserflow_replay::{ReplayOptions, SharedBrowser};
 use browserflow_rider::{ErrorClass, RetryPolicy, RiderOptions, RunError};
+use browserflow_shop::{FixtureServer, shop_files};
+use browserflow_steps::SelectorKind;
+use browserflow_steps::ToolFile;
 use regex::Regex;
 use serde_json::json;
 use tokio::io::AsyncWriteExt;

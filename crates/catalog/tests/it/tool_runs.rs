@@ -3,13 +3,13 @@
 
 use std::sync::Arc;
 
-use browserflow_shop::FixtureServer;
 use browserflow_catalog::run_tool::{RunToolOptions, demo, run_tool, search_price};
-use browserflow_steps::SelectorKind;
-use browserflow_steps::ToolFile;
 use browserflow_cdp::BrowserConfig;
 use browserflow_replay::{SharedBrowser, StepStatus};
 use browserflow_rider::MapSecrets;
+use browserflow_shop::FixtureServer;
+use browserflow_steps::SelectorKind;
+use browserflow_steps::ToolFile;
 use serde_json::{Value, json};
 
 fn repo_root() -> std::path::PathBuf {

@@ -6,10 +6,10 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use browserflow_cdp::session::CdpSession;
-use browserflow_shop::FixtureServer;
-use browserflow_steps::ToolFile;
 use browserflow_cdp::{Browser, BrowserConfig};
 use browserflow_replay::Replayer;
+use browserflow_shop::FixtureServer;
+use browserflow_steps::ToolFile;
 use serde_json::{Value, json};
 
 use crate::{bflow, stderr};
