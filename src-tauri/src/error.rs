@@ -43,6 +43,12 @@ impl From<browserflow_catalog::pack_view::PackViewError> for AppError {
     }
 }
 
+impl From<browserflow_catalog::record_view::RecordViewError> for AppError {
+    fn from(e: browserflow_catalog::record_view::RecordViewError) -> Self {
+        AppError::new(e.code(), e)
+    }
+}
+
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {
         AppError::new("io", e)

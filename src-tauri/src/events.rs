@@ -2,5 +2,5 @@
 
 /// A preview step's result ([`browserflow_catalog::preview::StepView`]).
 pub const PREVIEW_STEP: &str = "preview://step";
-/// A recording event ([`crate::commands::record::RecordEventView`]).
+/// A recording event ([`browserflow_catalog::record_view::RecordEventView`]).
 pub const RECORD_EVENT: &str = "record://event";

@@ -91,7 +91,7 @@ pub struct AppState {
     /// The fixture shop, once served (for trying the app without a site of one's own).
     pub shop: std::sync::Mutex<Option<browserflow_shop::FixtureServer>>,
     /// The recording in progress, if any.
-    pub recording: tokio::sync::Mutex<crate::commands::record::Session>,
+    pub recording: tokio::sync::Mutex<browserflow_catalog::record_view::RecordSession>,
     /// Authoring-time model assistance, when configured (`BROWSERFLOW_MODEL_URL`, …).
     pub model: Option<std::sync::Arc<ModelAssist>>,
 }

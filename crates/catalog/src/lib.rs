@@ -20,18 +20,21 @@
 pub mod flow_view;
 mod invocation;
 pub mod library;
+mod lookup;
 pub mod pack_view;
 pub mod preview;
+pub mod record_view;
 pub mod run_tool;
 mod runtime;
 mod tools;
 
 use std::path::{Path, PathBuf};
 
-use browserflow_flow::{Diagnostic, Diagnostics, Registry};
+use browserflow_flow::{Diagnostic, Diagnostics, Registry, json_files_in};
 use browserflow_pack::Store;
 
 pub use invocation::{Invocation, InvocationError, runs_folder};
+pub use lookup::{FoundTool, LookupError};
 pub use runtime::{CRASH_AT_ENV, RunSetup, SetupError, crash_hook_from_env};
 
 /// The places tools are found.
@@ -81,14 +84,8 @@ impl Catalog {
     fn files(&self) -> Result<Vec<PathBuf>, Diagnostics> {
         let mut files = Vec::new();
         for dir in &self.dirs {
-            let entries = std::fs::read_dir(dir)
+            let found = json_files_in(dir)
                 .map_err(|e| one(format!("cannot read the folder {}: {e}", dir.display())))?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
-                .collect();
-            found.sort();
             files.extend(found);
         }
         if let Some(root) = &self.store {
@@ -108,24 +105,6 @@ pub fn builtin_contracts() -> Result<Registry, Diagnostics> {
         registry.insert(contract)?;
     }
     Ok(registry)
-}
-
-/// The file of the installed tool `spec` (a `name@version`) in the pack store at `store`
-/// (default: the user's data folder), when it is there. `Ok(None)` for a `spec` that is not
-/// a ref, or a ref the store does not hold.
-pub fn installed_tool(
-    spec: &str,
-    store: Option<PathBuf>,
-) -> Result<Option<PathBuf>, browserflow_pack::PackError> {
-    let Ok(reference) = spec.parse::<browserflow_contract::ToolRef>() else {
-        return Ok(None);
-    };
-    let root = match store {
-        Some(root) => root,
-        None => Store::default_root()?,
-    };
-    let found = Store::open(root).resolve(&reference)?;
-    Ok(found.map(|tool| tool.path))
 }
 
 fn one(message: String) -> Diagnostics {

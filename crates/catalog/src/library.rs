@@ -189,6 +189,15 @@ impl Library {
         items
     }
 
+    /// The catalog of the same folders and store: where the library's tools are found
+    /// ([`crate::Catalog::find_tool`]) and run from.
+    pub fn catalog(&self) -> crate::Catalog {
+        crate::Catalog {
+            dirs: self.dirs.clone(),
+            store: self.store.clone(),
+        }
+    }
+
     /// The file of the item `reference` (`name@version`), folders first.
     pub fn find(&self, reference: &str) -> Option<LibraryItem> {
         self.items()
@@ -199,15 +208,10 @@ impl Library {
     fn folder_files(&self) -> Vec<(PathBuf, PathBuf)> {
         let mut out = Vec::new();
         for dir in &self.dirs {
-            let Ok(entries) = std::fs::read_dir(dir) else {
+            // A missing or unreadable folder lists nothing; the other folders still list.
+            let Ok(found) = browserflow_flow::json_files_in(dir) else {
                 continue;
             };
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
-                .collect();
-            found.sort();
             out.extend(found.into_iter().map(|f| (dir.clone(), f)));
         }
         out

@@ -7,13 +7,15 @@
 //!
 //! ```no_run
 //! # async fn demo() {
-//! use browserflow_catalog::preview::{PreviewInput, PreviewRequest, run_preview};
+//! use browserflow_catalog::Catalog;
+//! use browserflow_catalog::preview::{PreviewInput, PreviewRequest, run_preview_in};
 //! let request = PreviewRequest {
 //!     tool: "recordings/search-price@1.2.0.json".into(),
 //!     inputs: vec![PreviewInput { name: "query".into(), value: "keyboard".into(), secret: false }],
 //!     headed: false,
 //! };
-//! let result = run_preview(&request, "runs".as_ref(), |step| println!("{}", step.kind)).await;
+//! let catalog = Catalog { dirs: vec!["recordings".into()], store: None };
+//! let result = run_preview_in(&request, &catalog, "runs".as_ref(), |step| println!("{}", step.kind)).await;
 //! println!("{:?}", result.output);
 //! # }
 //! ```
@@ -22,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::run_tool::{RunToolError, RunToolOptions, run_tool};
+use crate::{Catalog, LookupError};
 use base64::Engine;
 use browserflow_cdp::BrowserConfig;
 use browserflow_replay::SharedBrowser;
@@ -157,20 +160,39 @@ fn candidates(file: &ToolFile, index: usize) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Runs the tool at `request.tool` once, writing screenshots under `runs_dir`, and calls
-/// `on_step` live: each step the moment it finishes (with its screenshot), the next one as
-/// `running`, and at the end every step once more with its final state and thumbnail. Never
-/// fails: a failure is a result with `ok: false`, the failing step, its screenshot and its
-/// candidates.
+/// [`run_preview_in`] for a `request.tool` that is the path of a tool file.
 pub async fn run_preview(
     request: &PreviewRequest,
     runs_dir: &Path,
     on_step: impl Fn(&StepView) + Send + Sync + 'static,
 ) -> PreviewResult {
+    run_preview_in(request, &Catalog::default(), runs_dir, on_step).await
+}
+
+/// Runs the tool `request.tool` (a tool file, or `name@version` found in `catalog`, see
+/// [`Catalog::find_tool`]) once, writing screenshots under `runs_dir`, and calls
+/// `on_step` live: each step the moment it finishes (with its screenshot), the next one as
+/// `running`, and at the end every step once more with its final state and thumbnail. Never
+/// fails: a failure is a result with `ok: false`, the failing step, its screenshot and its
+/// candidates.
+pub async fn run_preview_in(
+    request: &PreviewRequest,
+    catalog: &Catalog,
+    runs_dir: &Path,
+    on_step: impl Fn(&StepView) + Send + Sync + 'static,
+) -> PreviewResult {
     let started = std::time::Instant::now();
-    let file = match ToolFile::load(Path::new(&request.tool)) {
+    let file = match catalog.tool_file(&request.tool) {
         Ok(file) => file,
-        Err(e) => return failed_early(&request.tool, "tool_file", e.to_string(), started),
+        Err(e) => {
+            let error = RunToolError::Lookup(e);
+            return failed_early(
+                &request.tool,
+                error_code(&error),
+                error.to_string(),
+                started,
+            );
+        }
     };
     let args: Vec<String> = request
         .inputs
@@ -334,7 +356,8 @@ fn thumbnail(dir: &Path, index: usize, kind: &str) -> Option<String> {
 fn error_code(error: &RunToolError) -> &'static str {
     match error {
         RunToolError::ToolFile(_) => "tool_file",
-        RunToolError::NotFound { .. } => "not_found",
+        RunToolError::Lookup(LookupError::ToolFile(_)) => "tool_file",
+        RunToolError::Lookup(_) => "not_found",
         RunToolError::Input(_) => "input",
         RunToolError::Prepare(_) => "prepare",
         RunToolError::Run { .. } => "run",

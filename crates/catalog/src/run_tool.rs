@@ -7,8 +7,10 @@
 //!
 //! ```no_run
 //! # async fn cli() -> Result<(), browserflow_catalog::run_tool::RunToolError> {
-//! use browserflow_catalog::run_tool::{RunToolOptions, resolve_tool, run_tool};
-//! let file = resolve_tool("search-price@1.2.0", &["recordings".into()])?;
+//! use browserflow_catalog::Catalog;
+//! use browserflow_catalog::run_tool::{RunToolOptions, run_tool};
+//! let catalog = Catalog { dirs: vec!["recordings".into()], store: None };
+//! let file = catalog.tool_file("search-price@1.2.0")?;
 //! let done = run_tool(&file, &["query=keyboard".to_string()], RunToolOptions::default()).await?;
 //! println!("{}", serde_json::to_string_pretty(&done.output).unwrap_or_default());
 //! # Ok(()) }
@@ -52,14 +54,9 @@ pub enum RunToolError {
     /// The tool file could not be found or read.
     #[error(transparent)]
     ToolFile(#[from] ToolFileError),
-    /// `name@version` was not found in any directory.
-    #[error("no tool file `{reference}.json` in {}", dirs_list(.dirs))]
-    NotFound {
-        /// What was asked for.
-        reference: String,
-        /// Where we looked.
-        dirs: Vec<PathBuf>,
-    },
+    /// The tool was not found, or its file does not load.
+    #[error(transparent)]
+    Lookup(#[from] crate::LookupError),
     /// An `--input` argument is malformed, unknown or duplicated.
     #[error("--input: {0}")]
     Input(String),
@@ -77,37 +74,6 @@ pub enum RunToolError {
     /// The demo could not serve its shop.
     #[error("could not serve the fixture shop: {0}")]
     Serve(std::io::Error),
-}
-
-fn dirs_list(dirs: &[PathBuf]) -> String {
-    if dirs.is_empty() {
-        "no directory".to_string()
-    } else {
-        dirs.iter()
-            .map(|d| d.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-}
-
-/// Finds a tool: `spec` is a path to a tool file, or `name@version` looked up as
-/// `<dir>/<name>@<version>.json` in each of `dirs` in order.
-pub fn resolve_tool(spec: &str, dirs: &[PathBuf]) -> Result<ToolFile, RunToolError> {
-    let as_path = Path::new(spec);
-    if as_path.is_file() {
-        return Ok(ToolFile::load(as_path)?);
-    }
-    let file_name = format!("{spec}.json");
-    for dir in dirs {
-        let candidate = dir.join(&file_name);
-        if candidate.is_file() {
-            return Ok(ToolFile::load(&candidate)?);
-        }
-    }
-    Err(RunToolError::NotFound {
-        reference: spec.to_string(),
-        dirs: dirs.to_vec(),
-    })
 }
 
 /// How [`run_tool`] runs.

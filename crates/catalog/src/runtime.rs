@@ -9,9 +9,9 @@ use std::sync::Arc;
 use browserflow_cdp::BrowserConfig;
 use browserflow_replay::RUN_DIR_ENV;
 use browserflow_replay::SharedBrowser;
-use browserflow_rider::{
-    ChainSecrets, CrashHook, CrashPoint, EventSink, Journal, Rider, RiderOptions,
-};
+#[cfg(feature = "test-hooks")]
+use browserflow_rider::CrashPoint;
+use browserflow_rider::{ChainSecrets, CrashHook, EventSink, Journal, Rider, RiderOptions};
 
 use crate::Catalog;
 use crate::invocation::runs_folder;
@@ -38,6 +38,10 @@ pub const CRASH_AT_ENV: &str = "BROWSERFLOW_TEST_CRASH_AT";
 /// The crash hook [`CRASH_AT_ENV`] asks for, if set: at that point of that step it prints
 /// `CRASH_POINT <point> <step>` on stderr and blocks for good, so the test that set it can
 /// SIGKILL the process exactly there. An unparsable value is ignored with a warning.
+///
+/// Only with the `test-hooks` feature (which the CLI's tests turn on); without it this is
+/// always `None`, so a shipped `bflow` can never be told to hang by a stray variable.
+#[cfg(feature = "test-hooks")]
 pub fn crash_hook_from_env() -> Option<CrashHook> {
     let value = std::env::var(CRASH_AT_ENV).ok()?;
     let parsed = value
@@ -55,6 +59,12 @@ pub fn crash_hook_from_env() -> Option<CrashHook> {
             }
         }
     }))
+}
+
+/// Without the `test-hooks` feature there is no crash hook: [`CRASH_AT_ENV`] is ignored.
+#[cfg(not(feature = "test-hooks"))]
+pub fn crash_hook_from_env() -> Option<CrashHook> {
+    None
 }
 
 /// Why a Rider could not be set up.

@@ -3,10 +3,9 @@
 
 use std::path::PathBuf;
 
-use browserflow_contract::ToolContract;
 use browserflow_flow::{Code, Diagnostic, Diagnostics};
 use browserflow_replay::BrowserTool;
-use browserflow_rider::{DynTool, Tool, ToolCtx, ToolError, ToolRegistry};
+use browserflow_rider::{SharedTool, ToolRegistry};
 use browserflow_steps::ToolFile;
 use serde_json::Value;
 
@@ -40,7 +39,8 @@ pub(crate) fn runnable(files: &[PathBuf]) -> Result<ToolRegistry, Diagnostics> {
             },
             Some(_) => match browserflow_std::tool_from_file(&value) {
                 Ok(Some(tool)) => registry
-                    .register(move || Shared(tool.clone()))
+                    // One instance shared by every call: `code` and `model` tools hold no mutable state.
+                    .register(move || SharedTool(tool.clone()))
                     .map(|_| ())
                     .map_err(|e| e.to_string()),
                 Ok(None) => Ok(()),
@@ -54,18 +54,4 @@ pub(crate) fn runnable(files: &[PathBuf]) -> Result<ToolRegistry, Diagnostics> {
     }
     Diagnostics::check(problems)?;
     Ok(registry)
-}
-
-/// One tool instance shared by every call: `code` and `model` tools hold no mutable state.
-struct Shared(DynTool);
-
-#[async_trait::async_trait]
-impl Tool for Shared {
-    fn contract(&self) -> &ToolContract {
-        self.0.contract()
-    }
-
-    async fn run(&self, input: Value, ctx: ToolCtx) -> Result<Value, ToolError> {
-        self.0.run(input, ctx).await
-    }
 }

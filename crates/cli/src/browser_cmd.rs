@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
+use browserflow_catalog::Catalog;
 use browserflow_catalog::run_tool::{self as browser_run, RunToolOptions};
+use browserflow_pack::Store;
 use browserflow_replay::SharedBrowser;
 use clap::{Args, Subcommand};
 
@@ -14,7 +16,8 @@ use crate::runtime::BrowserArgs;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// A tool file, or `name@version` looked up in `--tools` folders and `recordings/`.
+    /// A tool file, or `name@version` looked up in `--tools` folders, `recordings/` and the
+    /// pack store.
     tool: String,
     /// A tool input, `name=value` (`name=secret.NAME` for secret inputs). Repeatable.
     #[arg(long = "input", value_name = "NAME=VALUE")]
@@ -97,15 +100,11 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     }
     let mut dirs = args.tools.clone();
     dirs.push(PathBuf::from("recordings"));
-    let file = match browser_run::resolve_tool(&args.tool, &dirs) {
-        Ok(file) => file,
-        Err(not_in_folders) => {
-            match browserflow_catalog::installed_tool(&args.tool, args.store.clone())? {
-                Some(path) => browserflow_steps::ToolFile::load(&path)?,
-                None => return Err(not_in_folders.into()),
-            }
-        }
+    let catalog = Catalog {
+        dirs,
+        store: args.store.clone().or_else(|| Store::default_root().ok()),
     };
+    let file = catalog.tool_file(&args.tool)?;
     let options = RunToolOptions {
         browser: browser.clone(),
         run_dir: args.screenshots.clone(),

@@ -6,13 +6,13 @@
 use std::collections::VecDeque;
 use std::io::BufRead;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::{Context, bail};
+use browserflow_catalog::record_view::parse_output_kind;
 use browserflow_record::{
-    InputMark, InputType, ModelAssist, OutputMark, RecordEvent, RecordOptions, Recorder,
+    InputBySelector, InputType, ModelAssist, OutputBySelector, RecordEvent, RecordOptions,
+    Recorder, SelectorMarkError,
 };
-use browserflow_steps::OutputKind;
 use clap::Args;
 
 use crate::exit::Outcome;
@@ -59,31 +59,38 @@ pub struct RecordArgs {
     uploads: Vec<PathBuf>,
 }
 
-/// `NAME=SELECTOR[:TYPE]`.
-fn split_mark(text: &str, flag: &str) -> anyhow::Result<(String, String, Option<String>)> {
+/// `NAME=SELECTOR[:TYPE]`: the name, the selector and the type word when there is one.
+fn split_mark<'a>(
+    text: &'a str,
+    flag: &str,
+) -> anyhow::Result<(&'a str, &'a str, Option<&'a str>)> {
     let Some((name, rest)) = text.split_once('=') else {
         bail!("{flag} {text:?}: expected NAME=SELECTOR[:TYPE]");
     };
     if name.trim().is_empty() || rest.trim().is_empty() {
         bail!("{flag} {text:?}: expected NAME=SELECTOR[:TYPE]");
     }
+    // A `:word` that is not a type belongs to the selector (`a:hover`, `li:first-child`).
     match rest.rsplit_once(':') {
-        Some((selector, kind)) if InputType::parse(kind).is_some() => Ok((
-            name.trim().to_string(),
-            selector.trim().to_string(),
-            Some(kind.to_string()),
-        )),
-        _ => Ok((name.trim().to_string(), rest.trim().to_string(), None)),
+        Some((selector, kind)) if InputType::parse(kind).is_some() => {
+            Ok((name.trim(), selector.trim(), Some(kind)))
+        }
+        _ => Ok((name.trim(), rest.trim(), None)),
     }
 }
 
-fn output_kind(kind: Option<&str>) -> OutputKind {
-    match kind {
-        Some("number") => OutputKind::Number,
-        Some("integer") => OutputKind::Integer,
-        Some("boolean") => OutputKind::Boolean,
-        _ => OutputKind::String,
-    }
+/// `--input NAME=SELECTOR[:TYPE]` (default type: string).
+fn input_mark(text: &str) -> anyhow::Result<InputBySelector> {
+    let (name, selector, kind) = split_mark(text, "--input")?;
+    let kind = kind.and_then(InputType::parse).unwrap_or_default();
+    Ok(InputBySelector::new(name, selector, kind))
+}
+
+/// `--extract NAME=SELECTOR[:TYPE]` (default type: string).
+fn output_mark(text: &str) -> anyhow::Result<OutputBySelector> {
+    let (name, selector, kind) = split_mark(text, "--extract")?;
+    let kind = kind.and_then(parse_output_kind).unwrap_or_default();
+    Ok(OutputBySelector::new(name, selector, kind))
 }
 
 fn viewport(text: &Option<String>) -> anyhow::Result<Option<(u32, u32)>> {
@@ -127,24 +134,22 @@ pub fn run(args: RecordArgs) -> Outcome {
     let inputs = args
         .inputs
         .iter()
-        .map(|m| split_mark(m, "--input"))
+        .map(|m| input_mark(m))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let extracts = args
         .extracts
         .iter()
-        .map(|m| split_mark(m, "--extract"))
+        .map(|m| output_mark(m))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let viewport = viewport(&args.viewport)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(record(args, inputs, extracts, viewport))
 }
 
-type Mark = (String, String, Option<String>);
-
 async fn record(
     args: RecordArgs,
-    inputs: Vec<Mark>,
-    extracts: Vec<Mark>,
+    inputs: Vec<InputBySelector>,
+    extracts: Vec<OutputBySelector>,
     viewport: Option<(u32, u32)>,
 ) -> Outcome {
     let options = RecordOptions {
@@ -218,51 +223,13 @@ async fn record(
         }
     }
 
-    // Outputs given by selector: described in the live page when it is still open.
-    let mut output_marks = Vec::new();
-    for (name, selector, kind) in &extracts {
-        let kind = output_kind(kind.as_deref());
-        let live = if recorder.is_closed() {
-            None
-        } else {
-            let page = recorder
-                .steps()
-                .last()
-                .map(|s| s.page.clone())
-                .unwrap_or_else(|| "main".into());
-            recorder.element(&page, selector).await.ok()
-        };
-        output_marks.push(match live {
-            Some(picked) => OutputMark::picked(name, &picked, kind),
-            None => OutputMark::css(name, selector, kind),
-        });
-    }
-    let mut input_candidates = Vec::new();
-    for (_, selector, _) in &inputs {
-        let live = if recorder.is_closed() {
-            None
-        } else {
-            tokio::time::timeout(Duration::from_secs(1), recorder.element("main", selector))
-                .await
-                .ok()
-                .and_then(Result::ok)
-        };
-        input_candidates.push(live.map(|p| p.selector.candidates).unwrap_or_default());
-    }
+    // Selectors are looked up while the page is still open; the marks apply to the draft.
+    let marks = recorder.resolve_marks(inputs, extracts).await;
     let mut draft = recorder.stop().await?;
-    for ((name, selector, kind), live) in inputs.iter().zip(input_candidates) {
-        let index = draft
-            .fill_step_for(selector, &live)
-            .map_err(|e| anyhow::anyhow!("--input: {e}"))?;
-        let kind = kind
-            .as_deref()
-            .and_then(InputType::parse)
-            .unwrap_or_default();
-        draft.mark_input(index, InputMark::typed(name, kind))?;
-    }
-    for mark in output_marks {
-        draft.mark_output(mark)?;
-    }
+    draft.apply_marks(marks).map_err(|e| match e {
+        SelectorMarkError::NoFill(e) => anyhow::anyhow!("--input: {e}"),
+        SelectorMarkError::Mark(e) => e.into(),
+    })?;
     if let Some(assist) = ModelAssist::from_env()? {
         match assist.suggest(&mut draft).await {
             Ok(_) => eprintln!("model suggestions applied ({})", assist.endpoint()),

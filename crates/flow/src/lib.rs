@@ -75,7 +75,7 @@ pub use condition::{CompareOp, Condition, ConditionError, Expr};
 pub use diagnostic::{Code, Diagnostic, Diagnostics};
 pub use plan::{Plan, PlannedStep};
 pub use reference::Reference;
-pub use registry::{RegisteredTool, Registry};
+pub use registry::{RegisteredTool, Registry, json_files_in};
 pub use scope::{EvalError, Scope, StepState};
 pub use secret::{Bound, SecretPart, SecretTemplate};
 pub use spec::{FlowSpec, StepSpec};

@@ -12,6 +12,19 @@ use crate::diagnostic::{Code, Diagnostic, Diagnostics};
 use crate::plan::Plan;
 use crate::spec::FlowSpec;
 
+/// The `*.json` files directly inside `dir` (not its subfolders), sorted by path: how tool,
+/// contract and flow folders are read everywhere, so every reader sees the same files in the
+/// same order.
+pub fn json_files_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
 /// One tool the registry knows.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -134,16 +147,8 @@ impl Registry {
         let mut problems = Vec::new();
         for dir in dirs {
             let dir = dir.as_ref();
-            match std::fs::read_dir(dir) {
-                Ok(entries) => {
-                    let mut found: Vec<PathBuf> = entries
-                        .filter_map(Result::ok)
-                        .map(|e| e.path())
-                        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json"))
-                        .collect();
-                    found.sort();
-                    files.extend(found);
-                }
+            match json_files_in(dir) {
+                Ok(found) => files.extend(found),
                 Err(e) => problems.push(
                     Diagnostic::new(Code::BadFile, "", format!("cannot read the directory: {e}"))
                         .file(dir.display().to_string()),

@@ -69,6 +69,7 @@
 mod capture;
 mod draft;
 mod event_loop;
+mod marks;
 pub mod model_assist;
 mod recorder;
 mod selectors;
@@ -82,6 +83,7 @@ use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{Selector, Step};
 
 pub use draft::{Draft, InputMark, InputType, OutputMark};
+pub use marks::{InputBySelector, OutputBySelector, SelectorMarkError, SelectorMarks};
 pub use model_assist::{ModelAssist, ModelCall, SelectorSuggestion, Suggestions};
 pub use recorder::Recorder;
 

@@ -10,9 +10,9 @@ use browserflow_record::ModelAssist;
 use serde::Serialize;
 use tauri::State;
 
-use crate::commands::record::{DraftView, draft_view, live_recorder, no_draft, record_error};
 use crate::error::AppError;
 use crate::state::AppState;
+use browserflow_catalog::record_view::DraftView;
 
 /// Whether model assistance is on.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -73,14 +73,17 @@ pub fn model_status(state: State<'_, AppState>) -> ModelStatus {
 pub async fn draft_suggest(state: State<'_, AppState>) -> Result<DraftSuggestions, AppError> {
     let assist = model(&state)?;
     let mut session = state.recording.lock().await;
-    let draft = session.draft.as_mut().ok_or_else(no_draft)?;
-    let suggestions = assist.suggest(draft).await.map_err(record_error)?;
+    let draft = session.draft_mut()?;
+    let suggestions = assist
+        .suggest(draft)
+        .await
+        .map_err(|e| AppError::new("record", e))?;
     Ok(DraftSuggestions {
         name: suggestions.name,
         description: suggestions.description,
         inputs: suggestions.inputs,
         outputs: suggestions.outputs,
-        draft: draft_view(&session)?,
+        draft: session.draft_view()?,
     })
 }
 
@@ -92,11 +95,11 @@ pub async fn record_suggest_selector(
     index: usize,
 ) -> Result<SelectorSuggestionView, AppError> {
     let assist = model(&state)?;
-    let recorder = live_recorder(&state).await?;
+    let recorder = state.recording.lock().await.live_recorder()?;
     let suggestion = recorder
         .suggest_selector(&assist, index)
         .await
-        .map_err(record_error)?;
+        .map_err(|e| AppError::new("record", e))?;
     Ok(SelectorSuggestionView {
         candidate: suggestion.candidate.as_ref().map(|c| c.describe()),
         position: suggestion.position,

@@ -3,7 +3,7 @@
 
 use browserflow_catalog::library::{LastRun, RunHistory, RunStatus, now_epoch_seconds};
 use browserflow_catalog::preview::{
-    PreviewRequest, PreviewResult, StepView, pending_steps, run_preview,
+    PreviewRequest, PreviewResult, StepView, pending_steps, run_preview_in,
 };
 use browserflow_steps::ToolFile;
 use tauri::{AppHandle, Emitter, Runtime, State};
@@ -12,10 +12,19 @@ use crate::error::AppError;
 use crate::events::PREVIEW_STEP;
 use crate::state::AppState;
 
-/// The timeline before a run: every step of the tool at `tool`, pending.
+/// The timeline before a run: every step of the tool `tool` (a file or `name@version`),
+/// pending.
 #[tauri::command]
-pub async fn preview_plan(tool: String) -> Result<Vec<StepView>, AppError> {
-    let file = ToolFile::load(tool.as_ref()).map_err(|e| AppError::new("tool_file", e))?;
+pub async fn preview_plan(
+    state: State<'_, AppState>,
+    tool: String,
+) -> Result<Vec<StepView>, AppError> {
+    let file = state
+        .paths
+        .library()
+        .catalog()
+        .tool_file(&tool)
+        .map_err(|e| AppError::new("tool_file", e))?;
     Ok(pending_steps(&file))
 }
 
@@ -27,7 +36,8 @@ pub async fn preview_run<R: Runtime>(
     request: PreviewRequest,
 ) -> Result<PreviewResult, AppError> {
     let emitter = app.clone();
-    let result = run_preview(&request, &state.paths.runs(), move |step| {
+    let catalog = state.paths.library().catalog();
+    let result = run_preview_in(&request, &catalog, &state.paths.runs(), move |step| {
         let _ = emitter.emit(PREVIEW_STEP, step);
     })
     .await;

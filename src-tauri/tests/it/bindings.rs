@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use ts_rs::TS;
 
 fn generate(dir: &Path) {
-    use browserflow_app::commands::{model, packs, record};
-    use browserflow_catalog::{flow_view, library, pack_view, preview};
+    use browserflow_app::commands::{model, packs};
+    use browserflow_catalog::{flow_view, library, pack_view, preview, record_view as record};
     browserflow_app::AppError::export_all_to(dir).expect("AppError");
     browserflow_app::AppPaths::export_all_to(dir).expect("AppPaths");
     library::LibraryItem::export_all_to(dir).expect("LibraryItem");

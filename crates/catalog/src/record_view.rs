@@ -1,0 +1,642 @@
+//! The Record screen: what it shows and the rules it follows. A [`RecordSession`] is the
+//! recording in progress — the live [`Recorder`], then the [`Draft`] being edited and the
+//! elements picked for extraction — and every operation returns the view the screen shows
+//! next ([`DraftView`], [`PickedView`], [`RecordEventView`]). Saving names the file
+//! `NAME@VERSION.json` and never overwrites one.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), browserflow_catalog::record_view::RecordViewError> {
+//! use browserflow_catalog::record_view::{OutputKindName, RecordSession, RecordStart};
+//!
+//! let mut session = RecordSession::default();
+//! let start = RecordStart { url: "http://127.0.0.1:4780".into(), cdp: None, headed: true };
+//! let mut events = session.start(&start).await?;
+//! tokio::spawn(async move {
+//!     while let Some(view) = events.next().await {
+//!         println!("{view:?}");
+//!     }
+//! });
+//! let picked = session.live_recorder()?.pick_element().await?;
+//! let pick = session.add_pick(picked);
+//! let draft = session.stop().await?;
+//! session.mark_output(pick.index, "price", OutputKindName::Price)?;
+//! let saved = session.save(std::path::Path::new("recordings"), "my-tool", "1.0.0", None)?;
+//! # let _ = (draft, saved);
+//! # Ok(()) }
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use base64::Engine;
+use browserflow_record::{
+    Draft, InputMark, InputType, OutputMark, PickedElement, RecordError, RecordEvent,
+    RecordOptions, RecordedStep, Recorder,
+};
+use browserflow_steps::OutputKind;
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+use crate::library::{ItemSource, LibraryItem, describe};
+
+/// How to start a recording.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RecordStart {
+    /// The page the recording starts on.
+    pub url: String,
+    /// Record in an already running Chromium (its CDP WebSocket URL) instead of launching one.
+    pub cdp: Option<String>,
+    /// Show the window (default true; a person drives it).
+    pub headed: bool,
+}
+
+/// One recorded step, for people.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RecordedStepView {
+    /// Position in the step list.
+    pub index: usize,
+    /// The step type (`click`, `fill`, …).
+    pub kind: String,
+    /// What it does: `Click button "Search"`.
+    pub description: String,
+    /// The element acted on.
+    pub target: Option<String>,
+    /// The best selector candidate, described.
+    pub best_selector: Option<String>,
+    /// The page it ran on.
+    pub page: String,
+    /// The page URL when recorded.
+    pub url: String,
+    /// A password field: a secret input whose value was never captured.
+    pub secret: bool,
+    /// The thumbnail after the step, as a data URL.
+    pub thumbnail: Option<String>,
+}
+
+/// An element picked for extraction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PickedView {
+    /// Position among the picks (what `draft_mark_output` takes).
+    pub index: usize,
+    /// The element, for people.
+    pub description: String,
+    /// Its text when picked.
+    pub text: String,
+    /// The best selector candidate, described.
+    pub best_selector: Option<String>,
+    /// The page it is on.
+    pub page: String,
+}
+
+/// A live recording event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum RecordEventView {
+    /// A step was appended.
+    StepAdded {
+        /// Its position.
+        index: usize,
+        /// The step.
+        step: RecordedStepView,
+    },
+    /// A step changed (more text typed, a navigation attached, a thumbnail arrived).
+    StepUpdated {
+        /// Its position.
+        index: usize,
+        /// The step as it is now.
+        step: RecordedStepView,
+    },
+    /// A step was inserted before later ones.
+    StepInserted {
+        /// Its position.
+        index: usize,
+        /// The step.
+        step: RecordedStepView,
+    },
+    /// A popup opened.
+    PageOpened {
+        /// Its page name.
+        name: String,
+        /// Its URL.
+        url: String,
+    },
+    /// An element was picked.
+    Picked {
+        /// The pick.
+        pick: PickedView,
+    },
+    /// The page opened a file chooser: it waits for `record_answer_file_chooser`.
+    FileChooser {
+        /// Which request (they are answered oldest first).
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        id: u64,
+        /// The page it opened on.
+        page: String,
+        /// Several files may be chosen.
+        multiple: bool,
+    },
+    /// The window closed; the recording is over.
+    Closed,
+}
+
+/// An input slot marked on the draft.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct InputView {
+    /// The slot name.
+    pub name: String,
+    /// Its JSON type.
+    pub kind: String,
+    /// A secret slot.
+    pub secret: bool,
+    /// The step whose value it replaces.
+    pub step: Option<usize>,
+}
+
+// What the Record screen offers: one of the step model's `OutputKind`s (`text` is
+// `OutputKind::String`), or a price, a number plus its currency (see `output_kind`). The doc
+// line below is also the TypeScript binding's.
+/// The type of an extracted output field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum OutputKindName {
+    /// Text as shown.
+    Text,
+    /// A number parsed from the text.
+    Number,
+    /// An integer parsed from the text.
+    Integer,
+    /// A boolean.
+    Boolean,
+    /// A price: a number plus its currency.
+    Price,
+}
+
+/// The field a price's currency is stored in, beside its number.
+pub const CURRENCY_FIELD: &str = "currency";
+
+impl OutputKindName {
+    /// The step model's kind the value is coerced to.
+    pub fn output_kind(self) -> OutputKind {
+        match self {
+            OutputKindName::Text => OutputKind::String,
+            OutputKindName::Number | OutputKindName::Price => OutputKind::Number,
+            OutputKindName::Integer => OutputKind::Integer,
+            OutputKindName::Boolean => OutputKind::Boolean,
+        }
+    }
+
+    /// The field the currency also goes to: only a price has one.
+    pub fn currency_field(self) -> Option<&'static str> {
+        (self == OutputKindName::Price).then_some(CURRENCY_FIELD)
+    }
+
+    /// The output mark that reads `picked` into the field `name`.
+    pub fn mark(self, name: &str, picked: &PickedElement) -> OutputMark {
+        OutputMark {
+            currency_field: self.currency_field().map(str::to_owned),
+            ..OutputMark::picked(name, picked, self.output_kind())
+        }
+    }
+}
+
+impl From<OutputKind> for OutputKindName {
+    fn from(kind: OutputKind) -> Self {
+        match kind {
+            OutputKind::String => OutputKindName::Text,
+            OutputKind::Number => OutputKindName::Number,
+            OutputKind::Integer => OutputKindName::Integer,
+            OutputKind::Boolean => OutputKindName::Boolean,
+        }
+    }
+}
+
+/// The [`OutputKind`] named as in tool files (`string`, `number`, `integer`, `boolean`): how
+/// `bflow record --extract NAME=SELECTOR:TYPE` names it. `None` for any other word.
+pub fn parse_output_kind(name: &str) -> Option<OutputKind> {
+    // The step model's own serde names, so there is no second spelling to keep in step.
+    serde_json::from_value(serde_json::Value::String(name.to_owned())).ok()
+}
+
+/// The draft after the recording stopped: what the Record screen edits before saving.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DraftView {
+    /// The start page.
+    pub start_url: String,
+    /// The steps.
+    pub steps: Vec<RecordedStepView>,
+    /// The marked inputs.
+    pub inputs: Vec<InputView>,
+    /// The output fields (extract steps).
+    pub outputs: Vec<String>,
+    /// The elements picked during the recording.
+    pub picks: Vec<PickedView>,
+}
+
+/// Why a Record screen operation failed; [`RecordViewError::code`] is the stable code the
+/// screen matches on.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordViewError {
+    /// A recording is already running.
+    #[error("a recording is already running")]
+    AlreadyRecording,
+    /// A pick is still waiting for the person: the recorder cannot stop under it.
+    #[error("finish picking an element before stopping")]
+    StillPicking,
+    /// No recording is running.
+    #[error("no recording is running")]
+    NotRecording,
+    /// No recording has stopped: there is no draft.
+    #[error("there is no stopped recording to edit")]
+    NoDraft,
+    /// Not one of `string`, `number`, `integer`, `boolean`.
+    #[error("`{0}` is not an input type")]
+    NotAnInputType(String),
+    /// No pick has this index.
+    #[error("there is no pick {0}")]
+    NoSuchPick(usize),
+    /// The recorder refused (or the browser failed).
+    #[error(transparent)]
+    Record(RecordError),
+    /// The draft does not make a valid tool under that name and version.
+    #[error(transparent)]
+    InvalidTool(RecordError),
+    /// Saving would overwrite a file.
+    #[error("{} already exists: choose another version", .0.display())]
+    Exists(PathBuf),
+    /// The file could not be written.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl From<RecordError> for RecordViewError {
+    fn from(e: RecordError) -> Self {
+        RecordViewError::Record(e)
+    }
+}
+
+impl RecordViewError {
+    /// The stable snake_case code: `busy`, `not_recording`, `no_draft`, `bad_input`,
+    /// `record`, `invalid_tool`, `exists` or `io`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RecordViewError::AlreadyRecording | RecordViewError::StillPicking => "busy",
+            RecordViewError::NotRecording => "not_recording",
+            RecordViewError::NoDraft => "no_draft",
+            RecordViewError::NotAnInputType(_) | RecordViewError::NoSuchPick(_) => "bad_input",
+            RecordViewError::Record(_) => "record",
+            RecordViewError::InvalidTool(_) => "invalid_tool",
+            RecordViewError::Exists(_) => "exists",
+            RecordViewError::Io(_) => "io",
+        }
+    }
+}
+
+/// The recording in progress, if any: the live recorder, then the draft being edited, and
+/// the elements picked for extraction.
+#[derive(Default)]
+pub struct RecordSession {
+    recorder: Option<Arc<Recorder>>,
+    draft: Option<Draft>,
+    picks: Vec<PickedElement>,
+}
+
+/// The events of a recording as views: the steps recorded before [`RecordSession::start`]
+/// returned, then the live ones.
+pub struct RecordEvents {
+    earlier: std::vec::IntoIter<RecordEventView>,
+    live: broadcast::Receiver<RecordEvent>,
+}
+
+impl RecordEvents {
+    /// The next view; `None` once the recording is over.
+    pub async fn next(&mut self) -> Option<RecordEventView> {
+        if let Some(view) = self.earlier.next() {
+            return Some(view);
+        }
+        loop {
+            match self.live.recv().await {
+                Ok(event) => {
+                    if let Some(view) = event_view(event) {
+                        return Some(view);
+                    }
+                }
+                // A slow listener missed some events; later ones restate their steps.
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+}
+
+impl RecordSession {
+    /// Starts recording at `start.url` in a new Chromium window (or in the browser at
+    /// `start.cdp`), replacing any draft; the returned events stream its steps.
+    pub async fn start(&mut self, start: &RecordStart) -> Result<RecordEvents, RecordViewError> {
+        if self.recorder.is_some() {
+            return Err(RecordViewError::AlreadyRecording);
+        }
+        let options = RecordOptions {
+            headed: start.headed,
+            browser_ws: start.cdp.clone().filter(|c| !c.trim().is_empty()),
+            thumbnails: true,
+            ..RecordOptions::new(start.url.trim())
+        };
+        let recorder = Recorder::start(options).await?;
+        let live = recorder.subscribe();
+        // Steps recorded before the subscription (the start page's navigation) come first; any
+        // overlap is harmless: a step sent twice at its index replaces itself.
+        let earlier: Vec<RecordEventView> = recorder
+            .steps()
+            .iter()
+            .enumerate()
+            .map(|(index, step)| RecordEventView::StepAdded {
+                index,
+                step: step_view(index, step),
+            })
+            .collect();
+        *self = RecordSession {
+            recorder: Some(Arc::new(recorder)),
+            ..RecordSession::default()
+        };
+        Ok(RecordEvents {
+            earlier: earlier.into_iter(),
+            live,
+        })
+    }
+
+    /// The running recorder, shared so that a long wait on it (a pick) need not hold the
+    /// session.
+    pub fn live_recorder(&self) -> Result<Arc<Recorder>, RecordViewError> {
+        self.recorder.clone().ok_or(RecordViewError::NotRecording)
+    }
+
+    /// Keeps `picked` as the next pick (what [`RecordSession::mark_output`] takes).
+    pub fn add_pick(&mut self, picked: PickedElement) -> PickedView {
+        self.picks.push(picked);
+        let index = self.picks.len() - 1;
+        pick_view(index, &self.picks[index])
+    }
+
+    /// Ends the recording (the window closes); the draft is then what is edited.
+    pub async fn stop(&mut self) -> Result<DraftView, RecordViewError> {
+        let recorder = self.recorder.take().ok_or(RecordViewError::NotRecording)?;
+        let recorder = match Arc::try_unwrap(recorder) {
+            Ok(recorder) => recorder,
+            Err(still_shared) => {
+                self.recorder = Some(still_shared);
+                return Err(RecordViewError::StillPicking);
+            }
+        };
+        self.draft = Some(recorder.stop().await?);
+        self.draft_view()
+    }
+
+    /// Throws the recording or draft away (closing the window of a running recording).
+    pub async fn discard(&mut self) {
+        if let Some(recorder) = self.recorder.take().and_then(|r| Arc::try_unwrap(r).ok()) {
+            // The recording is thrown away: how its window closed does not matter.
+            let _ = recorder.stop().await;
+        }
+        *self = RecordSession::default();
+    }
+
+    /// Whether a stopped recording is being edited.
+    pub fn has_draft(&self) -> bool {
+        self.draft.is_some()
+    }
+
+    /// The draft being edited.
+    pub fn draft_mut(&mut self) -> Result<&mut Draft, RecordViewError> {
+        self.draft.as_mut().ok_or(RecordViewError::NoDraft)
+    }
+
+    /// Applies `change` to the draft.
+    pub fn edit(
+        &mut self,
+        change: impl FnOnce(&mut Draft) -> Result<(), RecordError>,
+    ) -> Result<DraftView, RecordViewError> {
+        change(self.draft_mut()?)?;
+        self.draft_view()
+    }
+
+    /// Turns the value typed at step `index` into the input `name` of type `kind` (`string`,
+    /// `number`, `integer` or `boolean`).
+    pub fn mark_input(
+        &mut self,
+        index: usize,
+        name: &str,
+        kind: &str,
+    ) -> Result<DraftView, RecordViewError> {
+        let kind =
+            InputType::parse(kind).ok_or_else(|| RecordViewError::NotAnInputType(kind.into()))?;
+        self.edit(|draft| draft.mark_input(index, InputMark::typed(name.trim(), kind)))
+    }
+
+    /// Turns pick number `pick` into the output field `name` of type `kind`.
+    pub fn mark_output(
+        &mut self,
+        pick: usize,
+        name: &str,
+        kind: OutputKindName,
+    ) -> Result<DraftView, RecordViewError> {
+        let picked = self
+            .picks
+            .get(pick)
+            .cloned()
+            .ok_or(RecordViewError::NoSuchPick(pick))?;
+        let mark = kind.mark(name.trim(), &picked);
+        self.edit(|draft| draft.mark_output(mark).map(|_| ()))
+    }
+
+    /// Saves the draft as `dir/NAME@VERSION.json` (never over an existing file: a new
+    /// recording of a tool gets a new version), ends the session and returns the saved tool
+    /// as a library item.
+    pub fn save(
+        &mut self,
+        dir: &Path,
+        name: &str,
+        version: &str,
+        description: Option<&str>,
+    ) -> Result<LibraryItem, RecordViewError> {
+        let draft = self.draft.clone().ok_or(RecordViewError::NoDraft)?;
+        let (name, version) = (name.trim(), version.trim());
+        let description = description.filter(|d| !d.trim().is_empty());
+        let tool = draft
+            .into_tool_file(name, version, description)
+            .map_err(RecordViewError::InvalidTool)?;
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("{name}@{version}.json"));
+        if path.exists() {
+            return Err(RecordViewError::Exists(path));
+        }
+        std::fs::write(&path, tool.to_json_pretty())?;
+        self.draft = None;
+        self.picks.clear();
+        let digest = tool.contract.contract_digest().to_string();
+        let source = ItemSource::Folder {
+            dir: dir.display().to_string(),
+        };
+        Ok(describe(&tool.contract, &digest, &path, source))
+    }
+
+    /// The draft as the screen shows it.
+    pub fn draft_view(&self) -> Result<DraftView, RecordViewError> {
+        let draft = self.draft.as_ref().ok_or(RecordViewError::NoDraft)?;
+        Ok(DraftView {
+            start_url: draft.start_url.clone(),
+            steps: draft
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| step_view(i, s))
+                .collect(),
+            inputs: draft
+                .inputs
+                .iter()
+                .map(|i| InputView {
+                    name: i.name.clone(),
+                    kind: i.kind.as_str().to_string(),
+                    secret: i.secret,
+                    step: step_using(draft, &i.name),
+                })
+                .collect(),
+            outputs: draft.output_fields(),
+            picks: self
+                .picks
+                .iter()
+                .enumerate()
+                .map(|(i, p)| pick_view(i, p))
+                .collect(),
+        })
+    }
+}
+
+/// The first step whose value holds `{{name}}`: the step an input replaces.
+fn step_using(draft: &Draft, name: &str) -> Option<usize> {
+    let needle = format!("{{{{{name}}}}}");
+    draft.steps.iter().position(|s| {
+        serde_json::to_value(&s.step)
+            .ok()
+            .and_then(|v| {
+                v.get("value")
+                    .and_then(|v| v.as_str())
+                    .map(|v| v.contains(&needle))
+            })
+            .unwrap_or(false)
+    })
+}
+
+fn data_url(png: &[u8]) -> String {
+    format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(png)
+    )
+}
+
+/// One recorded step as the screen lists it.
+pub fn step_view(index: usize, step: &RecordedStep) -> RecordedStepView {
+    RecordedStepView {
+        index,
+        kind: step.step.kind().to_string(),
+        description: step.description.clone(),
+        target: step.target.clone(),
+        best_selector: step.best_selector.clone(),
+        page: step.page.clone(),
+        url: step.url.clone(),
+        secret: step.secret,
+        thumbnail: step.thumbnail_png.as_deref().map(data_url),
+    }
+}
+
+/// One pick as the screen lists it.
+pub fn pick_view(index: usize, picked: &PickedElement) -> PickedView {
+    PickedView {
+        index,
+        description: picked.description.clone(),
+        text: picked.text.clone(),
+        best_selector: picked.selector.candidates.first().map(|c| c.describe()),
+        page: picked.page.clone(),
+    }
+}
+
+/// A recorder event as the screen hears it; `None` for picks, which
+/// [`RecordSession::add_pick`] answers with their index.
+pub fn event_view(event: RecordEvent) -> Option<RecordEventView> {
+    Some(match event {
+        RecordEvent::StepAdded { index, step } => RecordEventView::StepAdded {
+            index,
+            step: step_view(index, &step),
+        },
+        RecordEvent::StepUpdated { index, step } => RecordEventView::StepUpdated {
+            index,
+            step: step_view(index, &step),
+        },
+        RecordEvent::StepInserted { index, step } => RecordEventView::StepInserted {
+            index,
+            step: step_view(index, &step),
+        },
+        RecordEvent::PageOpened { name, url } => RecordEventView::PageOpened { name, url },
+        RecordEvent::Closed => RecordEventView::Closed,
+        RecordEvent::Picked(_) => return None,
+        RecordEvent::FileChooser(request) => RecordEventView::FileChooser {
+            id: request.id,
+            page: request.page,
+            multiple: request.multiple,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_price_is_a_number_with_its_currency_and_text_is_a_string() {
+        assert_eq!(OutputKindName::Price.output_kind(), OutputKind::Number);
+        assert_eq!(OutputKindName::Price.currency_field(), Some("currency"));
+        assert_eq!(OutputKindName::Text.output_kind(), OutputKind::String);
+        assert_eq!(OutputKindName::Number.currency_field(), None);
+        assert_eq!(
+            OutputKindName::from(OutputKind::Integer),
+            OutputKindName::Integer
+        );
+    }
+
+    #[test]
+    fn output_kinds_parse_by_their_tool_file_names() {
+        assert_eq!(parse_output_kind("string"), Some(OutputKind::String));
+        assert_eq!(parse_output_kind("boolean"), Some(OutputKind::Boolean));
+        assert_eq!(parse_output_kind("price"), None);
+    }
+
+    #[test]
+    fn saving_without_a_draft_says_so() {
+        let mut session = RecordSession::default();
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let err = session
+            .save(dir.path(), "t", "1.0.0", None)
+            .expect_err("no draft");
+        assert_eq!(err.code(), "no_draft");
+    }
+
+    #[test]
+    fn saving_never_overwrites_a_tool_file() {
+        let mut session = RecordSession {
+            draft: Some(Draft::new("http://127.0.0.1/", None)),
+            ..RecordSession::default()
+        };
+        let dir = tempfile::tempdir().expect("a temp dir");
+        std::fs::write(dir.path().join("t@1.0.0.json"), "{}").expect("written");
+        match session.save(dir.path(), " t ", "1.0.0", None) {
+            Err(e @ RecordViewError::Exists(_)) => assert_eq!(e.code(), "exists"),
+            other => panic!("expected `exists`, got {:?}", other.map(|i| i.reference)),
+        }
+    }
+}
