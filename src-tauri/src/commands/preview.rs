@@ -5,7 +5,6 @@ use browserflow_catalog::library::{LastRun, RunHistory, RunStatus, now_epoch_sec
 use browserflow_catalog::preview::{
     PreviewRequest, PreviewResult, StepView, pending_steps, run_preview_in,
 };
-use browserflow_steps::ToolFile;
 use tauri::{AppHandle, Emitter, Runtime, State};
 
 use crate::error::AppError;
