@@ -402,6 +402,7 @@ fn random_owner_id() -> String {
 /// busy or blocked async runtime cannot starve it), until dropped.
 pub(crate) struct Heartbeat {
     stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Heartbeat {
@@ -422,20 +423,26 @@ impl Heartbeat {
                     match journal.renew_lease(&run_id, &owner, crate::rider::now_ms()) {
                         Ok(true) => {}
                         Ok(false) => {
-                            // The fence stops this session before its next effect.
-                            tracing::warn!(
-                                "run {run_id}: the lease was taken over by another process"
-                            );
+                            // Released by this session as it ended (silent), or taken over:
+                            // then the fence stops this session before its next effect.
+                            if let Ok(Some(holder)) = journal.lease_holder(&run_id) {
+                                tracing::warn!(
+                                    "run {run_id}: the lease was taken over by {holder}"
+                                );
+                            }
                             break;
                         }
                         Err(e) => tracing::warn!("run {run_id}: cannot renew the lease: {e}"),
                     }
                 }
             });
-        if let Err(e) = spawned {
-            tracing::warn!("cannot start the lease heartbeat: {e}");
+        let thread = spawned
+            .map_err(|e| tracing::warn!("cannot start the lease heartbeat: {e}"))
+            .ok();
+        Heartbeat {
+            stop: Some(stop),
+            thread,
         }
-        Heartbeat { stop: Some(stop) }
     }
 }
 
@@ -443,6 +450,11 @@ impl Drop for Heartbeat {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
+        }
+        // It wakes at once: joined, its handle on the journal is gone when the run returns
+        // (the last connection's close checkpoints the WAL).
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
         }
     }
 }

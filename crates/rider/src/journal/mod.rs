@@ -285,13 +285,14 @@ impl Journal {
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(sqlite("cannot set the busy timeout"))?;
         // Identify the file before changing anything in it (WAL switch included).
-        match check_kind(&conn, &path)? {
+        let current = match check_kind(&conn, &path)? {
             FileKind::Journal(version) if version > SCHEMA_VERSION => {
                 return Err(newer_schema(path, version));
             }
             FileKind::Foreign(found) => return Err(JournalError::NotAJournal { path, found }),
-            FileKind::Empty | FileKind::Journal(_) => {}
-        }
+            FileKind::Journal(version) => version == SCHEMA_VERSION,
+            FileKind::Empty => false,
+        };
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(sqlite("cannot switch to WAL"))?;
         let synchronous = if options.durable { "FULL" } else { "NORMAL" };
@@ -299,11 +300,14 @@ impl Journal {
             .map_err(sqlite("cannot set synchronous"))?;
         // Creation and migration in one write transaction: two processes opening the same
         // new file at once cannot interleave, and a crash leaves the old version intact.
-        conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};
-             PRAGMA application_id = {APPLICATION_ID}; COMMIT;"
-        ))
-        .map_err(sqlite("cannot create or migrate the tables"))?;
+        // (`IF NOT EXISTS` everywhere: a second process doing the same finds it done.)
+        if !current {
+            conn.execute_batch(&format!(
+                "BEGIN IMMEDIATE; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};
+                 PRAGMA application_id = {APPLICATION_ID}; COMMIT;"
+            ))
+            .map_err(sqlite("cannot create or migrate the tables"))?;
+        }
         Ok(Journal {
             path,
             conn: Mutex::new(conn),

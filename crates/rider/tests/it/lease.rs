@@ -19,10 +19,9 @@ fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
-/// A journal holding one finished run (its lease released); returns the run id.
-async fn one_run(path: &Path, server: &Server) -> String {
-    let rider = quick_rider(registry(), path);
-    let plan = compile_flow(
+/// A flow of one effectful step posting to `server`.
+pub fn one_post_plan(server: &Server) -> browserflow_flow::Plan {
+    compile_flow(
         &registry(),
         json!({
             "name": "one-post", "version": "1.0.0",
@@ -30,7 +29,13 @@ async fn one_run(path: &Path, server: &Server) -> String {
                 "url": {"value": format!("{}/effect", server.url)}, "body": {"value": 1}}}],
             "output": {"from": "steps.p.output"}
         }),
-    );
+    )
+}
+
+/// A journal holding one finished run (its lease released); returns the run id.
+async fn one_run(path: &Path, server: &Server) -> String {
+    let rider = quick_rider(registry(), path);
+    let plan = one_post_plan(server);
     let outcome = rider.run(&plan, BTreeMap::new()).await.unwrap();
     assert_eq!(
         rider.journal().lease_holder(&outcome.run_id).unwrap(),
@@ -216,15 +221,7 @@ async fn resume_of_a_run_with_a_live_lease_is_refused_and_changes_nothing() {
         .unwrap();
     let before = rider.journal().show(&run_id).unwrap();
     let requests = server.requests().len();
-    let plan = compile_flow(
-        &registry(),
-        json!({
-            "name": "one-post", "version": "1.0.0",
-            "steps": [{"id": "p", "uses": "test/post@1.0.0", "with": {
-                "url": {"value": format!("{}/effect", server.url)}, "body": {"value": 1}}}],
-            "output": {"from": "steps.p.output"}
-        }),
-    );
+    let plan = one_post_plan(&server);
     let failure = rider.resume(&run_id, &plan).await.unwrap_err();
     assert_eq!(failure.code(), "lease_held", "{}", failure.message);
     assert!(

@@ -85,15 +85,7 @@ async fn a_journal_read_read_only_is_not_changed() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("j.sqlite");
-    let plan = compile_flow(
-        &registry(),
-        json!({
-            "name": "one-post", "version": "1.0.0",
-            "steps": [{"id": "p", "uses": "test/post@1.0.0", "with": {
-                "url": {"value": format!("{}/effect", server.url)}, "body": {"value": 1}}}],
-            "output": {"from": "steps.p.output"}
-        }),
-    );
+    let plan = crate::lease::one_post_plan(&server);
     let run_id = {
         let rider = quick_rider(registry(), &path);
         rider.run(&plan, BTreeMap::new()).await.unwrap().run_id
