@@ -148,7 +148,9 @@ fn finish(result: Result<RunOutcome, RunFailure>) -> Outcome {
         }
         Err(failure) => {
             eprintln!("error [{}]: {}", failure.code(), failure.message);
-            if let Some(run_id) = &failure.run_id {
+            // A run another process holds is not this one's to resume; the message says why.
+            let held = matches!(failure.error, browserflow_rider::RunError::LeaseHeld { .. });
+            if let (Some(run_id), false) = (&failure.run_id, held) {
                 eprintln!("resume with: bflow flow resume {run_id}");
             }
             Ok(false)

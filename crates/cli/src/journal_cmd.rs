@@ -29,9 +29,11 @@ pub enum JournalCommand {
 }
 
 pub fn run(command: JournalCommand) -> Outcome {
+    // Read commands never write: read-only, and a file that is not a journal is refused
+    // untouched.
     let open = |path: Option<PathBuf>| match path {
-        Some(path) => Journal::open(path),
-        None => Journal::open_default(),
+        Some(path) => Journal::open_read_only(path),
+        None => Journal::open_default_read_only(),
     };
     match command {
         JournalCommand::Show { run_id, journal } => {

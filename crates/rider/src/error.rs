@@ -2,7 +2,8 @@
 
 use browserflow_contract::Capability;
 
-use crate::journal::JournalError;
+use crate::journal::{JournalError, LeaseHolder};
+use crate::plan_identity::PlanChange;
 use crate::tool::ErrorClass;
 use crate::validate::Violation;
 
@@ -23,6 +24,29 @@ pub enum RunError {
         recorded: String,
         /// What the flow says now.
         current: String,
+    },
+    /// On resume, the flow differs from the recorded plan at or before the last step the
+    /// run recorded. Found before any step ran: nothing was executed.
+    #[error(
+        "divergence: the flow changed at or before step `{last_recorded}`, the last step this run recorded: {}; nothing was run. Restore the flow as it was when the run started and resume again, or start a new run with `bflow flow run`",
+        changes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    )]
+    PlanChanged {
+        /// The last step the journal holds a row for.
+        last_recorded: String,
+        /// Every change at or before it.
+        changes: Vec<PlanChange>,
+    },
+    /// Another live process is executing the run.
+    #[error(
+        "run `{run_id}` is being executed by {holder}, whose lease is live (last heartbeat at {heartbeat}); nothing was run. Wait for it to finish, or stop that process and resume again"
+        , heartbeat = crate::clock::Clock::at_unix_millis(holder.heartbeat_at_ms).rfc3339()
+    )]
+    LeaseHeld {
+        /// The run.
+        run_id: String,
+        /// Who holds its lease.
+        holder: Box<LeaseHolder>,
     },
     /// The flow inputs do not fit the flow.
     #[error("flow inputs: {0}")]
@@ -125,7 +149,8 @@ impl RunError {
     /// A stable snake_case code, for scripts and the journal.
     pub fn code(&self) -> &'static str {
         match self {
-            RunError::Divergence { .. } => "divergence",
+            RunError::Divergence { .. } | RunError::PlanChanged { .. } => "divergence",
+            RunError::LeaseHeld { .. } => "lease_held",
             RunError::FlowInput(_) => "invalid_flow_input",
             RunError::InvalidInput { .. } => "invalid_input",
             RunError::InvalidOutput { .. } => "invalid_output",

@@ -52,6 +52,7 @@ mod inputs;
 pub mod journal;
 mod logger;
 mod options;
+mod plan_identity;
 mod random;
 mod redact;
 mod redact_writer;
@@ -77,9 +78,13 @@ pub use define::{DefineError, FnTool, ToolDef, define_tool};
 pub use error::{RunError, RunFailure};
 pub use events::{EventSink, RunEvent};
 pub use inputs::{InputArgError, parse_input_args};
-pub use journal::{Journal, JournalError, JournalOptions, RunReport, RunSummary, StepReport};
+pub use journal::{
+    Journal, JournalError, JournalOptions, LeaseAnswer, LeaseGrant, LeaseHolder, LeaseOwner,
+    RunReport, RunSummary, StepReport, Takeover,
+};
 pub use logger::Logger;
 pub use options::RiderOptions;
+pub use plan_identity::PlanChange;
 pub use random::Random;
 pub use redact::{REDACTED, Redactor};
 pub use redact_writer::{RedactingMakeWriter, RedactingWriter};

@@ -37,6 +37,10 @@ pub struct RiderOptions {
     pub on_event: Option<EventSink>,
     /// Test only: called at each named crash point of effectful steps.
     pub crash_hook: Option<CrashHook>,
+    /// How long a run's lease lasts without a heartbeat (renewed every third of it). An
+    /// owner on another host is taken over only after this; keep it well above the clock
+    /// difference between hosts sharing a journal.
+    pub lease_ttl: std::time::Duration,
 }
 
 impl Default for RiderOptions {
@@ -54,6 +58,7 @@ impl Default for RiderOptions {
             env: BTreeMap::new(),
             on_event: None,
             crash_hook: None,
+            lease_ttl: crate::journal::DEFAULT_LEASE_TTL,
         }
     }
 }
@@ -71,6 +76,7 @@ impl std::fmt::Debug for RiderOptions {
             .field("browser", &self.browser.is_some())
             .field("model", &self.model.is_some())
             .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("lease_ttl", &self.lease_ttl)
             .finish_non_exhaustive()
     }
 }

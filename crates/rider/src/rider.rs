@@ -16,8 +16,10 @@ use crate::ctx::EnvView;
 use crate::error::{RunError, RunFailure};
 use crate::events::RunEvent;
 use crate::exec::RunState;
-use crate::journal::{Journal, RunStart};
+use crate::journal::lease::Heartbeat;
+use crate::journal::{Journal, LeaseAnswer, LeaseOwner, RunStart};
 use crate::options::RiderOptions;
+use crate::plan_identity::{self, PlanChange};
 use crate::redact::Redactor;
 use crate::registry::ToolRegistry;
 use crate::secret_input::{SECRET_TEMPLATE_KEY, parse_template};
@@ -131,7 +133,10 @@ impl Rider {
                 .map(|(k, v)| (k.clone(), Value::String(v.clone())))
                 .collect(),
         );
+        let owner = LeaseOwner::this_process(self.options.lease_ttl);
         let start = RunStart {
+            plan: &plan_identity::identities(plan),
+            owner: &owner,
             run_id: &run_id,
             flow: &plan.reference(),
             flow_digest: plan.flow_digest.as_str(),
@@ -143,9 +148,11 @@ impl Rider {
         self.journal
             .begin_run(&start)
             .map_err(|e| self.failure(None, e.into()))?;
+        let _heartbeat = Heartbeat::start(self.journal.clone(), run_id.clone(), owner.clone());
         let state = RunState::new(
             self,
             run_id,
+            owner.owner,
             1,
             clock,
             EnvView::new(env),
@@ -155,9 +162,11 @@ impl Rider {
         self.execute(plan, scope, state, false).await
     }
 
-    /// Resumes run `run_id` with `plan`: pure steps are re-run, effectful steps return their
-    /// recorded outcome, and any position that does not match the record stops the run with
-    /// a `divergence` error naming the step.
+    /// Resumes run `run_id` with `plan`. First, before any step runs: the run's lease is
+    /// taken (refused while another live process executes it) and the whole plan is compared
+    /// with the one recorded when the run started; a change at or before the last step the
+    /// run recorded stops it with a `divergence` error listing every change. Then pure steps
+    /// are re-run and effectful steps return their recorded outcome.
     pub async fn resume(&self, run_id: &str, plan: &Plan) -> Result<RunOutcome, RunFailure> {
         self.resume_with(run_id, plan, &CancelHandle::new()).await
     }
@@ -170,14 +179,36 @@ impl Rider {
         cancel: &CancelHandle,
     ) -> Result<RunOutcome, RunFailure> {
         let fail = |e: RunError| self.failure(Some(run_id.to_owned()), e);
-        let (record, recorded) = self
-            .journal
-            .resume_run(run_id)
-            .map_err(|e| fail(e.into()))?;
+        let owner = LeaseOwner::this_process(self.options.lease_ttl);
+        // The lease first: a refused resume changes nothing in the run.
+        match self.journal.take_lease(run_id, &owner, now_ms()) {
+            Ok(LeaseAnswer::Granted(grant)) => {
+                if let Some((previous, why)) = grant.taken_over {
+                    tracing::warn!(
+                        "run {run_id}: taking over the lease of {previous} ({})",
+                        match why {
+                            crate::journal::Takeover::DeadProcess => "its process is gone",
+                            crate::journal::Takeover::Expired => "its heartbeat expired",
+                        }
+                    );
+                }
+            }
+            Ok(LeaseAnswer::Held(holder)) => {
+                return Err(fail(RunError::LeaseHeld {
+                    run_id: run_id.to_owned(),
+                    holder: Box::new(holder),
+                }));
+            }
+            Err(e) => return Err(fail(e.into())),
+        }
+        let _heartbeat = Heartbeat::start(self.journal.clone(), run_id.to_owned(), owner.clone());
+        // Stops the resume before any step: the run is marked failed with why, and the
+        // lease released.
         let stop = |e: RunError| {
             let failure = fail(e);
             let _ = self.journal.finish_run(
                 run_id,
+                &owner.owner,
                 "failed",
                 None,
                 Some((failure.code(), &failure.message)),
@@ -186,6 +217,10 @@ impl Rider {
             );
             failure
         };
+        let record = match self.journal.read_run(run_id) {
+            Ok(record) => record,
+            Err(e) => return Err(stop(e.into())),
+        };
         if record.flow != plan.reference() {
             return Err(stop(RunError::Divergence {
                 step: "(flow)".to_owned(),
@@ -193,6 +228,9 @@ impl Rider {
                 recorded: record.flow,
                 current: plan.reference(),
             }));
+        }
+        if !record.plan.is_empty() {
+            check_plan(run_id, &record, plan).map_err(stop)?;
         }
         let inputs = untag_inputs(&record.inputs).map_err(|m| stop(RunError::FlowInput(m)))?;
         let scope = plan
@@ -205,13 +243,18 @@ impl Rider {
                 .collect(),
             _ => BTreeMap::new(),
         };
+        let session = self
+            .journal
+            .open_session(run_id, &owner.owner)
+            .map_err(|e| stop(e.into()))?;
         let state = RunState::new(
             self,
             run_id.to_owned(),
-            record.session,
+            owner.owner.clone(),
+            session,
             Clock::at_unix_millis(record.clock_ms),
             EnvView::new(env),
-            recorded,
+            record.steps,
             cancel,
         );
         self.execute(plan, scope, state, true).await
@@ -240,6 +283,7 @@ impl Rider {
             Ok(output) => {
                 let written = self.journal.finish_run(
                     &run_id,
+                    &state.owner,
                     "succeeded",
                     Some(&output),
                     None,
@@ -270,6 +314,7 @@ impl Rider {
                 // are what resume relies on.
                 let _ = self.journal.finish_run(
                     &run_id,
+                    &state.owner,
                     status,
                     None,
                     Some((failure.code(), &failure.message)),
@@ -297,6 +342,54 @@ impl Rider {
             message,
         }
     }
+}
+
+/// Compares the whole current plan with the one recorded for `run_id`: a change at or
+/// before the last recorded step is a divergence; changes after it are said and run.
+fn check_plan(
+    run_id: &str,
+    record: &crate::journal::RunRecord,
+    plan: &Plan,
+) -> Result<(), RunError> {
+    let last = record
+        .plan
+        .iter()
+        .filter(|s| record.steps.contains_key(&s.step_id))
+        .map(|s| s.position)
+        .max();
+    let comparison = plan_identity::compare(&record.plan, &plan_identity::identities(plan), last);
+    let last_step = || {
+        last.and_then(|p| record.plan.get(p))
+            .map(|s| s.step_id.clone())
+            .unwrap_or_default()
+    };
+    if !comparison.blocking.is_empty() {
+        return Err(RunError::PlanChanged {
+            last_recorded: last_step(),
+            changes: comparison.blocking,
+        });
+    }
+    if !comparison.later.is_empty() {
+        let list = |changes: &[PlanChange]| {
+            changes
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        match last {
+            Some(_) => tracing::warn!(
+                "run {run_id}: the flow changed after step `{}`, the last step this run recorded; those steps run as the flow is now: {}",
+                last_step(),
+                list(&comparison.later)
+            ),
+            None => tracing::warn!(
+                "run {run_id}: the flow changed since the run started, before it recorded any step; every step runs as the flow is now: {}",
+                list(&comparison.later)
+            ),
+        }
+    }
+    Ok(())
 }
 
 /// The flow inputs as journaled: `{"name": {"value": …}}` or `{"name": {"secret_template": "…"}}`.

@@ -9,6 +9,7 @@ mod daily_price_watch;
 mod flow;
 mod pack;
 mod record;
+mod resume_guard;
 mod shop;
 mod webhook;
 

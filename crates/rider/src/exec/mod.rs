@@ -37,6 +37,8 @@ struct Prepared {
 pub(crate) struct RunState<'r> {
     rider: &'r Rider,
     pub(crate) run_id: String,
+    /// The lease owner of this session: every effect start is fenced on it.
+    pub(crate) owner: String,
     session: i64,
     clock: Clock,
     env: EnvView,
@@ -51,9 +53,11 @@ pub(crate) struct RunState<'r> {
 }
 
 impl<'r> RunState<'r> {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         rider: &'r Rider,
         run_id: String,
+        owner: String,
         session: i64,
         clock: Clock,
         env: EnvView,
@@ -63,6 +67,7 @@ impl<'r> RunState<'r> {
         RunState {
             rider,
             run_id,
+            owner,
             session,
             clock,
             env,

@@ -154,6 +154,7 @@ impl RunState<'_> {
                 let mut pending = lock(&self.pending);
                 journal.effect_started(
                     &self.run_id,
+                    &self.owner,
                     &start,
                     number,
                     self.session,

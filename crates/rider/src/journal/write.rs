@@ -2,10 +2,12 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 use serde_json::Value;
 
+use super::lease::{LeaseOwner, write_lease};
 use super::{Journal, JournalError};
+use crate::plan_identity::StepIdentity;
 
 /// The start of a new run.
 pub(crate) struct RunStart<'a> {
@@ -17,6 +19,10 @@ pub(crate) struct RunStart<'a> {
     pub env: &'a Value,
     pub clock_ms: i64,
     pub started_at_ms: i64,
+    /// Every step's identity, recorded so a resume can check the whole plan first.
+    pub plan: &'a [StepIdentity],
+    /// The session that executes it: its lease is taken with the run.
+    pub owner: &'a LeaseOwner,
 }
 
 /// A run as recorded, for resuming it.
@@ -25,8 +31,10 @@ pub(crate) struct RunRecord {
     pub inputs: Value,
     pub env: Value,
     pub clock_ms: i64,
-    /// The number of this session (1 for the first run, 2 for the first resume…).
-    pub session: i64,
+    /// The plan's identity as recorded (empty for runs of schema version 1).
+    pub plan: Vec<StepIdentity>,
+    /// Every step the journal holds a row for.
+    pub steps: HashMap<String, RecordedStep>,
 }
 
 /// A step as recorded.
@@ -72,9 +80,13 @@ pub(crate) struct PendingStep {
 }
 
 impl Journal {
+    /// Records a new run, its plan's identity and its owner's lease, in one transaction.
     pub(crate) fn begin_run(&self, run: &RunStart<'_>) -> Result<(), JournalError> {
-        let conn = self.lock();
-        conn.execute(
+        let mut conn = self.lock();
+        let tx = conn
+            .transaction()
+            .map_err(self.sqlite_error("cannot start a transaction"))?;
+        tx.execute(
             "INSERT INTO runs (run_id, flow, flow_digest, status, inputs, env, clock_ms, started_at_ms, sessions)
              VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, 1)",
             params![
@@ -88,21 +100,22 @@ impl Journal {
             ],
         )
         .map_err(self.sqlite_error("cannot record the run start"))?;
-        Ok(())
+        self.write_plan(&tx, run.run_id, run.plan)?;
+        write_lease(&tx, run.run_id, run.owner, run.started_at_ms)
+            .map_err(self.sqlite_error("cannot record the run's lease"))?;
+        tx.commit()
+            .map_err(self.sqlite_error("cannot commit the run start"))
     }
 
-    /// Opens a new session of a recorded run and reads back everything recorded for it.
-    pub(crate) fn resume_run(
-        &self,
-        run_id: &str,
-    ) -> Result<(RunRecord, HashMap<String, RecordedStep>), JournalError> {
+    /// Everything recorded for run `run_id`, read without changing it.
+    pub(crate) fn read_run(&self, run_id: &str) -> Result<RunRecord, JournalError> {
         let mut conn = self.lock();
         let tx = conn
             .transaction()
             .map_err(self.sqlite_error("cannot start a transaction"))?;
         let row = tx
             .query_row(
-                "SELECT flow, inputs, env, clock_ms, sessions FROM runs WHERE run_id = ?1",
+                "SELECT flow, inputs, env, clock_ms FROM runs WHERE run_id = ?1",
                 [run_id],
                 |r| {
                     Ok((
@@ -110,18 +123,43 @@ impl Journal {
                         r.get::<_, String>(1)?,
                         r.get::<_, String>(2)?,
                         r.get::<_, i64>(3)?,
-                        r.get::<_, i64>(4)?,
                     ))
                 },
             )
             .optional()
             .map_err(self.sqlite_error("cannot read the run"))?;
-        let Some((flow, inputs, env, clock_ms, sessions)) = row else {
-            return Err(JournalError::UnknownRun {
-                path: self.path.clone(),
-                run_id: run_id.to_owned(),
-            });
+        let Some((flow, inputs, env, clock_ms)) = row else {
+            return Err(self.unknown_run(run_id));
         };
+        let steps = read_steps(&tx, run_id).map_err(self.sqlite_error("cannot read the steps"))?;
+        let plan = self.read_plan(&tx, run_id)?;
+        Ok(RunRecord {
+            flow,
+            inputs: self.parse(&inputs, "run inputs")?,
+            env: self.parse(&env, "run env")?,
+            clock_ms,
+            plan,
+            steps,
+        })
+    }
+
+    /// Opens a new session of run `run_id` for `owner`, who holds its lease; returns the
+    /// session number (2 for the first resume…).
+    pub(crate) fn open_session(&self, run_id: &str, owner: &str) -> Result<i64, JournalError> {
+        let mut conn = self.lock();
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(self.sqlite_error("cannot start a transaction"))?;
+        self.fence(&tx, run_id, owner)?;
+        let sessions: i64 = tx
+            .query_row(
+                "SELECT sessions FROM runs WHERE run_id = ?1",
+                [run_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.sqlite_error("cannot read the run"))?
+            .ok_or_else(|| self.unknown_run(run_id))?;
         let session = sessions + 1;
         tx.prepare_cached(
             "UPDATE runs SET status = 'running', sessions = ?2, finished_at_ms = NULL,
@@ -129,24 +167,25 @@ impl Journal {
         )
         .and_then(|mut statement| statement.execute(params![run_id, session]))
         .map_err(self.sqlite_error("cannot reopen the run"))?;
-        let steps = read_steps(&tx, run_id).map_err(self.sqlite_error("cannot read the steps"))?;
         tx.commit()
             .map_err(self.sqlite_error("cannot commit the resume"))?;
-        let record = RunRecord {
-            flow,
-            inputs: self.parse(&inputs, "run inputs")?,
-            env: self.parse(&env, "run env")?,
-            clock_ms,
-            session,
-        };
-        Ok((record, steps))
+        Ok(session)
+    }
+
+    pub(crate) fn unknown_run(&self, run_id: &str) -> JournalError {
+        JournalError::UnknownRun {
+            path: self.path.clone(),
+            run_id: run_id.to_owned(),
+        }
     }
 
     /// Records the intent to attempt an effectful step (before the effect), with any pending
     /// rows, in one commit.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn effect_started(
         &self,
         run_id: &str,
+        owner: &str,
         step: &StepStart<'_>,
         attempt: i64,
         session: i64,
@@ -154,9 +193,12 @@ impl Journal {
         pending: &mut Vec<PendingStep>,
     ) -> Result<(), JournalError> {
         let mut conn = self.lock();
+        // Immediate: the fence reads the lease under the write lock, so no takeover can
+        // commit between the check and this step's intent.
         let tx = conn
-            .transaction()
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.sqlite_error("cannot start a transaction"))?;
+        self.fence(&tx, run_id, owner)?;
         self.write_pending(&tx, run_id, pending)?;
         tx.prepare_cached(
             "INSERT INTO steps (run_id, step_id, position, tool_ref, contract_digest, input_digest,
@@ -298,11 +340,13 @@ impl Journal {
         Ok(recorded)
     }
 
-    /// Ends a session of a run: its status, output or error, and every pending row.
+    /// Ends a session of a run: its status, output or error, every pending row, and the
+    /// release of `owner`'s lease.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn finish_run(
         &self,
         run_id: &str,
+        owner: &str,
         status: &str,
         output: Option<&Value>,
         error: Option<(&str, &str)>,
@@ -311,9 +355,16 @@ impl Journal {
     ) -> Result<(), JournalError> {
         let mut conn = self.lock();
         let tx = conn
-            .transaction()
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.sqlite_error("cannot start a transaction"))?;
+        // An owner that lost the lease must not write its outcome over the new owner's.
+        self.fence(&tx, run_id, owner)?;
         self.write_pending(&tx, run_id, pending)?;
+        tx.execute(
+            "DELETE FROM leases WHERE run_id = ?1 AND owner = ?2",
+            params![run_id, owner],
+        )
+        .map_err(self.sqlite_error("cannot release the lease"))?;
         tx.prepare_cached(
             "UPDATE runs SET status = ?2, output = ?3, error_code = ?4, error = ?5, finished_at_ms = ?6
              WHERE run_id = ?1",

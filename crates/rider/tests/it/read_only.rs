@@ -1,0 +1,151 @@
+//! Read paths never write: a foreign SQLite file is refused without a byte changed, a
+//! missing file is not created, and a version-1 journal still opens and resumes.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use browserflow_rider::{Journal, JournalError};
+use serde_json::json;
+use sha2::Digest as _;
+
+use crate::server::Server;
+use crate::tools::{compile_flow, quick_rider, registry};
+
+fn checksum(path: &Path) -> Vec<u8> {
+    sha2::Sha256::digest(std::fs::read(path).unwrap()).to_vec()
+}
+
+fn foreign_db(path: &Path) {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE contacts (id INTEGER PRIMARY KEY, name TEXT);
+         INSERT INTO contacts (name) VALUES ('Ada'), ('Grace');",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_foreign_database_is_refused_without_a_byte_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("foreign.db");
+    foreign_db(&path);
+    let before = checksum(&path);
+    let listing = |dir: &Path| {
+        let mut names: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    let files = listing(dir.path());
+
+    let err = Journal::open_read_only(&path).unwrap_err();
+    assert!(matches!(err, JournalError::NotAJournal { .. }), "{err}");
+    assert!(err.to_string().contains("contacts"), "{err}");
+    // Writable opening refuses it too, before switching it to WAL or creating a table.
+    let err = Journal::open(&path).unwrap_err();
+    assert!(matches!(err, JournalError::NotAJournal { .. }), "{err}");
+
+    assert_eq!(checksum(&path), before, "not a byte changed");
+    assert_eq!(listing(dir.path()), files, "no -wal or -shm left beside it");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let mode: String = conn
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "delete", "still in its own journal mode");
+}
+
+#[test]
+fn a_file_that_is_not_sqlite_and_a_missing_file_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.txt");
+    std::fs::write(
+        &text,
+        "hello, this is not a database at all, just text\n".repeat(100),
+    )
+    .unwrap();
+    let before = checksum(&text);
+    let err = Journal::open_read_only(&text).unwrap_err();
+    assert!(matches!(err, JournalError::NotAJournal { .. }), "{err}");
+    assert!(matches!(
+        Journal::open(&text).unwrap_err(),
+        JournalError::NotAJournal { .. }
+    ));
+    assert_eq!(checksum(&text), before);
+
+    let missing = dir.path().join("nothing-here.sqlite");
+    let err = Journal::open_read_only(&missing).unwrap_err();
+    assert!(matches!(err, JournalError::Missing { .. }), "{err}");
+    assert!(!missing.exists(), "a read never creates the file");
+}
+
+#[tokio::test]
+async fn a_journal_read_read_only_is_not_changed() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let plan = crate::lease::one_post_plan(&server);
+    let run_id = {
+        let rider = quick_rider(registry(), &path);
+        rider.run(&plan, BTreeMap::new()).await.unwrap().run_id
+    };
+    let before = checksum(&path);
+    let journal = Journal::open_read_only(&path).unwrap();
+    assert_eq!(journal.show(&run_id).unwrap().status, "succeeded");
+    assert_eq!(journal.runs(10).unwrap().len(), 1);
+    assert_eq!(journal.schema_version().unwrap(), 2);
+    drop(journal);
+    assert_eq!(checksum(&path), before);
+}
+
+#[tokio::test]
+async fn a_version_1_journal_opens_migrated_and_its_runs_resume() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let flow = json!({
+        "name": "two", "version": "1.0.0",
+        "steps": [
+            {"id": "a", "uses": "test/post@1.0.0", "with": {
+                "url": {"value": format!("{}/effect", server.url)}, "body": {"value": 1}}},
+            {"id": "b", "uses": "test/post@1.0.0", "with": {
+                "url": {"value": format!("{}/status/404", server.url)}, "body": {"value": 2}}}
+        ],
+        "output": {"from": "steps.b.output"}
+    });
+    let plan = compile_flow(&registry(), flow);
+    let run_id = {
+        let rider = quick_rider(registry(), &path);
+        rider
+            .run(&plan, BTreeMap::new())
+            .await
+            .unwrap_err()
+            .run_id
+            .unwrap()
+    };
+    // Make it a version-1 file, as an older browserflow left it.
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "DROP TABLE plan_steps; DROP TABLE leases;
+             PRAGMA user_version = 1; PRAGMA application_id = 0;",
+        )
+        .unwrap();
+    }
+    let read = Journal::open_read_only(&path).unwrap();
+    assert_eq!(read.schema_version().unwrap(), 1, "a read does not migrate");
+    assert_eq!(read.show(&run_id).unwrap().status, "failed");
+    drop(read);
+
+    let rider = quick_rider(registry(), &path);
+    assert_eq!(rider.journal().schema_version().unwrap(), 2, "migrated");
+    let calls = server.counts().values().sum::<usize>();
+    let failure = rider.resume(&run_id, &plan).await.unwrap_err();
+    assert_eq!(failure.code(), "tool_failed", "{}", failure.message);
+    assert_eq!(
+        server.counts().values().sum::<usize>(),
+        calls + 1,
+        "`a` replayed from the record, `b` attempted again"
+    );
+}
