@@ -1,0 +1,263 @@
+//! The views the Record screen shows (TypeScript types behind the `ts` feature), the output
+//! kinds it offers, and its error codes.
+
+use super::*;
+
+/// How to start a recording.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RecordStart {
+    /// The page the recording starts on.
+    pub url: String,
+    /// Record in an already running Chromium (its CDP WebSocket URL) instead of launching one.
+    pub cdp: Option<String>,
+    /// Show the window (default true; a person drives it).
+    pub headed: bool,
+}
+
+/// One recorded step, for people.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RecordedStepView {
+    /// Position in the step list.
+    pub index: usize,
+    /// The step type (`click`, `fill`, …).
+    pub kind: String,
+    /// What it does: `Click button "Search"`.
+    pub description: String,
+    /// The element acted on.
+    pub target: Option<String>,
+    /// The best selector candidate, described.
+    pub best_selector: Option<String>,
+    /// The page it ran on.
+    pub page: String,
+    /// The page URL when recorded.
+    pub url: String,
+    /// A password field: a secret input whose value was never captured.
+    pub secret: bool,
+    /// The thumbnail after the step, as a data URL.
+    pub thumbnail: Option<String>,
+}
+
+/// An element picked for extraction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PickedView {
+    /// Position among the picks (what `draft_mark_output` takes).
+    pub index: usize,
+    /// The element, for people.
+    pub description: String,
+    /// Its text when picked.
+    pub text: String,
+    /// The best selector candidate, described.
+    pub best_selector: Option<String>,
+    /// The page it is on.
+    pub page: String,
+}
+
+/// A live recording event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum RecordEventView {
+    /// A step was appended.
+    StepAdded {
+        /// Its position.
+        index: usize,
+        /// The step.
+        step: RecordedStepView,
+    },
+    /// A step changed (more text typed, a navigation attached, a thumbnail arrived).
+    StepUpdated {
+        /// Its position.
+        index: usize,
+        /// The step as it is now.
+        step: RecordedStepView,
+    },
+    /// A step was inserted before later ones.
+    StepInserted {
+        /// Its position.
+        index: usize,
+        /// The step.
+        step: RecordedStepView,
+    },
+    /// A popup opened.
+    PageOpened {
+        /// Its page name.
+        name: String,
+        /// Its URL.
+        url: String,
+    },
+    /// An element was picked.
+    Picked {
+        /// The pick.
+        pick: PickedView,
+    },
+    /// The page opened a file chooser: it waits for `record_answer_file_chooser`.
+    FileChooser {
+        /// Which request (they are answered oldest first).
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
+        id: u64,
+        /// The page it opened on.
+        page: String,
+        /// Several files may be chosen.
+        multiple: bool,
+    },
+    /// The window closed; the recording is over.
+    Closed,
+}
+
+/// An input slot marked on the draft.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct InputView {
+    /// The slot name.
+    pub name: String,
+    /// Its JSON type.
+    pub kind: String,
+    /// A secret slot.
+    pub secret: bool,
+    /// The step whose value it replaces.
+    pub step: Option<usize>,
+}
+
+// What the Record screen offers: one of the step model's `OutputKind`s (`text` is
+// `OutputKind::String`), or a price, a number plus its currency (see `output_kind`). The doc
+// line below is also the TypeScript binding's.
+/// The type of an extracted output field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum OutputKindName {
+    /// Text as shown.
+    Text,
+    /// A number parsed from the text.
+    Number,
+    /// An integer parsed from the text.
+    Integer,
+    /// A boolean.
+    Boolean,
+    /// A price: a number plus its currency.
+    Price,
+}
+
+/// The field a price's currency is stored in, beside its number.
+pub const CURRENCY_FIELD: &str = "currency";
+
+impl OutputKindName {
+    /// The step model's kind the value is coerced to.
+    pub fn output_kind(self) -> OutputKind {
+        match self {
+            OutputKindName::Text => OutputKind::String,
+            OutputKindName::Number | OutputKindName::Price => OutputKind::Number,
+            OutputKindName::Integer => OutputKind::Integer,
+            OutputKindName::Boolean => OutputKind::Boolean,
+        }
+    }
+
+    /// The field the currency also goes to: only a price has one.
+    pub fn currency_field(self) -> Option<&'static str> {
+        (self == OutputKindName::Price).then_some(CURRENCY_FIELD)
+    }
+
+    /// The output mark that reads `picked` into the field `name`.
+    pub fn mark(self, name: &str, picked: &PickedElement) -> OutputMark {
+        OutputMark {
+            currency_field: self.currency_field().map(str::to_owned),
+            ..OutputMark::picked(name, picked, self.output_kind())
+        }
+    }
+}
+
+impl From<OutputKind> for OutputKindName {
+    fn from(kind: OutputKind) -> Self {
+        match kind {
+            OutputKind::String => OutputKindName::Text,
+            OutputKind::Number => OutputKindName::Number,
+            OutputKind::Integer => OutputKindName::Integer,
+            OutputKind::Boolean => OutputKindName::Boolean,
+        }
+    }
+}
+
+/// The [`OutputKind`] named as in tool files (`string`, `number`, `integer`, `boolean`): how
+/// `bflow record --extract NAME=SELECTOR:TYPE` names it. `None` for any other word.
+pub fn parse_output_kind(name: &str) -> Option<OutputKind> {
+    // The step model's own serde names, so there is no second spelling to keep in step.
+    serde_json::from_value(serde_json::Value::String(name.to_owned())).ok()
+}
+
+/// The draft after the recording stopped: what the Record screen edits before saving.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct DraftView {
+    /// The start page.
+    pub start_url: String,
+    /// The steps.
+    pub steps: Vec<RecordedStepView>,
+    /// The marked inputs.
+    pub inputs: Vec<InputView>,
+    /// The output fields (extract steps).
+    pub outputs: Vec<String>,
+    /// The elements picked during the recording.
+    pub picks: Vec<PickedView>,
+}
+
+/// Why a Record screen operation failed; [`RecordViewError::code`] is the stable code the
+/// screen matches on.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordViewError {
+    /// A recording is already running.
+    #[error("a recording is already running")]
+    AlreadyRecording,
+    /// A pick is still waiting for the person: the recorder cannot stop under it.
+    #[error("finish picking an element before stopping")]
+    StillPicking,
+    /// No recording is running.
+    #[error("no recording is running")]
+    NotRecording,
+    /// No recording has stopped: there is no draft.
+    #[error("there is no stopped recording to edit")]
+    NoDraft,
+    /// Not one of `string`, `number`, `integer`, `boolean`.
+    #[error("`{0}` is not an input type")]
+    NotAnInputType(String),
+    /// No pick has this index.
+    #[error("there is no pick {0}")]
+    NoSuchPick(usize),
+    /// The recorder refused (or the browser failed).
+    #[error(transparent)]
+    Record(RecordError),
+    /// The draft does not make a valid tool under that name and version.
+    #[error(transparent)]
+    InvalidTool(RecordError),
+    /// Saving would overwrite a file.
+    #[error("{} already exists: choose another version", .0.display())]
+    Exists(PathBuf),
+    /// The file could not be written.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl From<RecordError> for RecordViewError {
+    fn from(e: RecordError) -> Self {
+        RecordViewError::Record(e)
+    }
+}
+
+impl RecordViewError {
+    /// The stable snake_case code: `busy`, `not_recording`, `no_draft`, `bad_input`,
+    /// `record`, `invalid_tool`, `exists` or `io`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RecordViewError::AlreadyRecording | RecordViewError::StillPicking => "busy",
+            RecordViewError::NotRecording => "not_recording",
+            RecordViewError::NoDraft => "no_draft",
+            RecordViewError::NotAnInputType(_) | RecordViewError::NoSuchPick(_) => "bad_input",
+            RecordViewError::Record(_) => "record",
+            RecordViewError::InvalidTool(_) => "invalid_tool",
+            RecordViewError::Exists(_) => "exists",
+            RecordViewError::Io(_) => "io",
+        }
+    }
+}

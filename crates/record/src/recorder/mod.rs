@@ -1,0 +1,376 @@
+//! The live recording: the [`Recorder`] API (start, step stream, picks, marks, file choosers,
+//! model selector suggestions, stop), the state it shares with the event loop
+//! (`event_loop.rs`, which follows the typed events the engine publishes for every recorded
+//! page), and the [`Builder`] of steps.
+
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures::stream::{SelectAll, Stream};
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+
+use super::capture::Builder;
+use super::draft::{Draft, OutputMark};
+use super::event_loop::{install, prepare_dialogs, run, tagged};
+use super::model_assist::{ModelAssist, SelectorSuggestion};
+use super::{
+    DialogAnswers, MAIN_PAGE, PickedElement, RecordError, RecordEvent, RecordOptions, RecordedStep,
+};
+use browserflow_cdp::downloads::allow_downloads;
+use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
+use browserflow_cdp::page::{Page, PageEvent};
+use browserflow_cdp::session::CdpConnection;
+use browserflow_steps::{ExtractStep, Step};
+
+mod live_page;
+
+/// The isolated world the recorder script lives in: page scripts cannot see or disturb it.
+pub(super) const WORLD: &str = "__browserflow_recorder";
+/// The binding the script reports through.
+pub(super) const BINDING: &str = "__bflow_record";
+const RECORDER_JS: &str = include_str!("../js/recorder.js");
+use browserflow_cdp::injected::RESOLVE_JS;
+
+pub(super) fn recorder_source() -> String {
+    RECORDER_JS.replace("__RESOLVE__", RESOLVE_JS.trim().trim_end_matches(';'))
+}
+
+/// The typed events of one recorded page, tagged with its name.
+pub(super) type EventStream = Pin<Box<dyn Stream<Item = (String, PageEvent)> + Send>>;
+
+/// A recording in progress. Drive the page (a person, or trusted CDP input in tests), watch
+/// [`Recorder::subscribe`], then [`Recorder::stop`] to get the [`Draft`].
+pub struct Recorder {
+    shared: Arc<Shared>,
+    control: mpsc::UnboundedSender<Control>,
+    task: Option<JoinHandle<()>>,
+    context: Option<Arc<BrowserContext>>,
+    page: Page,
+    browser: Option<Browser>,
+    draft: Draft,
+    /// The default download folder, removed when the recorder is dropped.
+    _download_tmp: Option<tempfile::TempDir>,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("start_url", &self.draft.start_url)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(super) struct Shared {
+    pub(super) builder: Mutex<Builder>,
+    pub(super) events: broadcast::Sender<RecordEvent>,
+    pub(super) changed: watch::Sender<u64>,
+    pub(super) closed: watch::Sender<bool>,
+    pub(super) pages: Mutex<Vec<(String, Page)>>,
+    /// The recorder's worlds, one per live document of every recorded frame.
+    pub(super) worlds: Mutex<Vec<World>>,
+    pub(super) pick: Mutex<Option<oneshot::Sender<PickedElement>>>,
+    pub(super) thumbnails: bool,
+    /// Who answers JavaScript dialogs.
+    pub(super) dialogs: DialogAnswers,
+    /// Where downloads go (files named by GUID until they finish).
+    pub(super) download_dir: PathBuf,
+    /// The id of the last file chooser request.
+    pub(super) choosers: AtomicU64,
+}
+
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Shared {
+    pub(super) fn emit(&self, events: Vec<RecordEvent>) {
+        if events.is_empty() {
+            return;
+        }
+        for event in events {
+            let _ = self.events.send(event);
+        }
+        self.bump();
+    }
+
+    pub(super) fn bump(&self) {
+        self.changed.send_modify(|v| *v = v.wrapping_add(1));
+    }
+
+    pub(super) fn page(&self, name: &str) -> Option<Page> {
+        lock(&self.pages)
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, p)| p.clone())
+    }
+
+    pub(super) fn frames_of(&self, name: &str) -> Vec<(String, String)> {
+        self.page(name)
+            .map(|p| {
+                p.frames()
+                    .into_iter()
+                    .map(|(_, f)| (f.name, f.url))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// One recorder world: a document of a frame of a recorded page.
+#[derive(Debug, Clone)]
+pub(super) struct World {
+    pub(super) page: String,
+    pub(super) session: Option<String>,
+    pub(super) context_id: i64,
+    /// Chromium's unique id of the context, which its destruction names.
+    pub(super) unique_id: String,
+    pub(super) frame_id: String,
+    pub(super) top: bool,
+}
+
+pub(super) enum Control {
+    Watch(EventStream),
+    Flush(oneshot::Sender<()>),
+}
+
+impl Recorder {
+    /// Launches Chromium (or connects to `browser_ws`) and starts recording at
+    /// `options.start_url`. The browser is closed by [`Recorder::stop`].
+    pub async fn start(options: RecordOptions) -> Result<Recorder, RecordError> {
+        let config = BrowserConfig {
+            chrome_path: options.chrome.clone(),
+            ws_endpoint: options.browser_ws.clone(),
+            headless: !options.headed,
+            ..BrowserConfig::default()
+        };
+        let browser = Browser::launch(&config).await?;
+        let mut recorder = Recorder::start_on(&browser, &options).await?;
+        recorder.browser = Some(browser);
+        Ok(recorder)
+    }
+
+    /// Starts recording in a new, isolated context of a browser the caller launched (the
+    /// browser stays the caller's; `headed`, `chrome` and `browser_ws` are not used).
+    pub async fn start_on(
+        browser: &Browser,
+        options: &RecordOptions,
+    ) -> Result<Recorder, RecordError> {
+        let context = Arc::new(browser.new_context().await?);
+        let page = context.page().clone();
+        let conn = page.session().connection().clone();
+        let (download_dir, download_tmp) = match &options.download_dir {
+            Some(dir) => (dir.clone(), None),
+            None => {
+                let tmp = tempfile::Builder::new()
+                    .prefix("browserflow-recording-")
+                    .tempdir()
+                    .map_err(|e| RecordError::Install {
+                        what: "the download folder".into(),
+                        message: e.to_string(),
+                    })?;
+                (tmp.path().to_path_buf(), Some(tmp))
+            }
+        };
+        allow_downloads(&conn, context.id(), &download_dir)
+            .await
+            .map_err(|message| RecordError::Install {
+                what: "the download folder".into(),
+                message,
+            })?;
+        let (events, _) = broadcast::channel(1024);
+        let shared = Arc::new(Shared {
+            builder: Mutex::new(Builder::new()),
+            events,
+            changed: watch::channel(0).0,
+            closed: watch::channel(false).0,
+            pages: Mutex::new(vec![(MAIN_PAGE.to_string(), page.clone())]),
+            worlds: Mutex::default(),
+            pick: Mutex::default(),
+            thumbnails: options.thumbnails,
+            dialogs: options.dialog_answers(),
+            download_dir,
+            choosers: AtomicU64::new(0),
+        });
+        let (control, incoming) = mpsc::unbounded_channel();
+        let browser_events = context.subscribe_browser();
+        let mut streams: SelectAll<EventStream> = SelectAll::new();
+        streams.push(tagged(MAIN_PAGE.to_string(), page.subscribe()));
+        let task = tokio::spawn(run(
+            shared.clone(),
+            conn.clone(),
+            context.clone(),
+            streams,
+            browser_events,
+            incoming,
+            control.clone(),
+        ));
+        install(page.session())
+            .await
+            .map_err(|message| RecordError::Install {
+                what: "the start page".into(),
+                message,
+            })?;
+        prepare_dialogs(&page, shared.dialogs);
+        let draft = Draft::new(options.start_url.clone(), options.viewport);
+        let events = lock(&shared.builder).start(&options.start_url, options.viewport);
+        shared.emit(events);
+        if let Some((w, h)) = options.viewport {
+            page.set_viewport(w, h, 1.0, false)
+                .await
+                .map_err(|e| RecordError::StartPage {
+                    url: options.start_url.clone(),
+                    message: format!("setting the viewport failed: {e}"),
+                })?;
+        }
+        page.navigate(&options.start_url, Duration::from_secs(30))
+            .await
+            .map_err(|e| RecordError::StartPage {
+                url: options.start_url.clone(),
+                message: e.to_string(),
+            })?;
+        Ok(Recorder {
+            shared,
+            control,
+            task: Some(task),
+            context: Some(context),
+            page,
+            browser: None,
+            draft,
+            _download_tmp: download_tmp,
+        })
+    }
+
+    /// The live step stream.
+    pub fn subscribe(&self) -> broadcast::Receiver<RecordEvent> {
+        self.shared.events.subscribe()
+    }
+
+    /// The steps recorded so far.
+    pub fn steps(&self) -> Vec<RecordedStep> {
+        lock(&self.shared.builder).steps.clone()
+    }
+
+    /// The recorded page (the first page of the recording).
+    pub fn page(&self) -> &Page {
+        &self.page
+    }
+
+    /// True once the recorded window is closed or the browser is gone.
+    pub fn is_closed(&self) -> bool {
+        *self.shared.closed.borrow()
+    }
+
+    /// Resolves when the recorded window is closed or the browser is gone.
+    pub async fn wait_closed(&self) {
+        let mut closed = self.shared.closed.subscribe();
+        let _ = closed.wait_for(|c| *c).await;
+    }
+
+    /// Waits until `done(steps)` holds (checked after every change), at most `timeout`.
+    /// Returns whether it held.
+    pub async fn wait_until(
+        &self,
+        timeout: Duration,
+        mut done: impl FnMut(&[RecordedStep]) -> bool,
+    ) -> bool {
+        let mut changes = self.shared.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if done(&lock(&self.shared.builder).steps) {
+                return true;
+            }
+            match tokio::time::timeout_at(deadline, changes.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return false,
+            }
+        }
+    }
+
+    /// Ends the recording: every event already sent by the page is taken into account, the
+    /// recording context is disposed (and a browser launched by [`Recorder::start`] closed),
+    /// and the steps and automatic secret inputs are returned as a [`Draft`].
+    pub async fn stop(mut self) -> Result<Draft, RecordError> {
+        if !self.is_closed() {
+            // A round trip through each recorded page: every event it sent before is routed.
+            let pages = lock(&self.shared.pages).clone();
+            for (_, page) in pages {
+                if !page.is_closed() {
+                    let _ = tokio::time::timeout(
+                        Duration::from_secs(2),
+                        page.session()
+                            .call("Runtime.evaluate", json!({ "expression": "0" })),
+                    )
+                    .await;
+                }
+            }
+        }
+        let (tx, rx) = oneshot::channel();
+        if self.control.send(Control::Flush(tx)).is_ok() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), rx).await;
+        }
+        if let Some(task) = self.task.take() {
+            task.abort();
+            let _ = task.await;
+        }
+        let builder = std::mem::take(&mut *lock(&self.shared.builder));
+        let mut draft = std::mem::replace(&mut self.draft, Draft::new("", None));
+        draft.steps = builder.steps;
+        draft.inputs = builder.inputs;
+        draft.model_calls.extend(builder.model_calls);
+        lock(&self.shared.pages).clear();
+        // Popup attach tasks may still hold the context for a moment; it is disposed when the
+        // last holder drops it.
+        if let Some(context) = self.context.take()
+            && let Ok(context) = Arc::try_unwrap(context)
+        {
+            let _ = context.close().await;
+        }
+        if let Some(browser) = self.browser.take() {
+            let _ = browser.close().await;
+        }
+        Ok(draft)
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+/// Evaluates `expression` in a recorder world and returns its value; a protocol error, a
+/// thrown exception, or an answer with an `error` field is the error's text.
+async fn evaluate_in(
+    conn: &CdpConnection,
+    world: &World,
+    expression: &str,
+) -> Result<Value, String> {
+    let answer = conn
+        .session(world.session.clone())
+        .call(
+            "Runtime.evaluate",
+            json!({ "expression": expression, "contextId": world.context_id,
+                    "awaitPromise": true, "returnByValue": true }),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    if let Some(details) = answer.get("exceptionDetails") {
+        return Err(details["exception"]["description"]
+            .as_str()
+            .or_else(|| details["text"].as_str())
+            .unwrap_or("the script threw")
+            .to_string());
+    }
+    let value = answer["result"]["value"].clone();
+    match value["error"].as_str() {
+        Some(error) => Err(error.to_string()),
+        None => Ok(value),
+    }
+}
