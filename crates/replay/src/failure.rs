@@ -62,6 +62,9 @@ pub enum Unactionable {
     CoveredOutsideFrame,
     /// The element has no point to act at.
     NoActionPoint,
+    /// The input was sent but never reached the element's frame (the browser routed it to
+    /// another document), however often it was sent.
+    InputNotDelivered,
     /// The element was found but refused the action: no such option, a rejected value, more
     /// files than it accepts.
     Refused,

@@ -9,14 +9,18 @@ mod pages;
 mod pointer;
 mod reads;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use browserflow_cdp::page::Page;
+use browserflow_cdp::page::{ExecContext, Page};
+use browserflow_cdp::session::CdpError;
 use browserflow_steps::{MouseButton, Offset, Selector};
 
 pub(crate) use files::upload_paths;
 
 use crate::failure::{Failure, FailureKind, Missing, Unactionable};
+use crate::js;
 use crate::navigation::Follow;
 use crate::resolve::{
     ActionRequest, Requirements, ResolveFailure, ResolveRequest, Resolved, describe_frame, resolve,
@@ -74,7 +78,7 @@ impl Run<'_> {
 
     /// Clicks at the point found and follows what the click caused (see
     /// [`Run::act_and_follow`]); an element in a child frame has that frame's navigation
-    /// followed.
+    /// followed, and its click checked as delivered ([`click_child_frame`]).
     pub(crate) async fn click_found(
         &mut self,
         page: &Page,
@@ -85,14 +89,90 @@ impl Run<'_> {
         let (x, y) = point_of(found)?;
         let frame = (found.frame_id != page.target_id()).then_some(found.frame_id.as_str());
         let click_page = page.clone();
-        self.act_and_follow(page, frame, follow, || async move {
-            click_page
-                .mouse_click(x, y, click.button, click.count, frame.is_some())
+        let Some(frame_id) = frame else {
+            return self
+                .act_and_follow(page, None, follow, || async move {
+                    click_page
+                        .mouse_click(x, y, click.button, click.count, false)
+                        .await
+                })
                 .await
-        })
-        .await
-        .map_err(|f| f.with_winner(found.winner))
+                .map_err(|f| f.with_winner(found.winner));
+        };
+        let delivered = Arc::new(AtomicBool::new(true));
+        let outcome = {
+            let delivered = delivered.clone();
+            let frame_id = frame_id.to_string();
+            self.act_and_follow(page, frame, follow, || async move {
+                let reached = click_child_frame(&click_page, &frame_id, (x, y), click).await?;
+                delivered.store(reached, Ordering::SeqCst);
+                Ok(())
+            })
+            .await
+        };
+        if !delivered.load(Ordering::SeqCst) {
+            return Err(Failure::new(
+                FailureKind::NotActionable(Unactionable::InputNotDelivered),
+                format!(
+                    "the click at ({x:.0}, {y:.0}) never reached the element's frame \
+                     ({CHILD_FRAME_CLICK_ATTEMPTS} attempts): the browser routed it elsewhere"
+                ),
+            )
+            .with_winner(found.winner));
+        }
+        outcome.map_err(|f| f.with_winner(found.winner))
     }
+}
+
+/// How many times a click into a child frame is sent before it counts as not delivered.
+const CHILD_FRAME_CLICK_ATTEMPTS: u32 = 4;
+
+/// Clicks an element of a child frame and checks the frame received the press. The browser
+/// routes input to a frame's process by hit-testing its compositor data, which can lag behind
+/// a frame that just loaded or moved on a busy machine: the press then lands in the parent
+/// document and the click is silently lost. The frame's own count of trusted presses tells;
+/// a click that did not arrive is sent again after two rendering frames, and the answer is
+/// `Ok(false)` when none of the attempts arrived. Where the count cannot be read (the click
+/// navigated the frame, or the frame went away), the click is taken as delivered: sending it
+/// again could act twice.
+async fn click_child_frame(
+    page: &Page,
+    frame_id: &str,
+    (x, y): (f64, f64),
+    click: Click,
+) -> Result<bool, CdpError> {
+    let count = |world: ExecContext| async move {
+        page.evaluate(&world, js::PRESS_COUNT, false)
+            .await
+            .ok()
+            .and_then(|v| v.as_u64())
+    };
+    let world = page.isolated_world(frame_id).await.ok();
+    for attempt in 0..CHILD_FRAME_CLICK_ATTEMPTS {
+        let before = match &world {
+            Some(world) => count(world.clone()).await,
+            None => None,
+        };
+        page.mouse_click(x, y, click.button, click.count, true)
+            .await?;
+        let (Some(world), Some(before)) = (&world, before) else {
+            return Ok(true);
+        };
+        match count(world.clone()).await {
+            Some(after) if after > before => return Ok(true),
+            Some(_) => {
+                tracing::debug!(
+                    attempt,
+                    frame_id,
+                    "a click into a child frame did not arrive"
+                );
+                let _ = page.evaluate(world, js::NEXT_FRAMES, true).await;
+                let _ = page.evaluate_in_main_frame(js::NEXT_FRAMES).await;
+            }
+            None => return Ok(true),
+        }
+    }
+    Ok(false)
 }
 
 pub(crate) fn point_of(found: &Resolved) -> Result<(f64, f64), Failure> {

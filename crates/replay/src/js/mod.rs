@@ -16,6 +16,9 @@ pub(crate) const WAIT_FOR_EXPRESSION: &str = include_str!("wait_for_expression.j
 /// `(name, spec)`: calls the resolver installed as `globalThis[name]`, or answers
 /// `{ ok: false, resolverMissing: true }` when the world has none.
 pub(crate) const CALL_RESOLVER: &str = include_str!("call_resolver.js");
+/// How many trusted presses (`mousedown`) the document received, counted by a listener the
+/// snippet installs the first time: how a click into a child frame is checked as delivered.
+pub(crate) const PRESS_COUNT: &str = include_str!("press_count.js");
 /// `(x, y)`: scrolls the window to a position.
 pub(crate) const SCROLL_WINDOW: &str = include_str!("scroll_window.js");
 
