@@ -136,6 +136,20 @@ pub struct OutputMark {
 }
 
 impl OutputMark {
+    /// The `extract` step that reads this output.
+    pub(crate) fn extract_step(&self) -> Step {
+        Step::Extract(ExtractStep {
+            label: Some(format!("Read {}", self.name)),
+            selector: self.selector.clone(),
+            from: self.from,
+            attribute: self.attribute.clone(),
+            field: self.name.clone(),
+            kind: self.kind,
+            currency_field: self.currency_field.clone(),
+            timeout_ms: None,
+        })
+    }
+
     /// An output read from the text of the element a CSS selector finds.
     pub fn css(name: impl Into<String>, css: impl Into<String>, kind: OutputKind) -> Self {
         Self::with_selector(name, Selector::new([SelectorCandidate::css(css)]), kind)

@@ -261,16 +261,7 @@ impl Draft {
                 len: self.steps.len(),
             });
         }
-        let step = Step::Extract(ExtractStep {
-            label: Some(format!("Read {}", mark.name)),
-            selector: mark.selector.clone(),
-            from: mark.from,
-            attribute: mark.attribute.clone(),
-            field: mark.name.clone(),
-            kind: mark.kind,
-            currency_field: mark.currency_field.clone(),
-            timeout_ms: None,
-        });
+        let step = mark.extract_step();
         step.validate().map_err(|message| RecordError::Mark {
             index: position,
             message,

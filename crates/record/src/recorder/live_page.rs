@@ -111,16 +111,7 @@ impl Recorder {
             .page
             .clone()
             .unwrap_or_else(|| builder.current_page().to_string());
-        let step = Step::Extract(ExtractStep {
-            label: Some(format!("Read {}", mark.name)),
-            selector: mark.selector.clone(),
-            from: mark.from,
-            attribute: mark.attribute.clone(),
-            field: mark.name.clone(),
-            kind: mark.kind,
-            currency_field: mark.currency_field.clone(),
-            timeout_ms: None,
-        });
+        let step = mark.extract_step();
         let index = builder.steps.len();
         step.validate()
             .map_err(|message| RecordError::Mark { index, message })?;

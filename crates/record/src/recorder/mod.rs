@@ -25,7 +25,6 @@ use browserflow_cdp::downloads::allow_downloads;
 use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
 use browserflow_cdp::page::{Page, PageEvent};
 use browserflow_cdp::session::CdpConnection;
-use browserflow_steps::{ExtractStep, Step};
 
 mod live_page;
 
