@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::session::CdpConnection;
@@ -16,18 +16,6 @@ pub struct DownloadBegin {
     pub url: String,
     /// The name the page or server suggested.
     pub suggested: String,
-}
-
-impl DownloadBegin {
-    /// Reads the event's parameters.
-    pub fn from_params(params: &Value) -> Self {
-        let text = |key: &str| params[key].as_str().unwrap_or_default().to_string();
-        Self {
-            guid: text("guid"),
-            url: text("url"),
-            suggested: text("suggestedFilename"),
-        }
-    }
 }
 
 /// Lets the context (`None`: the default one) download into `dir` (files named by their download GUID until they are

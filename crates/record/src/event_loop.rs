@@ -17,7 +17,7 @@ use super::capture::{Builder, Observed};
 use super::recorder::{BINDING, Control, EventStream, Shared, WORLD, World, lock, recorder_source};
 use super::{DialogAnswers, FileChooserRequest, MAIN_PAGE, RecordEvent};
 use browserflow_cdp::launch::BrowserContext;
-use browserflow_cdp::page::{BrowserEvent, Page, PageEvent, PageEventKind};
+use browserflow_cdp::page::{BrowserEvent, DownloadState, Page, PageEvent, PageEventKind};
 use browserflow_cdp::session::{CdpConnection, CdpSession};
 
 /// A page's typed events, each tagged with the page's name in the recording.
@@ -332,7 +332,7 @@ fn browser_event(
         }
         BrowserEvent::DownloadProgress {
             guid,
-            completed: true,
+            state: DownloadState::Completed,
         } => {
             let Some(at) = state.downloads.iter().position(|(g, _, _)| *g == guid) else {
                 return;

@@ -10,7 +10,7 @@ use chromiumoxide::cdp::browser_protocol::{browser, target};
 use tokio::sync::{mpsc, watch};
 
 use super::Page;
-use super::events::{BrowserEvent, Subscribers};
+use super::events::{BrowserEvent, DownloadState, Subscribers};
 use super::interpreter::decode;
 use crate::session::{CdpConnection, CdpEvent, EventHandler};
 
@@ -112,7 +112,11 @@ pub(super) fn interpret_browser_event(event: &CdpEvent) -> Option<BrowserEvent> 
             let e = decode::<browser::EventDownloadProgress>(event)?;
             Some(BrowserEvent::DownloadProgress {
                 guid: e.guid,
-                completed: e.state == browser::DownloadProgressState::Completed,
+                state: match e.state {
+                    browser::DownloadProgressState::Completed => DownloadState::Completed,
+                    browser::DownloadProgressState::Canceled => DownloadState::Canceled,
+                    browser::DownloadProgressState::InProgress => DownloadState::InProgress,
+                },
             })
         }
         _ => None,

@@ -177,6 +177,17 @@ pub enum BrowserEvent {
         url: String,
         suggested_filename: String,
     },
-    /// A download progressed; `completed` once the file is whole.
-    DownloadProgress { guid: String, completed: bool },
+    /// A download progressed, finished or was canceled.
+    DownloadProgress { guid: String, state: DownloadState },
+}
+
+/// Where a download stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DownloadState {
+    /// Bytes are still arriving.
+    InProgress,
+    /// The file is whole.
+    Completed,
+    /// The browser or the page canceled it.
+    Canceled,
 }

@@ -33,7 +33,7 @@ pub use browser_watcher::BrowserWatcher;
 pub use dialogs::{DialogRecord, DialogResponse};
 pub use evaluate::{EvalError, ExecContext};
 use events::Subscribers;
-pub use events::{BrowserEvent, PageEvent, PageEventKind};
+pub use events::{BrowserEvent, DownloadState, PageEvent, PageEventKind};
 pub use file_chooser::FileChooser;
 use frames::seed_child_tree;
 pub use frames::{FramePoint, FrameState};

@@ -10,9 +10,9 @@ use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
+use browserflow_cdp::BrowserContext;
 use browserflow_cdp::downloads::{DownloadBegin, allow_downloads, finish};
-use browserflow_cdp::page::{FileChooser, Page};
-use browserflow_cdp::session::CdpEvent;
+use browserflow_cdp::page::{BrowserEvent, DownloadState, FileChooser, Page};
 use browserflow_steps::{DownloadOutput, DownloadStep, Selector, UploadStep, glob_match};
 
 use super::Click;
@@ -36,7 +36,7 @@ impl Run<'_> {
         let found = self
             .find_pointer_target(page, &s.selector, shown, s.offset, s.timeout_ms)
             .await?;
-        let watch = DownloadWatch::start(page);
+        let watch = DownloadWatch::start(self.context);
         self.click_found(page, &found, Click::LEFT, Follow::NOTHING)
             .await?;
         let wait = s
@@ -261,15 +261,16 @@ fn fresh_download_dir() -> std::io::Result<PathBuf> {
         .keep())
 }
 
-/// Browser-level download events, subscribed to before the action that starts a download.
+/// The context's typed download events, subscribed to before the action that starts a
+/// download.
 struct DownloadWatch {
-    events: UnboundedReceiver<CdpEvent>,
+    events: UnboundedReceiver<BrowserEvent>,
 }
 
 impl DownloadWatch {
-    fn start(page: &Page) -> Self {
+    fn start(context: &BrowserContext) -> Self {
         Self {
-            events: page.session().connection().subscribe(None),
+            events: context.subscribe_browser(),
         }
     }
 
@@ -303,28 +304,34 @@ impl DownloadWatch {
                     });
                 }
             };
-            let p = &event.params;
-            match event.method.as_str() {
-                "Browser.downloadWillBegin" if started.is_none() => {
-                    let frame = p["frameId"].as_str().unwrap_or_default();
-                    if page.frame_state(frame).is_some() {
-                        started = Some(DownloadBegin::from_params(p));
-                    }
+            match event {
+                BrowserEvent::DownloadWillBegin {
+                    frame_id,
+                    guid,
+                    url,
+                    suggested_filename,
+                } if started.is_none() && page.frame_state(&frame_id).is_some() => {
+                    // Only a download one of this page's frames started is the step's.
+                    started = Some(DownloadBegin {
+                        guid,
+                        url,
+                        suggested: suggested_filename,
+                    });
                 }
-                "Browser.downloadProgress" => {
+                BrowserEvent::DownloadProgress { guid, state } => {
                     let Some(s) = &started else { continue };
-                    if p["guid"] != s.guid.as_str() {
+                    if guid != s.guid {
                         continue;
                     }
-                    match p["state"].as_str() {
-                        Some("completed") => break,
-                        Some("canceled") => {
+                    match state {
+                        DownloadState::Completed => break,
+                        DownloadState::Canceled => {
                             return Err(Failure::new(
                                 FailureKind::Browser,
                                 format!("the download of {:?} was canceled", s.suggested),
                             ));
                         }
-                        _ => {}
+                        DownloadState::InProgress => {}
                     }
                 }
                 _ => {}

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::super::browser_watcher::interpret_browser_event;
-use super::super::events::BrowserEvent;
+use super::super::events::{BrowserEvent, DownloadState};
 use super::*;
 
 const PAGE_SESSION: &str = "PAGE-SESSION";
@@ -470,7 +470,7 @@ fn browser_events_name_popups_and_downloads() {
         interpret_browser_event(&done),
         Some(BrowserEvent::DownloadProgress {
             guid: "G".into(),
-            completed: true
+            state: DownloadState::Completed
         })
     );
 }
