@@ -1,6 +1,6 @@
 //! The browserflow desktop app: Tauri 2 commands and events, each a few lines over the crates
-//! (`browserflow-catalog` for the library, previews, packs and flow checks;
-//! `browserflow-browser` for recording). Errors reach the UI as `{code, message}`
+//! (`browserflow-catalog` for the library, previews, packs, flow checks and the Record
+//! screen, over `browserflow-record`). Errors reach the UI as `{code, message}`
 //! ([`AppError`]); the TypeScript types of everything crossing the bridge are generated from
 //! these Rust types (`ui/src/bindings/`, written by the `bindings` test).
 //!
