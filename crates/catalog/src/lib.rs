@@ -62,7 +62,13 @@ impl Catalog {
                 dirs.push(dir);
             }
         }
-        let store = Store::default_root().ok().filter(|root| root.is_dir());
+        Catalog::with_store(dirs, None)
+    }
+
+    /// The catalog of `dirs` and the pack store at `store`, or the default store when it
+    /// exists (no store at all is not an error: nothing is installed yet).
+    pub fn with_store(dirs: Vec<PathBuf>, store: Option<PathBuf>) -> Catalog {
+        let store = store.or_else(|| Store::default_root().ok().filter(|root| root.is_dir()));
         Catalog { dirs, store }
     }
 

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use anyhow::Context;
 use browserflow_catalog::Catalog;
 use browserflow_catalog::run_tool::{self as browser_run, RunToolOptions};
-use browserflow_pack::Store;
 use browserflow_replay::SharedBrowser;
 use clap::{Args, Subcommand};
 
@@ -100,10 +99,7 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     }
     let mut dirs = args.tools.clone();
     dirs.push(PathBuf::from("recordings"));
-    let catalog = Catalog {
-        dirs,
-        store: args.store.clone().or_else(|| Store::default_root().ok()),
-    };
+    let catalog = Catalog::with_store(dirs, args.store.clone());
     let file = catalog.tool_file(&args.tool)?;
     let options = RunToolOptions {
         browser: browser.clone(),
