@@ -50,7 +50,7 @@ pub fn builder<R: tauri::Runtime>(
             record::record_start,
             record::record_pick,
             record::record_stop,
-            record::record_draft,
+            record::record_status,
             record::record_discard,
             record::draft_remove_step,
             record::draft_move_step,

@@ -89,7 +89,7 @@ pub struct AppState {
     /// The folders.
     pub paths: AppPaths,
     /// The fixture shop, once served (for trying the app without a site of one's own).
-    pub shop: std::sync::Mutex<Option<browserflow_shop::FixtureServer>>,
+    pub shop: std::sync::Mutex<Option<browserflow_shop::DemoShop>>,
     /// The recording in progress, if any.
     pub recording: tokio::sync::Mutex<browserflow_catalog::record_view::RecordSession>,
     /// Authoring-time model assistance, when configured (`BROWSERFLOW_MODEL_URL`, …).

@@ -26,6 +26,7 @@ pub mod preview;
 pub mod record_view;
 pub mod run_tool;
 mod runtime;
+pub mod shop_view;
 mod tools;
 
 use std::path::{Path, PathBuf};

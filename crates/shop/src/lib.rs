@@ -84,6 +84,92 @@ pub fn serve_shop(addr: SocketAddr) -> std::io::Result<FixtureServer> {
     FixtureServer::serve_on(addr, Site::Embedded(&SHOP))
 }
 
+/// The `Server` header of every answer: how [`serve_demo_shop`] recognises a shop another
+/// process already serves.
+pub const SERVER_NAME: &str = "browserflow-shop";
+
+/// Where the demo shop is, once [`serve_demo_shop`] has looked.
+#[derive(Debug)]
+pub enum DemoShop {
+    /// Served by this process at the demo address.
+    Served(FixtureServer),
+    /// Another process (a `bflow demo`, another app window) already serves the shop at the
+    /// demo address: nothing to serve, the shipped tools find it there.
+    AlreadyServed {
+        /// The shop's origin.
+        origin: String,
+    },
+    /// The demo address is taken by something that is not the shop: the shop is served on
+    /// another port, where the shipped tools (which point at the demo address) will not find it.
+    Elsewhere {
+        /// The shop, on an ephemeral port.
+        server: FixtureServer,
+        /// The demo address that was taken.
+        taken: SocketAddr,
+    },
+}
+
+impl DemoShop {
+    /// The shop's origin, `http://127.0.0.1:<port>`.
+    pub fn origin(&self) -> String {
+        match self {
+            DemoShop::Served(server) | DemoShop::Elsewhere { server, .. } => server.origin(),
+            DemoShop::AlreadyServed { origin } => origin.clone(),
+        }
+    }
+}
+
+/// Serves the embedded shop at `addr` (the demo address the shipped tools point at); when
+/// `addr` is taken, finds out whether by the shop itself ([`DemoShop::AlreadyServed`]) or by
+/// something else (then serves on an ephemeral port: [`DemoShop::Elsewhere`]).
+pub fn serve_demo_shop(addr: SocketAddr) -> std::io::Result<DemoShop> {
+    match serve_shop(addr) {
+        Ok(server) => Ok(DemoShop::Served(server)),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            if serves_the_shop(addr) {
+                Ok(DemoShop::AlreadyServed {
+                    origin: format!("http://{addr}"),
+                })
+            } else {
+                Ok(DemoShop::Elsewhere {
+                    server: FixtureServer::shop()?,
+                    taken: addr,
+                })
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether the server at `addr` answers `GET /index.html` as the shop does (its `Server`
+/// header), within a second.
+fn serves_the_shop(addr: SocketAddr) -> bool {
+    let probe = || -> std::io::Result<bool> {
+        let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
+        stream.set_read_timeout(Some(Duration::from_secs(1)))?;
+        stream.write_all(
+            format!("GET /index.html HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )?;
+        let mut head = Vec::new();
+        // The status line and headers only: at most 8 KiB.
+        let mut reader = BufReader::new(stream).take(8 * 1024);
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line)? == 0 || line == "\r\n" {
+                break;
+            }
+            head.push(line.trim_end().to_ascii_lowercase());
+        }
+        let wanted = format!("server: {SERVER_NAME}");
+        Ok(head
+            .first()
+            .is_some_and(|status| status.starts_with("http/1.1 200"))
+            && head.contains(&wanted))
+    };
+    probe().unwrap_or(false)
+}
+
 /// A running static-file server; stops when dropped.
 #[derive(Debug)]
 pub struct FixtureServer {
@@ -261,7 +347,7 @@ fn serve_connection(stream: TcpStream, site: &Site) {
 fn build_response(status: &str, content_type: &str, length: usize, body: &[u8]) -> Vec<u8> {
     let mut out = format!(
         "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {length}\r\n\
-         Cache-Control: no-store\r\nConnection: keep-alive\r\n\r\n"
+         Cache-Control: no-store\r\nConnection: keep-alive\r\nServer: {SERVER_NAME}\r\n\r\n"
     )
     .into_bytes();
     out.extend_from_slice(body);
@@ -426,5 +512,52 @@ Content-Type: text/plain\r\n\r\nline1\r\nline2\r\n--XyZ--\r\n";
             page.contains("<span data-testid=\"upload-size\">12</span>"),
             "{page}"
         );
+    }
+
+    fn free_loopback_addr() -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+        listener.local_addr().expect("its address")
+    }
+
+    #[test]
+    fn the_demo_shop_is_served_at_the_demo_address_when_it_is_free() {
+        let addr = free_loopback_addr();
+        let shop = serve_demo_shop(addr).expect("served");
+        assert!(matches!(shop, DemoShop::Served(_)), "{shop:?}");
+        assert_eq!(shop.origin(), format!("http://{addr}"));
+    }
+
+    #[test]
+    fn a_shop_already_served_at_the_demo_address_is_used_not_duplicated() {
+        let addr = free_loopback_addr();
+        let _first = serve_shop(addr).expect("the first shop");
+        let second = serve_demo_shop(addr).expect("found");
+        match second {
+            DemoShop::AlreadyServed { origin } => assert_eq!(origin, format!("http://{addr}")),
+            other => panic!("expected the shop already there, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_demo_address_taken_by_another_program_is_named_and_the_shop_goes_elsewhere() {
+        // Something that is not the shop: it accepts and answers another server's header.
+        let stranger = TcpListener::bind("127.0.0.1:0").expect("bound");
+        let addr = stranger.local_addr().expect("address");
+        std::thread::spawn(move || {
+            for stream in stranger.incoming().flatten() {
+                let mut stream = stream;
+                let mut buf = [0u8; 1024];
+                let _ = stream.read(&mut buf);
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 0\r\n\r\n");
+            }
+        });
+        match serve_demo_shop(addr).expect("served elsewhere") {
+            DemoShop::Elsewhere { server, taken } => {
+                assert_eq!(taken, addr);
+                assert_ne!(server.addr(), addr);
+            }
+            other => panic!("expected the shop elsewhere, got {other:?}"),
+        }
     }
 }

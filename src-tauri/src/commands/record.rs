@@ -6,8 +6,10 @@
 use std::path::PathBuf;
 
 use browserflow_catalog::library::LibraryItem;
-use browserflow_catalog::record_view::{DraftView, OutputKindName, PickedView, RecordStart};
-use tauri::{AppHandle, Emitter, Runtime, State};
+use browserflow_catalog::record_view::{
+    DraftView, OutputKindName, PickedView, RecordEventView, RecordStart, RecordStatusView,
+};
+use tauri::{AppHandle, Emitter, Manager, Runtime, State};
 
 use crate::error::AppError;
 use crate::events::RECORD_EVENT;
@@ -24,10 +26,23 @@ pub async fn record_start<R: Runtime>(
     let mut events = state.recording.lock().await.start(&start).await?;
     tauri::async_runtime::spawn(async move {
         while let Some(view) = events.next().await {
+            if matches!(view, RecordEventView::Closed) {
+                // The window was closed: the recording ends here, its steps kept as the draft,
+                // before the screen hears of it and asks for the status.
+                let state = app.state::<AppState>();
+                let _ = state.recording.lock().await.end_if_closed().await;
+            }
             let _ = app.emit(RECORD_EVENT, view);
         }
     });
     Ok(())
+}
+
+/// What the Record screen shows on opening: the running recording (steps and picks so far),
+/// the draft being edited, or nothing; a recording whose window was closed shows as its draft.
+#[tauri::command]
+pub async fn record_status(state: State<'_, AppState>) -> Result<RecordStatusView, AppError> {
+    Ok(state.recording.lock().await.status().await?)
 }
 
 /// Waits for the person to click an element in the recorded window; it becomes a pick that
@@ -67,16 +82,6 @@ pub async fn record_answer_file_chooser(
 #[tauri::command]
 pub async fn record_stop(state: State<'_, AppState>) -> Result<DraftView, AppError> {
     Ok(state.recording.lock().await.stop().await?)
-}
-
-/// The draft being edited, if any.
-#[tauri::command]
-pub async fn record_draft(state: State<'_, AppState>) -> Result<Option<DraftView>, AppError> {
-    let session = state.recording.lock().await;
-    Ok(session
-        .has_draft()
-        .then(|| session.draft_view())
-        .transpose()?)
 }
 
 /// Deletes the step at `index`.

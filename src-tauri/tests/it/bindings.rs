@@ -22,6 +22,8 @@ fn generate(dir: &Path) {
     record::RecordStart::export_all_to(dir).expect("RecordStart");
     record::RecordEventView::export_all_to(dir).expect("RecordEventView");
     record::DraftView::export_all_to(dir).expect("DraftView");
+    record::RecordStatusView::export_all_to(dir).expect("RecordStatusView");
+    browserflow_catalog::shop_view::ShopView::export_all_to(dir).expect("ShopView");
     record::OutputKindName::export_all_to(dir).expect("OutputKindName");
     model::ModelStatus::export_all_to(dir).expect("ModelStatus");
     model::DraftSuggestions::export_all_to(dir).expect("DraftSuggestions");

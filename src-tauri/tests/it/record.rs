@@ -288,3 +288,86 @@ fn model_commands_say_when_no_model_is_configured() {
         .expect_err("no recording");
     assert_eq!(idle["code"], "not_recording");
 }
+
+/// Closes the page target at `url` of the browser at `ws` (as a person closes the window).
+async fn close_page(ws: &str, url: &str) {
+    let conn = CdpConnection::connect(ws).await.expect("CDP connects");
+    let root = conn.session(None);
+    let targets = root
+        .call("Target.getTargets", json!({}))
+        .await
+        .expect("targets");
+    let target = targets["targetInfos"]
+        .as_array()
+        .and_then(|all| {
+            all.iter()
+                .find(|t| {
+                    t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.starts_with(url))
+                })
+                .map(|t| t["targetId"].clone())
+        })
+        .unwrap_or_else(|| panic!("no page at {url}: {targets:#}"));
+    root.call("Target.closeTarget", json!({ "targetId": target }))
+        .await
+        .expect("the page closes");
+}
+
+#[test]
+fn a_recording_outlives_its_screen_and_a_closed_window_keeps_its_steps_as_a_draft() {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let shop = FixtureServer::shop().expect("the shop serves");
+    let browser = runtime
+        .block_on(Browser::launch(&BrowserConfig::default()))
+        .expect("headless Chromium launches");
+    let app = TestApp::empty();
+    let events = collect_events(&app);
+    assert_eq!(app.ok("record_status", json!({}))["phase"], "idle");
+
+    let start_url = shop.url("/index.html");
+    let start =
+        json!({ "start": { "url": start_url, "cdp": browser.ws_endpoint(), "headed": false } });
+    app.ok("record_start", start.clone());
+    wait_for(&events, "first step", |e| {
+        e["type"] == "step_added" && e["index"] == 0
+    });
+    let page = runtime.block_on(page_session(browser.ws_endpoint(), &start_url));
+    runtime.block_on(click(&page, "#open-deals"));
+    wait_for(&events, "the click", |e| {
+        e["type"] == "step_added" && e["index"] == 1
+    });
+
+    // The screen was left and opened again: the recording is still there, with its steps.
+    let status = app.ok("record_status", json!({}));
+    assert_eq!(status["phase"], "recording", "{status:#}");
+    let recorded = status["steps"].as_array().expect("steps").len();
+    assert!(recorded >= 2, "{status:#}");
+    let busy = app
+        .invoke("record_start", start.clone())
+        .expect_err("one recording at a time");
+    assert_eq!(busy["code"], "busy", "{busy}");
+    assert!(
+        busy["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("open Record"),
+        "the refusal says the way out: {busy}"
+    );
+
+    // The person closes the recorded window: the recording ends, its steps kept as a draft.
+    runtime.block_on(close_page(browser.ws_endpoint(), &start_url));
+    wait_for(&events, "closed", |e| e["type"] == "closed");
+    let status = app.ok("record_status", json!({}));
+    assert_eq!(status["phase"], "editing", "{status:#}");
+    assert_eq!(
+        status["draft"]["steps"].as_array().expect("steps").len(),
+        recorded,
+        "{status:#}"
+    );
+
+    // Nothing is stuck: a new recording starts (replacing the draft only when asked to).
+    app.ok("record_discard", json!({}));
+    app.ok("record_start", start);
+    assert_eq!(app.ok("record_status", json!({}))["phase"], "recording");
+    app.ok("record_discard", json!({}));
+    assert_eq!(app.ok("record_status", json!({}))["phase"], "idle");
+}

@@ -17,13 +17,15 @@ import type { PreviewRequest } from '../bindings/PreviewRequest';
 import type { PreviewResult } from '../bindings/PreviewResult';
 import type { RecordEventView } from '../bindings/RecordEventView';
 import type { RecordStart } from '../bindings/RecordStart';
+import type { RecordStatusView } from '../bindings/RecordStatusView';
 import type { SelectorSuggestionView } from '../bindings/SelectorSuggestionView';
+import type { ShopView } from '../bindings/ShopView';
 import type { StepView } from '../bindings/StepView';
 import type { VerifyView } from '../bindings/VerifyView';
 
 export type {
   AppError, DraftSuggestions, DraftView, FlowView, LibraryItem, ManifestView, ModelStatus, PickedView, PreviewResult,
-  RecordEventView, SelectorSuggestionView, StepView, VerifyView,
+  RecordEventView, RecordStatusView, SelectorSuggestionView, ShopView, StepView, VerifyView,
 };
 
 /** The `{code, message}` a command rejects with (anything else is wrapped as `internal`). */
@@ -50,11 +52,11 @@ export const api = {
   packImport: (path: string) => call<VerifyView>('pack_import', { path }),
   previewPlan: (tool: string) => call<StepView[]>('preview_plan', { tool }),
   previewRun: (request: PreviewRequest) => call<PreviewResult>('preview_run', { request }),
-  shopServe: () => call<string>('shop_serve'),
+  shopServe: () => call<ShopView>('shop_serve'),
   recordStart: (start: RecordStart) => call<void>('record_start', { start }),
   recordPick: () => call<PickedView>('record_pick'),
   recordStop: () => call<DraftView>('record_stop'),
-  recordDraft: () => call<DraftView | null>('record_draft'),
+  recordStatus: () => call<RecordStatusView>('record_status'),
   draftRemoveStep: (index: number) => call<DraftView>('draft_remove_step', { index }),
   draftMoveStep: (from: number, to: number) => call<DraftView>('draft_move_step', { from, to }),
   draftMarkInput: (index: number, name: string, kind: string) => call<DraftView>('draft_mark_input', { index, name, kind }),

@@ -134,6 +134,15 @@ async function journey() {
   await shot('record');
   await shot('record-with-browser', { wholeScreen: true });
 
+  // Leaving Record does not leave the recording behind: back on Record it is still live.
+  const recorded = (await wd.findAll('li[data-rec-step]')).length;
+  await wd.click('[data-nav="library"]');
+  await wd.waitFor('tr[data-ref="search-price@1.2.0"]');
+  await wd.click('[data-nav="record"]');
+  await wd.waitForCount('li[data-rec-step]', recorded);
+  await wd.waitFor('[data-pick="0"]');
+  await wd.waitFor('[data-testid="record-stop"]');
+
   // Stop; the query becomes an input, the price an output.
   await wd.click('[data-testid="record-stop"]');
   await wd.click('[data-mark-input]');
@@ -182,6 +191,23 @@ async function journey() {
   await wd.click('[data-nav="flows"]');
   await wd.waitFor('[data-testid="flow-verdict"]');
   await shot('flows');
+
+  // Another recording, whose browser window the person closes: its steps stay, as a draft.
+  await wd.click('[data-nav="record"]');
+  await wd.click('[data-testid="use-shop"]');
+  await wd.click('[data-testid="record-advanced"]');
+  await wd.type('[data-testid="record-cdp"]', chrome.ws);
+  await wd.click('[data-testid="record-start"]');
+  await wd.waitFor('li[data-rec-step="0"]');
+  const second = await cdp.page(/\/index\.html$/);
+  await second.click('[data-testid="open-deals"]');
+  await wd.waitFor('li[data-rec-step="1"]');
+  await cdp.closePage(/\/index\.html$/);
+  await wd.waitFor('[data-testid="record-note"]', { text: (t) => /window was closed/.test(t) });
+  await wd.waitFor('[data-testid="save"]');
+  assert.ok((await wd.findAll('li[data-rec-step]')).length >= 2, 'the closed recording keeps its steps');
+  await wd.click('[data-testid="record-discard"]');
+  await wd.waitFor('[data-testid="record-start"]');
 
   // The library shows the new tool and its passing run.
   await wd.click('[data-nav="library"]');

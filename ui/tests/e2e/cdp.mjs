@@ -56,6 +56,14 @@ export class Cdp {
     this.socket.close();
   }
 
+  /** Closes the first page whose URL matches `pattern`, as a person closes its window. */
+  async closePage(pattern) {
+    const { targetInfos } = await this.send('Target.getTargets');
+    const target = targetInfos.find((t) => t.type === 'page' && pattern.test(t.url));
+    if (!target) throw new Error(`no page matches ${pattern}: ${targetInfos.map((t) => t.url).join(', ')}`);
+    await this.send('Target.closeTarget', { targetId: target.targetId });
+  }
+
   /** Waits for a page whose URL matches `pattern` and attaches to it. */
   async page(pattern, timeout = 30000) {
     const deadline = Date.now() + timeout;

@@ -24,7 +24,8 @@ function answer(cmd, args, F) {
   switch (cmd) {
     case 'library_list': return F.library;
     case 'preview_plan': return F.plan;
-    case 'shop_serve': return 'http://127.0.0.1:4780';
+    case 'shop_serve': return { origin: 'http://127.0.0.1:4780', warning: null };
+      case 'record_status': return { phase: 'idle' };
     default: return Promise.reject({ code: 'unexpected', message: `no mock for ${cmd}` });
   }
 }
@@ -149,7 +150,8 @@ test('record: steps stream in live, picks become outputs, edits go to the draft,
     window.__draft ??= { start_url: 'http://127.0.0.1:4780/index.html', steps, inputs: [{ name: 'password', kind: 'string', secret: true, step: 3 }], outputs: [], picks: [pick] };
     const d = window.__draft;
     switch (cmd) {
-      case 'shop_serve': return 'http://127.0.0.1:4780';
+      case 'shop_serve': return { origin: 'http://127.0.0.1:4780', warning: null };
+      case 'record_status': return { phase: 'idle' };
       case 'record_start': return null;
       case 'record_pick': return new Promise((resolve) => { window.__pick = () => resolve(pick); });
       case 'record_stop': return d;
@@ -230,6 +232,49 @@ test('record: steps stream in live, picks become outputs, edits go to the draft,
   await page.close();
 });
 
+test('record: the screen reattaches to a running recording; a closed window keeps its steps as a draft; a taken shop port is a warning', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    const step = (i, kind, description) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: F.png });
+    const steps = [step(0, 'navigate', 'Open the shop'), step(1, 'click', 'Click button "Deals"')];
+    const pick = { index: 0, description: 'text "€79.99"', text: '€79.99', best_selector: null, page: 'main' };
+    switch (cmd) {
+      case 'library_list': return [];
+      case 'shop_serve': return { origin: 'http://127.0.0.1:41234', warning: '127.0.0.1:4780 is taken by another program, so the demo shop is served at http://127.0.0.1:41234 instead.' };
+      // Recording until the window closes, then the draft it became.
+      case 'record_status': return window.__closed
+        ? { phase: 'editing', draft: { start_url: 'http://x/', steps, inputs: [], outputs: [], picks: [pick] } }
+        : { phase: 'recording', steps, picks: [pick] };
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { png: fx.png });
+  // The library's demo shop button says plainly that the shipped tools will not find it.
+  await page.getByRole('button', { name: 'Serve demo shop' }).click();
+  assert.match(await page.getByTestId('shop-warning').innerText(), /4780 is taken/);
+
+  // Opening Record while a recording runs shows it: its steps, its pick, Stop.
+  await page.locator('[data-nav="record"]').click();
+  const list = page.getByTestId('record-steps');
+  await list.locator('li[data-rec-step="1"]').waitFor();
+  assert.match(await list.innerText(), /Click button "Deals"/);
+  assert.match(await page.locator('[data-pick="0"]').innerText(), /€79\.99/);
+  await page.getByTestId('record-stop').waitFor();
+  assert.equal(await page.getByTestId('record-start').count(), 0, 'no start form over a running recording');
+
+  // Away and back: still there.
+  await page.locator('[data-nav="library"]').click();
+  await page.locator('[data-nav="record"]').click();
+  await list.locator('li[data-rec-step="1"]').waitFor();
+
+  // The window is closed: the screen turns to the draft, keeping both steps.
+  await page.evaluate(() => { window.__closed = true; });
+  await emit(page, 'record://event', { type: 'closed' });
+  await page.getByTestId('save').waitFor();
+  assert.equal(await list.locator('li[data-rec-step]').count(), 2);
+  assert.match(await page.getByTestId('record-note').innerText(), /window was closed[\s\S]*2 steps are kept/);
+  assert.equal(await page.getByTestId('record-error').count(), 0);
+  await page.close();
+});
+
 test('record: a file chooser asks for paths; model suggestions when a model is configured', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     const step = (i, kind, description, extra = {}) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: null, ...extra });
@@ -237,6 +282,7 @@ test('record: a file chooser asks for paths; model suggestions when a model is c
     const draft = { start_url: 'http://x/', steps, inputs: [], outputs: [], picks: [] };
     switch (cmd) {
       case 'model_status': return { configured: true, endpoint: 'http://127.0.0.1:9/v1/chat/completions' };
+      case 'record_status': return { phase: 'idle' };
       case 'record_start': return null;
       case 'record_answer_file_chooser': return args.paths.some((p) => p.includes('missing'))
         ? Promise.reject({ code: 'record', message: 'no such file: /tmp/missing.png' })

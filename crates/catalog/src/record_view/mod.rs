@@ -84,6 +84,7 @@ impl RecordSession {
     /// Starts recording at `start.url` in a new Chromium window (or in the browser at
     /// `start.cdp`), replacing any draft; the returned events stream its steps.
     pub async fn start(&mut self, start: &RecordStart) -> Result<RecordEvents, RecordViewError> {
+        self.end_if_closed().await?;
         if self.recorder.is_some() {
             return Err(RecordViewError::AlreadyRecording);
         }
@@ -114,6 +115,45 @@ impl RecordSession {
             earlier: earlier.into_iter(),
             live,
         })
+    }
+
+    /// What the Record screen shows on opening: the live recording with its steps and picks,
+    /// the draft, or nothing. A recording whose window was closed is ended first, so that it
+    /// shows as the draft it became.
+    pub async fn status(&mut self) -> Result<RecordStatusView, RecordViewError> {
+        self.end_if_closed().await?;
+        if let Some(recorder) = &self.recorder {
+            return Ok(RecordStatusView::Recording {
+                steps: recorder
+                    .steps()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| step_view(i, s))
+                    .collect(),
+                picks: self.pick_views(),
+            });
+        }
+        if self.draft.is_some() {
+            return Ok(RecordStatusView::Editing {
+                draft: self.draft_view()?,
+            });
+        }
+        Ok(RecordStatusView::Idle)
+    }
+
+    /// Ends a recording whose window was closed (or whose browser is gone), keeping its steps
+    /// as the draft; returns whether it did. A recording still shared by a pick in progress is
+    /// left for the next call (the pick ends as soon as the window is gone).
+    pub async fn end_if_closed(&mut self) -> Result<bool, RecordViewError> {
+        let closed = self.recorder.as_ref().is_some_and(|r| r.is_closed());
+        if !closed {
+            return Ok(false);
+        }
+        match self.stop().await {
+            Ok(_) => Ok(true),
+            Err(RecordViewError::StillPicking) => Ok(false),
+            Err(e) => Err(e),
+        }
     }
 
     /// The running recorder, shared so that a long wait on it (a pick) need not hold the
@@ -253,13 +293,16 @@ impl RecordSession {
                 })
                 .collect(),
             outputs: draft.output_fields(),
-            picks: self
-                .picks
-                .iter()
-                .enumerate()
-                .map(|(i, p)| pick_view(i, p))
-                .collect(),
+            picks: self.pick_views(),
         })
+    }
+
+    fn pick_views(&self) -> Vec<PickedView> {
+        self.picks
+            .iter()
+            .enumerate()
+            .map(|(i, p)| pick_view(i, p))
+            .collect()
     }
 }
 
@@ -359,6 +402,20 @@ mod tests {
         assert_eq!(parse_output_kind("string"), Some(OutputKind::String));
         assert_eq!(parse_output_kind("boolean"), Some(OutputKind::Boolean));
         assert_eq!(parse_output_kind("price"), None);
+    }
+
+    #[tokio::test]
+    async fn a_new_session_is_idle_and_a_draft_shows_as_editing() {
+        let mut session = RecordSession::default();
+        assert_eq!(
+            session.status().await.expect("status"),
+            RecordStatusView::Idle
+        );
+        session.draft = Some(Draft::new("http://127.0.0.1/", None));
+        match session.status().await.expect("status") {
+            RecordStatusView::Editing { draft } => assert_eq!(draft.start_url, "http://127.0.0.1/"),
+            other => panic!("expected the draft, got {other:?}"),
+        }
     }
 
     #[test]

@@ -203,12 +203,36 @@ pub struct DraftView {
     pub picks: Vec<PickedView>,
 }
 
+/// What the Record screen shows when it opens, whatever screen was shown before: nothing yet,
+/// the recording still running (with its steps and picks so far), or the draft being edited.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum RecordStatusView {
+    /// No recording and no draft: the start form.
+    Idle,
+    /// A recording is running.
+    Recording {
+        /// The steps recorded so far.
+        steps: Vec<RecordedStepView>,
+        /// The elements picked so far.
+        picks: Vec<PickedView>,
+    },
+    /// A stopped recording is being edited (also a recording whose window was closed).
+    Editing {
+        /// The draft.
+        draft: DraftView,
+    },
+}
+
 /// Why a Record screen operation failed; [`RecordViewError::code`] is the stable code the
 /// screen matches on.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordViewError {
     /// A recording is already running.
-    #[error("a recording is already running")]
+    #[error(
+        "a recording is already running: open Record to go back to it, then stop or discard it"
+    )]
     AlreadyRecording,
     /// A pick is still waiting for the person: the recorder cannot stop under it.
     #[error("finish picking an element before stopping")]
