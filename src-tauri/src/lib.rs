@@ -51,6 +51,7 @@ pub fn builder<R: tauri::Runtime>(
             record::record_pick,
             record::record_stop,
             record::record_status,
+            record::draft_undo,
             record::record_discard,
             record::draft_remove_step,
             record::draft_move_step,

@@ -105,6 +105,12 @@ pub async fn draft_move_step(
     Ok(session.edit(|draft| draft.move_step(from, to))?)
 }
 
+/// Takes back the last edit of the draft (a deleted or moved step, a marked input or output).
+#[tauri::command]
+pub async fn draft_undo(state: State<'_, AppState>) -> Result<DraftView, AppError> {
+    Ok(state.recording.lock().await.undo()?)
+}
+
 /// Turns the value typed at step `index` into the input `name` of type `kind`.
 #[tauri::command]
 pub async fn draft_mark_input(

@@ -26,4 +26,8 @@ outputs: Array<string>,
 /**
  * The elements picked during the recording.
  */
-picks: Array<PickedView>, };
+picks: Array<PickedView>, 
+/**
+ * Whether an edit can be taken back ([`RecordSession::undo`](super::RecordSession::undo)).
+ */
+can_undo: boolean, };

@@ -57,6 +57,7 @@ export const api = {
   recordPick: () => call<PickedView>('record_pick'),
   recordStop: () => call<DraftView>('record_stop'),
   recordStatus: () => call<RecordStatusView>('record_status'),
+  draftUndo: () => call<DraftView>('draft_undo'),
   draftRemoveStep: (index: number) => call<DraftView>('draft_remove_step', { index }),
   draftMoveStep: (from: number, to: number) => call<DraftView>('draft_move_step', { from, to }),
   draftMarkInput: (index: number, name: string, kind: string) => call<DraftView>('draft_mark_input', { index, name, kind }),

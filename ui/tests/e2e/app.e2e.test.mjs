@@ -207,6 +207,7 @@ async function journey() {
   await wd.waitFor('[data-testid="save"]');
   assert.ok((await wd.findAll('li[data-rec-step]')).length >= 2, 'the closed recording keeps its steps');
   await wd.click('[data-testid="record-discard"]');
+  await wd.click('[data-testid="confirm-discard-yes"]');
   await wd.waitFor('[data-testid="record-start"]');
 
   // The library shows the new tool and its passing run.

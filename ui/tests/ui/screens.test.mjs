@@ -410,3 +410,134 @@ test('flows: diagnostics sit on their step and slot', async () => {
   await screenshot(page, 'ui-flows');
   await page.close();
 });
+
+test('library: a filter with no match says so and clears; a tool that does not load shows why, not "pure"', async () => {
+  const page = await openApp(browser, server.origin, answer, { library: fx.library });
+  const table = page.getByTestId('library-table');
+  await table.locator('tr[data-ref="broken@1.0.0"]').waitFor();
+  const broken = table.locator('tr[data-ref="broken@1.0.0"]');
+  assert.match(await broken.innerText(), /does not load: invalid_json: not valid JSON/);
+  assert.doesNotMatch(await broken.innerText(), /pure/);
+  await page.getByLabel('Filter').fill('zzz-no-such-tool');
+  assert.match(await table.innerText(), /No tool or flow matches “zzz-no-such-tool”/);
+  assert.doesNotMatch(await table.innerText(), /Record a journey/);
+  await page.getByTestId('clear-filter').click();
+  await table.locator('tr[data-ref="search-price@1.2.0"]').waitFor();
+  await page.close();
+});
+
+test('record: Enter in the start URL starts; deleting a step can be undone; discarding asks first', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    const step = (i, description) => ({ index: i, kind: 'click', description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: F.png });
+    window.__steps ??= [step(0, 'Open the shop'), step(1, 'Click button "Deals"'), step(2, 'Click link "Orders"')];
+    window.__history ??= [];
+    const draft = () => ({ start_url: 'http://x/', steps: window.__steps.map((s, i) => ({ ...s, index: i })), inputs: [], outputs: [], picks: [], can_undo: window.__history.length > 0 });
+    switch (cmd) {
+      case 'library_list': return [];
+      case 'record_status': return { phase: 'idle' };
+      case 'record_start': return null;
+      case 'record_stop': return draft();
+      case 'draft_remove_step': window.__history.push([...window.__steps]); window.__steps.splice(args.index, 1); return draft();
+      case 'draft_undo': window.__steps = window.__history.pop(); return draft();
+      case 'record_discard': return null;
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { png: fx.png });
+  await page.locator('[data-nav="record"]').click();
+  await page.getByTestId('record-url').fill('127.0.0.1:4780/index.html');
+  await page.getByTestId('record-url').press('Enter');
+  await page.getByTestId('record-stop').click();
+  const list = page.getByTestId('record-steps');
+  await list.locator('li[data-rec-step="2"]').waitFor();
+
+  await page.locator('[data-delete="1"]').click();
+  assert.equal(await list.locator('li[data-rec-step]').count(), 2);
+  assert.match(await page.getByTestId('undo-note').innerText(), /Step 2 \(Click button "Deals"\) deleted/);
+  await page.getByTestId('undo').click();
+  await list.locator('li[data-rec-step="2"]').waitFor();
+  assert.match(await list.innerText(), /Deals/);
+
+  // Discard asks, and "keep editing" keeps everything.
+  await page.getByTestId('record-discard').click();
+  assert.match(await page.getByTestId('confirm-discard').innerText(), /Discard this recording and its 3 steps\?/);
+  await page.getByTestId('confirm-discard-no').click();
+  assert.equal(await list.locator('li[data-rec-step]').count(), 3);
+  assert.equal((await calls(page, 'record_discard')).length, 0);
+  await page.getByTestId('record-discard').click();
+  await page.getByTestId('confirm-discard-yes').click();
+  await page.getByTestId('record-start').waitFor();
+  assert.equal((await calls(page, 'record_discard')).length, 1);
+  assert.deepEqual((await calls(page, 'record_start')).map((c) => c.args.start.url), ['127.0.0.1:4780/index.html']);
+  await page.close();
+});
+
+// Nothing spills out of its box: no horizontal scrolling of the page, and no element wider than
+// the panel that holds it.
+async function overflows(page) {
+  return page.evaluate(() => {
+    const found = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > doc.clientWidth + 1) found.push(`page scrolls sideways: ${doc.scrollWidth} > ${doc.clientWidth}`);
+    const main = document.querySelector('main');
+    if (main.scrollWidth > main.clientWidth + 1) found.push(`the screen scrolls sideways: ${main.scrollWidth} > ${main.clientWidth}`);
+    const what = (el) => `${el.tagName}.${el.className} "${(el.textContent || '').trim().slice(0, 40)}"`;
+    const visible = main.getBoundingClientRect();
+    for (const el of main.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width && r.right > visible.right + 1) found.push(`${what(el)} ends at ${Math.round(r.right)}, beyond the screen's ${Math.round(visible.right)}`);
+    }
+    for (const panel of main.querySelectorAll('.panel, table')) {
+      const box = panel.getBoundingClientRect();
+      if (panel.scrollWidth > panel.clientWidth + 1) found.push(`${what(panel)} scrolls: ${panel.scrollWidth} > ${panel.clientWidth}`);
+      for (const el of panel.querySelectorAll('*')) {
+        const r = el.getBoundingClientRect();
+        if (r.width && r.right > box.right + 1) found.push(`${what(el)} ends at ${Math.round(r.right)} > its panel's ${Math.round(box.right)}`);
+      }
+    }
+    // Badges and buttons keep their words on one line: a label broken over lines (or letter
+    // by letter) is not "fitting".
+    for (const el of main.querySelectorAll('.badge, button')) {
+      // Only labels: a button laid out as a row of parts (a timeline step) is not a label.
+      if (el.children.length) continue;
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const lines = new Set([...range.getClientRects()].filter((r) => r.width).map((r) => Math.round(r.top)));
+      if (lines.size > 1) found.push(`${what(el)} wraps over ${lines.size} lines`);
+    }
+    return [...new Set(found)].slice(0, 8);
+  });
+}
+
+for (const width of [1000, 1600]) {
+  test(`layout at ${width} px: library, record (with an input being made) and preview fit`, async () => {
+    const long = { ...fx.login, reference: 'a-very-long-tool-name-for-layout@10.20.30', name: 'a-very-long-tool-name-for-layout', version: '10.20.30', capabilities: ['browser', 'secrets', 'net', 'fs'], path: '/w/recordings/a-very-long-tool-name-for-layout@10.20.30.json' };
+    const page = await openApp(browser, server.origin, (cmd, args, F) => {
+      const step = (i, kind, description, extra = {}) => ({ index: i, kind, description, target: 'searchbox "Search products in the whole catalogue of the shop"', best_selector: 'css "#search-form > div.field-group:nth-of-type(2) > input.search-input-with-a-long-class-name"', page: 'main', url: 'http://x/', secret: false, thumbnail: F.png, ...extra });
+      const steps = [step(0, 'navigate', 'Open http://127.0.0.1:4780/index.html?with=a&rather=long&query=string'), step(1, 'fill', 'Fill searchbox "Search products in the whole catalogue of the shop"')];
+      const pick = { index: 0, description: 'text "€79.99"', text: '€79.99', best_selector: 'css "#product > div.details > span.price-tag-with-long-name"', page: 'main' };
+      switch (cmd) {
+        case 'library_list': return F.library;
+        case 'record_status': return { phase: 'editing', draft: { start_url: 'http://x/', steps, inputs: [], outputs: [], picks: [pick], can_undo: false } };
+        case 'preview_plan': return F.plan;
+        default: return Promise.reject({ code: 'unexpected', message: cmd });
+      }
+    }, { library: [...fx.library, long], plan: fx.plan, png: fx.png });
+    await page.setViewportSize({ width, height: 820 });
+    await page.getByTestId('library-table').locator('tr[data-ref="broken@1.0.0"]').waitFor();
+    assert.deepEqual(await overflows(page), [], 'library');
+    await screenshot(page, `ui-layout-library-${width}`);
+
+    await page.locator('[data-nav="record"]').click();
+    await page.locator('[data-mark-input="1"]').click();
+    await page.getByTestId('input-name').waitFor();
+    assert.deepEqual(await overflows(page), [], 'record');
+    await screenshot(page, `ui-layout-record-${width}`);
+
+    await page.locator('[data-nav="library"]').click();
+    await page.getByTestId('library-table').locator('tr[data-ref="search-price@1.2.0"]').getByRole('button', { name: 'Replay' }).click();
+    await page.locator('li[data-step="5"]').waitFor();
+    assert.deepEqual(await overflows(page), [], 'preview');
+    await screenshot(page, `ui-layout-preview-${width}`);
+    await page.close();
+  });
+}

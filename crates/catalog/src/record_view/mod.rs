@@ -49,8 +49,14 @@ pub use views::*;
 pub struct RecordSession {
     recorder: Option<Arc<Recorder>>,
     draft: Option<Draft>,
+    /// The draft before each edit, newest last: what [`RecordSession::undo`] goes back to.
+    undo: Vec<Draft>,
     picks: Vec<PickedElement>,
 }
+
+/// How many edits can be undone: enough for any slip, bounded so a long editing session does
+/// not hold every version of a large draft (thumbnails included).
+const UNDO_DEPTH: usize = 50;
 
 /// The events of a recording as views: the steps recorded before [`RecordSession::start`]
 /// returned, then the live ones.
@@ -88,11 +94,13 @@ impl RecordSession {
         if self.recorder.is_some() {
             return Err(RecordViewError::AlreadyRecording);
         }
+        // Checked before any browser starts.
+        let url = start_url(&start.url)?;
         let options = RecordOptions {
             headed: start.headed,
             browser_ws: start.cdp.clone().filter(|c| !c.trim().is_empty()),
             thumbnails: true,
-            ..RecordOptions::new(start.url.trim())
+            ..RecordOptions::new(&url)
         };
         let recorder = Recorder::start(options).await?;
         let live = recorder.subscribe();
@@ -207,7 +215,19 @@ impl RecordSession {
         &mut self,
         change: impl FnOnce(&mut Draft) -> Result<(), RecordError>,
     ) -> Result<DraftView, RecordViewError> {
+        let before = self.draft_mut()?.clone();
         change(self.draft_mut()?)?;
+        if self.undo.len() == UNDO_DEPTH {
+            self.undo.remove(0);
+        }
+        self.undo.push(before);
+        self.draft_view()
+    }
+
+    /// Takes back the last edit (a deleted or moved step, a marked input or output).
+    pub fn undo(&mut self) -> Result<DraftView, RecordViewError> {
+        let before = self.undo.pop().ok_or(RecordViewError::NothingToUndo)?;
+        *self.draft_mut()? = before;
         self.draft_view()
     }
 
@@ -263,6 +283,7 @@ impl RecordSession {
         }
         std::fs::write(&path, tool.to_json_pretty())?;
         self.draft = None;
+        self.undo.clear();
         self.picks.clear();
         let digest = tool.contract.contract_digest().to_string();
         let source = ItemSource::Folder {
@@ -294,6 +315,7 @@ impl RecordSession {
                 .collect(),
             outputs: draft.output_fields(),
             picks: self.pick_views(),
+            can_undo: !self.undo.is_empty(),
         })
     }
 
@@ -304,6 +326,34 @@ impl RecordSession {
             .map(|(i, p)| pick_view(i, p))
             .collect()
     }
+}
+
+/// The address a recording starts at, as typed by a person: trimmed, with `http://` added when
+/// no scheme is given (`127.0.0.1:4780/index.html`, `example.com`); only `http` and `https` pages
+/// with a host. Checked before a browser starts, so a typo costs no window.
+pub fn start_url(typed: &str) -> Result<String, RecordViewError> {
+    let typed = typed.trim();
+    if typed.is_empty() {
+        return Err(RecordViewError::BadUrl("the start URL is empty".into()));
+    }
+    // `host:port/…` parses as a URL whose scheme is the host: look for `://` instead.
+    let with_scheme = if typed.contains("://") {
+        typed.to_string()
+    } else {
+        format!("http://{typed}")
+    };
+    let url = url::Url::parse(&with_scheme)
+        .map_err(|e| RecordViewError::BadUrl(format!("`{typed}` is not a web address: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(RecordViewError::BadUrl(format!(
+            "`{typed}` is a {}: URL; a recording starts on a web page (http:// or https://)",
+            url.scheme()
+        )));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(RecordViewError::BadUrl(format!("`{typed}` names no host")));
+    }
+    Ok(url.to_string())
 }
 
 /// The first step whose value holds `{{name}}`: the step an input replaces.
@@ -416,6 +466,91 @@ mod tests {
             RecordStatusView::Editing { draft } => assert_eq!(draft.start_url, "http://127.0.0.1/"),
             other => panic!("expected the draft, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn start_urls_get_a_scheme_when_typed_without_one_and_only_web_pages_start() {
+        let ok = |typed: &str| start_url(typed).expect(typed);
+        assert_eq!(
+            ok(" 127.0.0.1:4780/index.html "),
+            "http://127.0.0.1:4780/index.html"
+        );
+        assert_eq!(ok("example.com"), "http://example.com/");
+        assert_eq!(ok("localhost:8080"), "http://localhost:8080/");
+        assert_eq!(ok("https://example.com/a?b=1"), "https://example.com/a?b=1");
+        for bad in [
+            "",
+            "   ",
+            "file:///etc/hostname",
+            "chrome://settings",
+            "http://",
+            "http://exa mple.com",
+        ] {
+            let err = start_url(bad).expect_err(bad);
+            assert_eq!(err.code(), "bad_input", "{bad}: {err}");
+        }
+        assert!(
+            start_url("file:///etc/hostname")
+                .expect_err("file")
+                .to_string()
+                .contains("http:// or https://")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_bad_start_url_is_refused_before_any_browser_starts() {
+        let mut session = RecordSession::default();
+        let start = RecordStart {
+            url: "http://exa mple.com".into(),
+            // A browser endpoint that does not exist: reaching it would be a different error.
+            cdp: Some("ws://127.0.0.1:9/devtools/browser/none".into()),
+            headed: false,
+        };
+        match session.start(&start).await {
+            Err(e) => assert_eq!(e.code(), "bad_input", "{e}"),
+            Ok(_) => panic!("started"),
+        }
+    }
+
+    #[test]
+    fn every_draft_edit_can_be_undone_in_turn() {
+        let mut draft = Draft::new("http://127.0.0.1/", None);
+        let mut steps = Vec::new();
+        for url in [
+            "http://127.0.0.1/a",
+            "http://127.0.0.1/b",
+            "http://127.0.0.1/c",
+        ] {
+            let json = serde_json::json!({
+                "step": { "type": "navigate", "url": url },
+                "description": format!("Open {url}"), "page": "main", "url": url,
+            });
+            steps.push(serde_json::from_value::<RecordedStep>(json).expect("a step"));
+        }
+        draft.steps = steps;
+        let mut session = RecordSession {
+            draft: Some(draft),
+            ..RecordSession::default()
+        };
+        let urls = |view: &DraftView| -> Vec<String> {
+            view.steps.iter().map(|s| s.description.clone()).collect()
+        };
+        let original = session.draft_view().expect("a draft");
+        assert!(!original.can_undo);
+        session.edit(|d| d.move_step(0, 2)).expect("moved");
+        let after_delete = session
+            .edit(|d| d.remove_step(0).map(|_| ()))
+            .expect("deleted");
+        assert_eq!(after_delete.steps.len(), 2);
+        assert!(after_delete.can_undo);
+        assert_eq!(session.undo().expect("undone").steps.len(), 3);
+        let back = session.undo().expect("undone");
+        assert_eq!(urls(&back), urls(&original));
+        assert!(!back.can_undo);
+        assert_eq!(
+            session.undo().expect_err("nothing left").code(),
+            "nothing_to_undo"
+        );
     }
 
     #[test]

@@ -201,6 +201,8 @@ pub struct DraftView {
     pub outputs: Vec<String>,
     /// The elements picked during the recording.
     pub picks: Vec<PickedView>,
+    /// Whether an edit can be taken back ([`RecordSession::undo`](super::RecordSession::undo)).
+    pub can_undo: bool,
 }
 
 /// What the Record screen shows when it opens, whatever screen was shown before: nothing yet,
@@ -237,9 +239,15 @@ pub enum RecordViewError {
     /// A pick is still waiting for the person: the recorder cannot stop under it.
     #[error("finish picking an element before stopping")]
     StillPicking,
+    /// The start URL is not a web page's address.
+    #[error("{0}")]
+    BadUrl(String),
     /// No recording is running.
     #[error("no recording is running")]
     NotRecording,
+    /// No edit of the draft is left to take back.
+    #[error("there is no edit to undo")]
+    NothingToUndo,
     /// No recording has stopped: there is no draft.
     #[error("there is no stopped recording to edit")]
     NoDraft,
@@ -277,7 +285,10 @@ impl RecordViewError {
             RecordViewError::AlreadyRecording | RecordViewError::StillPicking => "busy",
             RecordViewError::NotRecording => "not_recording",
             RecordViewError::NoDraft => "no_draft",
-            RecordViewError::NotAnInputType(_) | RecordViewError::NoSuchPick(_) => "bad_input",
+            RecordViewError::NothingToUndo => "nothing_to_undo",
+            RecordViewError::NotAnInputType(_)
+            | RecordViewError::NoSuchPick(_)
+            | RecordViewError::BadUrl(_) => "bad_input",
             RecordViewError::Record(_) => "record",
             RecordViewError::InvalidTool(_) => "invalid_tool",
             RecordViewError::Exists(_) => "exists",
