@@ -7,3 +7,4 @@
 mod names;
 mod record;
 mod support;
+mod widgets;

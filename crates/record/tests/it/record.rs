@@ -2,7 +2,7 @@
 //! `Input.insertText`, `Input.dispatchKeyEvent`) against the fixture shop in headless Chromium;
 //! the recorded tool is saved, read back and replayed.
 
-mod driver;
+pub(crate) mod driver;
 mod effects;
 mod frames;
 mod journeys;

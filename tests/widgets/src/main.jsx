@@ -1,0 +1,34 @@
+// The widget fixtures: `index.html?w=NAME` shows one widget of a real component library and,
+// in `[data-testid="result"]`, the state it produced (what the journeys extract).
+import { createRoot } from 'react-dom/client';
+import * as mui from './mui.jsx';
+import * as radix from './radix.jsx';
+import * as dnd from './dnd.jsx';
+
+const pages = {
+  'mui-select': mui.SelectPage,
+  'mui-autocomplete': mui.AutocompletePage,
+  'mui-slider': mui.SliderPage,
+  'mui-tabs': mui.TabsPage,
+  'mui-dialog': mui.DialogPage,
+  'mui-checkbox': mui.CheckboxPage,
+  'radix-select': radix.SelectPage,
+  'radix-slider': radix.SliderPage,
+  'radix-tabs': radix.TabsPage,
+  'radix-dialog': radix.DialogPage,
+  'dnd-list': dnd.SortablePage,
+};
+
+function Index() {
+  return (
+    <ul>
+      {Object.keys(pages).map((name) => (
+        <li key={name}><a href={`?w=${name}`}>{name}</a></li>
+      ))}
+    </ul>
+  );
+}
+
+const name = new URLSearchParams(location.search).get('w');
+const Page = pages[name] ?? Index;
+createRoot(document.getElementById('root')).render(<Page />);
