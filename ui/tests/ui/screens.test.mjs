@@ -128,7 +128,8 @@ test('preview: secret inputs go as references; a failure shows the step, screens
   const failed = page.getByTestId('result-failed');
   await failed.waitFor();
   const text = await failed.innerText();
-  assert.match(text, /Failing step 4: click/i);
+  assert.match(text, /Failing step 4: Open the first result/i);
+  assert.equal((text.match(/no candidate matched/g) ?? []).length, 1, 'the step\'s error is said once');
   assert.match(text, /xpath "\(\/\/main\/\/ul\/li\)\[1\]\/a"/);
   assert.equal(await failed.locator('img.screenshot').count(), 1);
   assert.equal(await page.locator('li[data-step="4"]').getAttribute('data-state'), 'skipped');
@@ -541,3 +542,47 @@ for (const width of [1000, 1600]) {
     await page.close();
   });
 }
+
+test('preview: speaks the recorder’s language, ticks the running step, says skipped, asks for required inputs, warns of a fallback', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    if (cmd === 'library_list') return F.library;
+    if (cmd === 'preview_plan') return F.plan;
+    if (cmd === 'preview_run') return new Promise((resolve) => { window.__finishRun = resolve; });
+    return Promise.reject({ code: 'unexpected', message: cmd });
+  }, { library: fx.library, plan: fx.plan });
+  await page.locator('[data-nav="preview"]').click();
+  const timeline = page.getByTestId('timeline');
+  await timeline.locator('li[data-step="5"]').waitFor();
+  // Labels first, kinds in words.
+  assert.match(await timeline.locator('li[data-step="2"]').innerText(), /Submit the search[\s\S]*press key/);
+  assert.doesNotMatch(await timeline.innerText(), /key_press|wait_for_element/);
+  // An empty required input is asked for before anything runs.
+  await page.locator('input[data-input="query"]').fill('');
+  assert.match(await page.getByTestId('input-missing').innerText(), /Required/);
+  assert.equal(await page.getByTestId('run').isDisabled(), true);
+  await page.locator('input[data-input="query"]').fill('keyboard');
+  await page.getByTestId('run').click();
+  // The running step's time ticks.
+  const time = timeline.locator('li[data-step="0"] [data-testid="step-time"]');
+  await page.waitForFunction(() => /^\d+\.\d s$/.test(document.querySelector('li[data-step="0"] [data-testid="step-time"]')?.textContent ?? ''));
+  const first = await time.innerText();
+  await page.waitForFunction((t) => document.querySelector('li[data-step="0"] [data-testid="step-time"]').textContent !== t, first);
+  // Step 4 wins on its second selector; step 6 is skipped.
+  const done = fx.plan.map((s, i) => ({ ...s, state: i === 5 ? 'skipped' : 'passed', duration_ms: i === 5 ? 0 : 100, winner: i === 3 ? s.candidates[1] : s.candidates[0] ?? null, screenshot: null }));
+  for (const s of done.slice(0, 2)) await emit(page, 'preview://step', s);
+  assert.equal(await timeline.locator('li[data-step="2"]').getAttribute('data-state'), 'running', 'the next step runs');
+  for (const s of done.slice(2)) await emit(page, 'preview://step', s);
+  assert.equal(await timeline.locator('li[data-step="5"] [data-testid="step-time"]').innerText(), 'skipped');
+  await page.evaluate((steps) => window.__finishRun({
+    reference: 'search-price@1.2.0', ok: true, output: { name: 'Mechanical Keyboard', price: 79.99, currency: 'EUR' },
+    output_schema: {}, contract_digest: 'sha256:6ada91fe84b56d50ab47', steps, failed_step: null, error: null, error_code: null,
+    run_id: 'r9', run_dir: '/tmp/r9', duration_ms: 2100 }), done);
+  const warning = page.getByTestId('fallback-warning');
+  await warning.waitFor();
+  assert.match(await warning.innerText(), /Step 4 \(Open the first result\) matched only on its selector #2, xpath "\(\/\/main\/\/ul\/li\)\[1\]\/a"/);
+  assert.match(await timeline.locator('li[data-step="3"]').innerText(), /fallback/);
+  // The output is in view, above the timeline.
+  const [okBox, timelineBox] = [await page.getByTestId('result-ok').boundingBox(), await timeline.boundingBox()];
+  assert.ok(okBox.y < timelineBox.y, 'the output sits above the steps');
+  await page.close();
+});
