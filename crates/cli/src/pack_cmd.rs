@@ -29,9 +29,9 @@ pub enum PackCommand {
         /// `recordings/contracts`).
         #[arg(long = "tools", value_name = "DIR")]
         tools: Vec<PathBuf>,
-        /// The pack file to write.
+        /// The pack file to write (default: `NAME@VERSION.bfpack` in the current folder).
         #[arg(short, long)]
-        out: PathBuf,
+        out: Option<PathBuf>,
     },
     /// Verify every digest (and signatures) of a pack file.
     Verify {
@@ -117,6 +117,7 @@ pub fn run(command: PackCommand) -> Outcome {
                 builtins: &builtins,
                 deny: &deny,
             };
+            let out = out.unwrap_or_else(|| default_pack_file(&request.name, &request.version));
             let pack = browserflow_pack::export_to_file(&catalog, &request, &out)?;
             for entry in &pack.manifest.entries {
                 println!("{} {}", entry.reference, entry.contract_digest);
@@ -181,8 +182,13 @@ pub fn run(command: PackCommand) -> Outcome {
             println!("wrote {}", out.display());
         }
         PackCommand::List { store } => {
-            for pack in open_store(store)?.packs()? {
-                println!("{}", pack.dir.display());
+            let store = open_store(store)?;
+            let packs = store.packs()?;
+            if packs.is_empty() {
+                println!("no packs installed in {}", store.root().display());
+            }
+            for pack in packs {
+                print!("{}", describe_installed(&pack));
             }
         }
     }
@@ -205,6 +211,32 @@ impl TrustArgs {
             expected_digest: None,
         }
     }
+}
+
+/// Where `pack export` writes when no `-o` is given: `NAME@VERSION.bfpack` here.
+fn default_pack_file(name: &str, version: &semver::Version) -> PathBuf {
+    PathBuf::from(format!("{name}@{version}.bfpack"))
+}
+
+/// An installed pack as `pack list` shows it: its name and version, digest and folder, then
+/// each tool and flow it carries with its kind and contract digest.
+fn describe_installed(pack: &browserflow_pack::InstalledPack) -> String {
+    let manifest = &pack.manifest;
+    let mut text = format!(
+        "{}  {}\n  in {}\n",
+        manifest.reference(),
+        pack.digest,
+        pack.dir.display()
+    );
+    for entry in &manifest.entries {
+        text.push_str(&format!(
+            "  {:<32} {:<9} {}\n",
+            entry.reference.to_string(),
+            entry.contract.kind().as_str(),
+            entry.contract_digest
+        ));
+    }
+    text
 }
 
 fn open_store(root: Option<PathBuf>) -> anyhow::Result<Store> {

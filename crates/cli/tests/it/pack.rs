@@ -104,3 +104,63 @@ fn export_sign_import_then_run_from_the_store() {
         stderr(&tampered)
     );
 }
+
+#[test]
+fn export_without_out_writes_name_at_version_and_list_names_each_pack_and_its_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let recordings = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../recordings");
+    let in_dir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bflow"))
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let export = in_dir(&[
+        "pack",
+        "export",
+        "--name",
+        "shop-tools",
+        "--version",
+        "1.2.3",
+        "--tools",
+        &recordings.to_string_lossy(),
+        "search-price@1.2.0",
+    ]);
+    assert!(export.status.success(), "{}", stderr(&export));
+    let written = dir.path().join("shop-tools@1.2.3.bfpack");
+    assert!(written.is_file(), "{}", stdout(&export));
+    assert!(
+        stdout(&export).contains("wrote shop-tools@1.2.3.bfpack"),
+        "{}",
+        stdout(&export)
+    );
+
+    let store = dir.path().join("store");
+    let store_arg = store.to_string_lossy().into_owned();
+    let empty = in_dir(&["pack", "list", "--store", &store_arg]);
+    assert!(empty.status.success(), "{}", stderr(&empty));
+    assert!(
+        stdout(&empty).contains("no packs installed"),
+        "{}",
+        stdout(&empty)
+    );
+    let imported = in_dir(&[
+        "pack",
+        "import",
+        "shop-tools@1.2.3.bfpack",
+        "--store",
+        &store_arg,
+    ]);
+    assert!(imported.status.success(), "{}", stderr(&imported));
+    let listed = in_dir(&["pack", "list", "--store", &store_arg]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let text = stdout(&listed);
+    assert!(text.starts_with("shop-tools@1.2.3  sha256:"), "{text}");
+    assert!(
+        text.lines().any(|l| l.contains("search-price@1.2.0")
+            && l.contains("browser")
+            && l.contains("sha256:")),
+        "{text}"
+    );
+}
