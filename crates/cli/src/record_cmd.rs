@@ -1,17 +1,20 @@
 //! `bflow record URL --out FILE`: record a journey in a visible Chromium until the window
 //! closes, Enter is pressed or Ctrl-C; mark inputs and outputs from flags; write the tool file.
 //! A file chooser the page opens is answered by the next `--upload` path, else by a path typed
-//! on the terminal.
+//! on the terminal. Nothing recorded is lost: when a mark does not resolve (a mistyped
+//! `--input`, an `--extract` that matched nothing), the recording is written as a draft beside
+//! `--out`, every such mark is named, and `--from-draft` turns the draft into the tool once the
+//! marks are right.
 
 use std::collections::VecDeque;
 use std::io::BufRead;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use browserflow_catalog::record_view::parse_output_kind;
 use browserflow_record::{
-    InputBySelector, InputType, ModelAssist, OutputBySelector, RecordEvent, RecordOptions,
-    Recorder, SelectorMarkError,
+    Draft, InputBySelector, InputType, MarkWatch, ModelAssist, OutputBySelector, RecordEvent,
+    RecordOptions, Recorder, SelectorMarks, UnresolvedMark,
 };
 use clap::Args;
 
@@ -20,7 +23,12 @@ use crate::exit::Outcome;
 #[derive(Args)]
 pub struct RecordArgs {
     /// The page the recording starts on.
-    url: String,
+    #[arg(required_unless_present = "from_draft")]
+    url: Option<String>,
+    /// Make the tool from a draft a recording left (`OUT.draft.json`, written when a mark did
+    /// not resolve) with the marks given now, without recording again.
+    #[arg(long, value_name = "DRAFT", conflicts_with = "url")]
+    from_draft: Option<PathBuf>,
     /// Where to write the tool file.
     #[arg(long, short, value_name = "FILE")]
     out: PathBuf,
@@ -143,7 +151,124 @@ pub fn run(args: RecordArgs) -> Outcome {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let viewport = viewport(&args.viewport)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    if let Some(draft) = args.from_draft.clone() {
+        return runtime.block_on(from_draft(&args, &draft, inputs, extracts));
+    }
     runtime.block_on(record(args, inputs, extracts, viewport))
+}
+
+/// The draft file a recording whose marks did not all resolve is kept in:
+/// `tools/search@1.0.0.json` → `tools/search@1.0.0.draft.json`.
+fn draft_path(out: &Path) -> PathBuf {
+    out.with_extension("draft.json")
+}
+
+/// A kept recording: the draft and why it is not a tool yet.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct DraftFile {
+    /// What did not resolve, in words.
+    unresolved: Vec<String>,
+    /// The recording.
+    draft: Draft,
+}
+
+/// The largest draft file read back: drafts hold steps and marks, no screenshots.
+const MAX_DRAFT_FILE: u64 = 64 * 1024 * 1024;
+
+/// Applies `marks` to `draft` and writes the tool to `--out`; when a mark does not resolve,
+/// writes the draft beside it instead, names every such mark, and says how to finish. The
+/// outcome is success only when the tool was written.
+async fn finish(args: &RecordArgs, mut draft: Draft, marks: SelectorMarks) -> Outcome {
+    for name in marks.unchecked_outputs() {
+        eprintln!(
+            "warning: --extract {name}: the window closed before its element could be looked up; it is kept unchecked"
+        );
+    }
+    if let Err(unresolved) = draft.apply_marks(marks) {
+        return keep_draft(args, &draft, &unresolved);
+    }
+    if let Some(assist) = ModelAssist::from_env()? {
+        match assist.suggest(&mut draft).await {
+            Ok(_) => eprintln!("model suggestions applied ({})", assist.endpoint()),
+            Err(e) => eprintln!("warning: {e}"),
+        }
+    }
+    let name = args
+        .name
+        .clone()
+        .or_else(|| draft.suggested_name.clone())
+        .unwrap_or_else(|| default_name(&args.out));
+    let file = draft.into_tool_file(&name, &args.version, args.description.as_deref())?;
+    std::fs::write(&args.out, file.to_json_pretty())
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    eprintln!("wrote {} ({} steps)", args.out.display(), file.steps.len());
+    println!("{}", file.contract.reference());
+    Ok(true)
+}
+
+/// Writes the recording as a draft beside `--out`, naming each unresolved mark.
+fn keep_draft(args: &RecordArgs, draft: &Draft, unresolved: &[UnresolvedMark]) -> Outcome {
+    let path = draft_path(&args.out);
+    let kept = DraftFile {
+        unresolved: unresolved.iter().map(ToString::to_string).collect(),
+        draft: draft.clone(),
+    };
+    let json = serde_json::to_string_pretty(&kept).context("cannot serialise the draft")?;
+    std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
+    for mark in unresolved {
+        eprintln!("error: {mark}");
+    }
+    eprintln!(
+        "no tool written: the recording ({} steps) is kept in {}",
+        draft.steps.len(),
+        path.display()
+    );
+    eprintln!(
+        "fix the marks and make the tool from it: bflow record --from-draft {} --out {} --input … --extract …",
+        path.display(),
+        args.out.display()
+    );
+    Ok(false)
+}
+
+/// `--from-draft`: the tool from a kept draft, with the marks given now (nothing live to look
+/// them up in: inputs find their fill by the selector's words, outputs keep their selector).
+async fn from_draft(
+    args: &RecordArgs,
+    path: &Path,
+    inputs: Vec<InputBySelector>,
+    extracts: Vec<OutputBySelector>,
+) -> Outcome {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut text = String::new();
+    file.take(MAX_DRAFT_FILE + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if text.len() as u64 > MAX_DRAFT_FILE {
+        bail!(
+            "{} is larger than {} MiB: not a draft",
+            path.display(),
+            MAX_DRAFT_FILE >> 20
+        );
+    }
+    let kept: DraftFile = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a draft written by bflow record", path.display()))?;
+    let marks = SelectorMarks::unchecked(inputs, Vec::new());
+    let mut draft = kept.draft;
+    // Outputs from a draft cannot be checked against a page: said, not silently trusted.
+    for output in &extracts {
+        eprintln!(
+            "warning: --extract {}={}: not checked against a live page (made from a draft)",
+            output.name, output.selector
+        );
+    }
+    if let Err(unresolved) = draft.apply_marks(marks) {
+        return keep_draft(args, &draft, &unresolved);
+    }
+    let outputs = SelectorMarks::unchecked(Vec::new(), extracts);
+    finish(args, draft, outputs).await
 }
 
 async fn record(
@@ -152,19 +277,25 @@ async fn record(
     extracts: Vec<OutputBySelector>,
     viewport: Option<(u32, u32)>,
 ) -> Outcome {
+    if draft_path(&args.out).exists() {
+        eprintln!(
+            "note: {} exists from an earlier recording; it is replaced only if this one's marks do not resolve",
+            draft_path(&args.out).display()
+        );
+    }
+    let url = args.url.clone().unwrap_or_default();
     let options = RecordOptions {
         headed: !args.headless,
         chrome: args.chrome.clone(),
         browser_ws: args.browser_ws.clone(),
         viewport,
-        ..RecordOptions::new(args.url.clone())
+        ..RecordOptions::new(url.clone())
     };
     let recorder = Recorder::start(options).await?;
     let mut events = recorder.subscribe();
-    eprintln!(
-        "recording {} — close the window, press Enter or Ctrl-C to finish",
-        args.url
-    );
+    let watch_outputs = !extracts.is_empty();
+    let mut watch = MarkWatch::new(inputs, extracts);
+    eprintln!("recording {url} — close the window, press Enter or Ctrl-C to finish");
     let mut uploads: VecDeque<PathBuf> = args.uploads.iter().cloned().collect();
     let mut lines = stdin_lines();
     let mut stdin_open = true;
@@ -175,8 +306,15 @@ async fn record(
         tokio::pin!(ctrl_c);
         let closed = recorder.wait_closed();
         tokio::pin!(closed);
+        let mut look_due = false;
         'recording: loop {
             tokio::select! {
+                // Outputs are looked up once the page has been quiet for a moment, never
+                // in the way of the person's next step.
+                _ = tokio::time::sleep(LOOK_AFTER_QUIET), if look_due => {
+                    look_due = false;
+                    watch.look(&recorder, OUTPUT_LOOK).await;
+                }
                 _ = &mut closed => break 'recording,
                 _ = &mut ctrl_c => break 'recording,
                 line = lines.recv(), if stdin_open => match line {
@@ -202,6 +340,8 @@ async fn record(
                     Ok(RecordEvent::StepAdded { index, step })
                     | Ok(RecordEvent::StepInserted { index, step }) => {
                         eprintln!("  {}. {}", index + 1, step.description);
+                        // Each page the journey reaches may be the last one seen.
+                        look_due = watch_outputs;
                     }
                     Ok(RecordEvent::PageOpened { name, url }) => eprintln!("  (popup `{name}`: {url})"),
                     Ok(RecordEvent::FileChooser(_)) => match uploads.pop_front() {
@@ -223,31 +363,26 @@ async fn record(
         }
     }
 
-    // Selectors are looked up while the page is still open; the marks apply to the draft.
-    let marks = recorder.resolve_marks(inputs, extracts).await;
-    let mut draft = recorder.stop().await?;
-    draft.apply_marks(marks).map_err(|e| match e {
-        SelectorMarkError::NoFill(e) => anyhow::anyhow!("--input: {e}"),
-        SelectorMarkError::Mark(e) => e.into(),
-    })?;
-    if let Some(assist) = ModelAssist::from_env()? {
-        match assist.suggest(&mut draft).await {
-            Ok(_) => eprintln!("model suggestions applied ({})", assist.endpoint()),
-            Err(e) => eprintln!("warning: {e}"),
+    // Steps recorded just before the end are listed too.
+    while let Ok(event) = events.try_recv() {
+        if let RecordEvent::StepAdded { index, step } | RecordEvent::StepInserted { index, step } =
+            event
+        {
+            eprintln!("  {}. {}", index + 1, step.description);
         }
     }
-    let name = args
-        .name
-        .clone()
-        .or_else(|| draft.suggested_name.clone())
-        .unwrap_or_else(|| default_name(&args.out));
-    let file = draft.into_tool_file(&name, &args.version, args.description.as_deref())?;
-    std::fs::write(&args.out, file.to_json_pretty())
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
-    eprintln!("wrote {} ({} steps)", args.out.display(), file.steps.len());
-    println!("{}", file.contract.reference());
-    Ok(true)
+    // Selectors are looked up once more while the page is still open; the marks apply to the
+    // draft, and a recording whose marks do not all resolve is kept as a draft.
+    let marks = watch.look_last(&recorder).await;
+    let draft = recorder.stop().await?;
+    finish(&args, draft, marks).await
 }
+
+/// How quiet the page must be (no new step) before the `--extract` elements are looked up.
+const LOOK_AFTER_QUIET: std::time::Duration = std::time::Duration::from_millis(150);
+
+/// How long one look for an `--extract` element may take after each recorded step.
+const OUTPUT_LOOK: std::time::Duration = std::time::Duration::from_millis(400);
 
 /// Lists the step an answered file chooser turned into an upload.
 fn print_answered(recorder: &Recorder, index: Option<usize>) {

@@ -83,7 +83,7 @@ use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{Selector, Step};
 
 pub use draft::{Draft, InputMark, InputType, OutputMark};
-pub use marks::{InputBySelector, OutputBySelector, SelectorMarkError, SelectorMarks};
+pub use marks::{InputBySelector, MarkWatch, OutputBySelector, SelectorMarks, UnresolvedMark};
 pub use model_assist::{ModelAssist, ModelCall, SelectorSuggestion, Suggestions};
 pub use recorder::Recorder;
 

@@ -182,6 +182,121 @@ async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
     browser.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn marks_that_do_not_resolve_keep_the_recording_as_a_draft_naming_each_and_from_draft_finishes_it()
+ {
+    let shop = FixtureServer::shop().unwrap();
+    let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("search-heading@1.0.0.json");
+    let start = shop.url("/index.html");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "record",
+            &start,
+            "--out",
+            &out.to_string_lossy(),
+            "--headless",
+            "--browser-ws",
+            browser.ws_endpoint(),
+            // A typo in the field, and an element no page of the journey has.
+            "--input",
+            "q=#serch-input",
+            "--extract",
+            "price=.pricetag:number",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let page = attach_to_page(&browser, &start).await;
+    click(&page, "document.getElementById('search-input')").await;
+    page.call("Input.insertText", json!({ "text": "keyboard" }))
+        .await
+        .unwrap();
+    for kind in ["keyDown", "keyUp"] {
+        let _ = page
+            .call(
+                "Input.dispatchKeyEvent",
+                json!({ "type": kind, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r" }),
+            )
+            .await;
+    }
+    wait_js(
+        &page,
+        "location.pathname === '/search.html' && document.readyState === 'complete'",
+    )
+    .await;
+    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--input q=#serch-input"),
+        "the input mark is named: {err}"
+    );
+    assert!(
+        err.contains("--extract price=.pricetag: matched nothing"),
+        "the output mark is named: {err}"
+    );
+    assert!(
+        !out.exists(),
+        "no tool is written with a mark that does not resolve"
+    );
+    let draft_file = dir.path().join("search-heading@1.0.0.draft.json");
+    assert!(err.contains(&draft_file.display().to_string()), "{err}");
+    let kept: Value = serde_json::from_str(&std::fs::read_to_string(&draft_file).unwrap()).unwrap();
+    let kinds: Vec<&str> = kept["draft"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"]["type"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["navigate", "fill", "key_press"],
+        "nothing recorded is lost: {kept:#}"
+    );
+    assert_eq!(kept["unresolved"].as_array().unwrap().len(), 2, "{kept:#}");
+
+    // The marks fixed, the draft becomes the tool, without recording again.
+    let finished = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "record",
+            "--from-draft",
+            &draft_file.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+            "--input",
+            "q=#search-input",
+            "--extract",
+            "heading=#results-heading",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        finished.status.success(),
+        "{}",
+        String::from_utf8_lossy(&finished.stderr)
+    );
+    let file = ToolFile::load(&out).expect("a valid tool file");
+    let context = browser.new_context().await.unwrap();
+    let inputs = json!({ "q": "mouse" }).as_object().cloned().unwrap();
+    let report = Replayer::default()
+        .run(&context, &file.steps, &inputs)
+        .await
+        .unwrap();
+    assert_eq!(
+        report.outputs["heading"],
+        Value::from("Results for \"mouse\"")
+    );
+    context.close().await.unwrap();
+    browser.close().await.unwrap();
+}
+
 #[test]
 fn bflow_record_rejects_malformed_marks_before_opening_a_browser() {
     let out = bflow(&[
