@@ -283,7 +283,15 @@ async fn record(
             draft_path(&args.out).display()
         );
     }
-    let url = args.url.clone().unwrap_or_default();
+    let url = browserflow_catalog::record_view::start_url(args.url.as_deref().unwrap_or_default())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if !args.headless && args.browser_ws.is_none() && !has_display() {
+        bail!(
+            "there is no display to open the browser window on (DISPLAY and WAYLAND_DISPLAY are unset): \
+             record with --headless and drive the browser over CDP (its endpoint is printed), \
+             or run where a display is available"
+        );
+    }
     let options = RecordOptions {
         headed: !args.headless,
         chrome: args.chrome.clone(),
@@ -295,7 +303,12 @@ async fn record(
     let mut events = recorder.subscribe();
     let watch_outputs = !extracts.is_empty();
     let mut watch = MarkWatch::new(inputs, extracts);
-    eprintln!("recording {url} — close the window, press Enter or Ctrl-C to finish");
+    match recorder.browser_endpoint() {
+        Some(endpoint) if args.headless => eprintln!(
+            "recording {url} headless — drive the browser over CDP at {endpoint}; press Enter or Ctrl-C to finish"
+        ),
+        _ => eprintln!("recording {url} — close the window, press Enter or Ctrl-C to finish"),
+    }
     let mut uploads: VecDeque<PathBuf> = args.uploads.iter().cloned().collect();
     let mut lines = stdin_lines();
     let mut stdin_open = true;
@@ -376,6 +389,13 @@ async fn record(
     let marks = watch.look_last(&recorder).await;
     let draft = recorder.stop().await?;
     finish(&args, draft, marks).await
+}
+
+/// Whether a window can be shown: an X11 or Wayland display is named.
+fn has_display() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
 }
 
 /// How quiet the page must be (no new step) before the `--extract` elements are looked up.

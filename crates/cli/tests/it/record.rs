@@ -158,6 +158,13 @@ async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
         err.contains("Press Enter"),
         "the steps are listed live: {err}"
     );
+    assert!(
+        err.contains(&format!(
+            "drive the browser over CDP at {}",
+            browser.ws_endpoint()
+        )),
+        "a headless recording says where to drive it: {err}"
+    );
 
     let file = ToolFile::load(&out).expect("a valid tool file");
     let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind()).collect();
@@ -325,6 +332,53 @@ fn bflow_record_rejects_malformed_marks_before_opening_a_browser() {
         stderr(&out).contains("expected WIDTHxHEIGHT"),
         "{}",
         stderr(&out)
+    );
+}
+
+#[test]
+fn bflow_record_checks_the_url_and_the_display_before_opening_a_browser() {
+    let bad_url = bflow(&[
+        "record",
+        "http://exa mple.com",
+        "--out",
+        "x.json",
+        "--headless",
+    ]);
+    assert_eq!(bad_url.status.code(), Some(1));
+    assert!(
+        stderr(&bad_url).contains("is not a web address"),
+        "{}",
+        stderr(&bad_url)
+    );
+    let file_url = bflow(&[
+        "record",
+        "file:///etc/hostname",
+        "--out",
+        "x.json",
+        "--headless",
+    ]);
+    assert!(
+        stderr(&file_url).contains("http:// or https://"),
+        "{}",
+        stderr(&file_url)
+    );
+
+    let no_display = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args(["record", "127.0.0.1:9/index.html", "--out", "x.json"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert_eq!(no_display.status.code(), Some(1));
+    let err = stderr(&no_display);
+    assert!(
+        err.contains("no display") && err.contains("--headless"),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "said once, no browser output: {err}"
     );
 }
 

@@ -259,6 +259,13 @@ impl Recorder {
         &self.page
     }
 
+    /// The CDP endpoint (`ws://…`) of the browser a [`Recorder::start`] launched or connected
+    /// to, for driving a headless recording from another program; `None` after
+    /// [`Recorder::start_on`] (the browser is the caller's, who knows it).
+    pub fn browser_endpoint(&self) -> Option<&str> {
+        self.browser.as_ref().map(Browser::ws_endpoint)
+    }
+
     /// True once the recorded window is closed or the browser is gone.
     pub fn is_closed(&self) -> bool {
         *self.shared.closed.borrow()
