@@ -100,6 +100,7 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     let mut dirs = args.tools.clone();
     dirs.push(PathBuf::from("recordings"));
     let catalog = Catalog::with_store(dirs, args.store.clone());
+    crate::logging::warn_strangers(&catalog);
     let file = catalog.tool_file(&args.tool)?;
     let options = RunToolOptions {
         browser: browser.clone(),

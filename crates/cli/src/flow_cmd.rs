@@ -81,6 +81,7 @@ async fn run_flow(args: RunArgs) -> Outcome {
     });
     let rider = catalog.rider(&setup)?;
     crate::logging::init_redacted(rider.redactor());
+    crate::logging::warn_strangers(&catalog);
     finish(rider.run(&plan, inputs).await)
 }
 
@@ -94,6 +95,7 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
     let setup = setup(&args.common, journal, |_| {});
     let rider = catalog.rider(&setup)?;
     crate::logging::init_redacted(rider.redactor());
+    crate::logging::warn_strangers(&catalog);
     finish(rider.resume(&args.run_id, &plan).await)
 }
 
@@ -106,6 +108,9 @@ fn compile(flow: &Path, tools: &[PathBuf]) -> anyhow::Result<Option<(Catalog, Pl
     match plan {
         Ok(plan) => Ok(Some((catalog, plan))),
         Err(diagnostics) => {
+            // No run, so no redactor: plain logs, for the warnings.
+            crate::logging::init_plain();
+            crate::logging::warn_strangers(&catalog);
             eprintln!("{}: the flow does not compile", flow.display());
             for d in diagnostics.iter() {
                 eprintln!("{d}");

@@ -591,3 +591,50 @@ fn journal_list_and_show_never_write_to_a_foreign_database() {
     );
     assert!(!missing.exists(), "a read does not create the journal");
 }
+
+#[test]
+fn a_stranger_json_file_beside_the_flow_is_skipped_with_one_warning_and_run_check_and_resume_work()
+{
+    let setup = Setup::new(Duration::ZERO);
+    setup.write_flow(&[], "input.go");
+    std::fs::write(setup.dir.path().join("settings.json"), r#"{"a":1}"#).unwrap();
+    let warned_once = |output: &Output| {
+        let log = stderr(output);
+        assert_eq!(
+            log.matches("settings.json").count(),
+            1,
+            "one warning: {log}"
+        );
+        assert!(log.contains("WARN"), "{log}");
+        assert!(log.contains("not a tool, flow or contract"), "{log}");
+    };
+    let flow = setup.flow_path().to_string_lossy().into_owned();
+
+    let checked = setup.command(&["check", &flow]).output().unwrap();
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    warned_once(&checked);
+
+    let ran = setup
+        .command(&[
+            "flow",
+            "run",
+            &flow,
+            "--input",
+            "go=false",
+            "--journal",
+            &setup.journal(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(succeeded(&ran)["output"]["status"], 200);
+    warned_once(&ran);
+
+    let run_id = setup.run_and_kill(true, "before-effect", "done");
+    let resumed = setup.resume(&run_id);
+    assert_eq!(succeeded(&resumed)["output"]["status"], 200);
+    warned_once(&resumed);
+    assert_eq!(
+        setup.webhook.posts(),
+        ["/hook/done", "/hook/notify", "/hook/done"]
+    );
+}
