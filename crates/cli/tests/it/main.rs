@@ -6,6 +6,7 @@
 mod check;
 mod contract;
 mod daily_price_watch;
+mod errors;
 mod flow;
 mod pack;
 mod record;
