@@ -89,6 +89,9 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 pub fn run_tool(args: RunArgs) -> Outcome {
     tracing::debug!(target: "browserflow::timing", "bflow run starts");
+    if let Some(dir) = &args.screenshots {
+        browser_run::prepare_run_dir(dir)?;
+    }
     let runtime = runtime()?;
     // One call: no spare context after it. Chromium starts now, while the tool is looked up
     // and the Rider prepared.

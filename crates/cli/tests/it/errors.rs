@@ -9,7 +9,13 @@ fn an_error_chain_says_each_cause_once() {
     let journal = dir.path().join("j.sqlite");
     for args in [
         vec!["pack", "verify", missing_pack.to_str().unwrap()],
-        vec!["flow", "resume", "no-such-run", "--journal", journal.to_str().unwrap()],
+        vec![
+            "flow",
+            "resume",
+            "no-such-run",
+            "--journal",
+            journal.to_str().unwrap(),
+        ],
     ] {
         let output = bflow(&args);
         assert_eq!(output.status.code(), Some(1), "{args:?}");
@@ -17,4 +23,42 @@ fn an_error_chain_says_each_cause_once() {
         assert!(log.starts_with("error: "), "{log}");
         assert_eq!(log.matches("(os error 2)").count(), 1, "{args:?}: {log}");
     }
+}
+
+#[test]
+fn screenshots_pointing_at_an_existing_file_is_an_error_before_the_browser_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shots.png");
+    std::fs::write(&file, b"not a folder").unwrap();
+    let tool = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../recordings/search-price@1.2.0.json"
+    );
+    let started = std::time::Instant::now();
+    // A browser that cannot start: had the run got that far, the error would say so.
+    let output = bflow(&[
+        "run",
+        tool,
+        "--input",
+        "query=keyboard",
+        "--screenshots",
+        file.to_str().unwrap(),
+        "--chrome",
+        "/nonexistent/chromium",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let log = stderr(&output);
+    assert!(
+        log.contains(&format!(
+            "the screenshots folder {} cannot be used: it is an existing file, not a folder",
+            file.display()
+        )),
+        "{log}"
+    );
+    assert!(
+        !log.contains("chromium"),
+        "the browser was never started: {log}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(std::fs::read(&file).unwrap(), b"not a folder", "untouched");
 }
