@@ -82,7 +82,7 @@ async fn run_flow(args: RunArgs) -> Outcome {
     let rider = catalog.rider(&setup)?;
     crate::logging::init_redacted(rider.redactor());
     crate::logging::warn_strangers(&catalog);
-    finish(rider.run(&plan, inputs).await)
+    finish(rider.run(&plan, inputs).await, &args.common)
 }
 
 async fn resume_flow(args: ResumeArgs) -> Outcome {
@@ -96,7 +96,7 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
     let rider = catalog.rider(&setup)?;
     crate::logging::init_redacted(rider.redactor());
     crate::logging::warn_strangers(&catalog);
-    finish(rider.resume(&args.run_id, &plan).await)
+    finish(rider.resume(&args.run_id, &plan).await, &args.common)
 }
 
 /// The catalog and compiled plan of `flow`, or `None` with the diagnostics printed.
@@ -144,7 +144,7 @@ fn setup(
     }
 }
 
-fn finish(result: Result<RunOutcome, RunFailure>) -> Outcome {
+fn finish(result: Result<RunOutcome, RunFailure>, common: &CommonArgs) -> Outcome {
     match result {
         Ok(outcome) => {
             let report = serde_json::json!({"run_id": outcome.run_id, "output": outcome.output});
@@ -156,9 +156,30 @@ fn finish(result: Result<RunOutcome, RunFailure>) -> Outcome {
             // A run another process holds is not this one's to resume; the message says why.
             let held = matches!(failure.error, browserflow_rider::RunError::LeaseHeld { .. });
             if let (Some(run_id), false) = (&failure.run_id, held) {
-                eprintln!("resume with: bflow flow resume {run_id}");
+                eprintln!("resume with: {}", resume_command(run_id, common));
             }
             Ok(false)
         }
     }
+}
+
+/// The command that resumes `run_id`, as it can be pasted into a shell: this `bflow` as it
+/// was started, and the journal, secrets file and browser options this run used (a resume
+/// without them would look in the default journal, or miss a secret).
+fn resume_command(run_id: &str, common: &CommonArgs) -> String {
+    let program = std::env::args()
+        .next()
+        .unwrap_or_else(|| "bflow".to_owned());
+    let mut words = vec![program, "flow".into(), "resume".into(), run_id.to_owned()];
+    if let Some(journal) = &common.journal {
+        words.push("--journal".into());
+        words.push(crate::runtime::absolute(journal));
+    }
+    if let Some(secrets) = &common.secrets_file {
+        words.push("--secrets-file".into());
+        words.push(crate::runtime::absolute(secrets));
+    }
+    words.extend(common.browser.as_args());
+    // Quoting fails only on a NUL byte, which no argument can hold.
+    shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "))
 }

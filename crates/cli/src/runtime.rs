@@ -28,3 +28,30 @@ impl BrowserArgs {
         }
     }
 }
+
+impl BrowserArgs {
+    /// These options as command-line arguments, to repeat them in a printed command.
+    pub fn as_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if self.headed {
+            args.push("--headed".to_owned());
+        }
+        if let Some(chrome) = &self.chrome {
+            args.push("--chrome".to_owned());
+            args.push(absolute(chrome));
+        }
+        if let Some(url) = &self.browser_ws {
+            args.push("--browser-ws".to_owned());
+            args.push(url.clone());
+        }
+        args
+    }
+}
+
+/// `path` made absolute, so a printed command works from another folder too.
+pub fn absolute(path: &std::path::Path) -> String {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}

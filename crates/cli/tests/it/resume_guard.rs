@@ -638,3 +638,62 @@ fn a_stranger_json_file_beside_the_flow_is_skipped_with_one_warning_and_run_chec
         ["/hook/done", "/hook/notify", "/hook/done"]
     );
 }
+
+#[test]
+fn the_resume_hint_of_a_failed_run_works_when_pasted() {
+    let setup = Setup::new(Duration::ZERO);
+    let journal_dir = setup.dir.path().join("my runs");
+    std::fs::create_dir(&journal_dir).unwrap();
+    let journal = journal_dir.join("j.sqlite").to_string_lossy().into_owned();
+    // `tag` throws the first time round: the run fails after `notify` posted.
+    let tool = setup.dir.path().join("tag@1.0.0.json");
+    let digest = setup.write_tag_tool(json!({"type": "string"}));
+    let working = std::fs::read_to_string(&tool).unwrap();
+    std::fs::write(
+        &tool,
+        working.replace("return 'tagged';", "throw new Error('boom');"),
+    )
+    .unwrap();
+    let mut done = setup.post("done");
+    done["when"] = json!("steps.tag.output == \"tagged\"");
+    let steps = vec![
+        setup.post("notify"),
+        json!({"id": "tag", "uses": "tag@1.0.0", "with": {},
+               "when": "steps.notify.output.status != 0"}),
+        done,
+    ];
+    setup.write_steps(steps, &[["tag@1.0.0", digest.as_str()]]);
+    let flow = setup.flow_path().to_string_lossy().into_owned();
+    let failed = setup
+        .command(&[
+            "flow",
+            "run",
+            &flow,
+            "--input",
+            "go=true",
+            "--journal",
+            &journal,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
+    let log = stderr(&failed);
+    let hint = log
+        .lines()
+        .find_map(|l| l.strip_prefix("resume with: "))
+        .unwrap_or_else(|| panic!("a resume hint: {log}"));
+    assert!(hint.contains("--journal"), "{hint}");
+    assert_eq!(setup.webhook.posts(), ["/hook/notify"]);
+
+    // Fixed, and the hint pasted as it is, from another folder.
+    std::fs::write(&tool, working).unwrap();
+    let words = shlex::split(hint).unwrap();
+    let resumed = Command::new(&words[0])
+        .args(&words[1..])
+        .current_dir("/")
+        .env_remove("BROWSERFLOW_TEST_CRASH_AT")
+        .output()
+        .unwrap();
+    assert_eq!(succeeded(&resumed)["output"]["status"], 200);
+    assert_eq!(setup.webhook.posts(), ["/hook/notify", "/hook/done"]);
+}
