@@ -35,7 +35,7 @@ use browserflow_pack::Store;
 
 pub use invocation::{Invocation, InvocationError, runs_folder};
 pub use lookup::{FoundTool, LookupError};
-pub use runtime::{CRASH_AT_ENV, RunSetup, SetupError, crash_hook_from_env};
+pub use runtime::{CRASH_AT_ENV, RunSetup, SetupError, check_secrets, crash_hook_from_env};
 
 /// The places tools are found.
 #[derive(Debug, Clone, Default)]

@@ -363,6 +363,7 @@ fn error_code(error: &RunToolError) -> &'static str {
         RunToolError::Run { .. } => "run",
         RunToolError::Serve(_) => "serve",
         RunToolError::RunDir { .. } => "run_dir",
+        RunToolError::Setup(_) => "secrets",
     }
 }
 

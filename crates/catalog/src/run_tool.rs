@@ -74,6 +74,9 @@ pub enum RunToolError {
     /// The demo could not serve its shop.
     #[error("could not serve the fixture shop: {0}")]
     Serve(std::io::Error),
+    /// The run cannot start: a secret it references is not set.
+    #[error(transparent)]
+    Setup(crate::SetupError),
     /// The folder for screenshots and reports is not a folder and cannot be made one.
     #[error("the screenshots folder {} cannot be used: {reason}", .path.display())]
     RunDir {
@@ -175,6 +178,8 @@ pub async fn run_tool(
         .map_err(|e| RunToolError::Prepare(e.to_string()))?;
     let plan = compile(&spec, &contracts).map_err(|e| RunToolError::Prepare(e.to_string()))?;
     let bound = parse_input_args(&plan, inputs).map_err(|e| RunToolError::Input(e.to_string()))?;
+    crate::check_secrets(options.secrets.clone(), &plan, &bound)
+        .map_err(|missing| RunToolError::Setup(crate::SetupError::MissingSecrets(missing)))?;
 
     let (journal, _journal_dir) = match options.journal {
         Some(journal) => (journal, None),

@@ -79,6 +79,7 @@ async fn run_flow(args: RunArgs) -> Outcome {
             eprintln!("warning: {e}");
         }
     });
+    setup.check_secrets(&plan, &inputs)?;
     let rider = catalog.rider(&setup)?;
     crate::logging::init_redacted(rider.redactor());
     crate::logging::warn_strangers(&catalog);
@@ -93,6 +94,8 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
         return Ok(false);
     };
     let setup = setup(&args.common, journal, |_| {});
+    // The secrets the flow binds; those of the recorded inputs are checked as their steps run.
+    setup.check_secrets(&plan, &Default::default())?;
     let rider = catalog.rider(&setup)?;
     crate::logging::init_redacted(rider.redactor());
     crate::logging::warn_strangers(&catalog);

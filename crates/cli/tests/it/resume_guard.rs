@@ -697,3 +697,53 @@ fn the_resume_hint_of_a_failed_run_works_when_pasted() {
     assert_eq!(succeeded(&resumed)["output"]["status"], 200);
     assert_eq!(setup.webhook.posts(), ["/hook/notify", "/hook/done"]);
 }
+
+#[test]
+fn an_unset_secret_a_later_step_needs_stops_the_run_before_the_first_post() {
+    let setup = Setup::new(Duration::ZERO);
+    let mut steps = setup.steps(&[], "input.go");
+    // `done` posts to a secret URL; `notify`, before it, posts first.
+    step_mut(&mut steps, "done")["with"]["url"] = json!({"from": "secret.LATER_HOOK_URL"});
+    setup.write_steps(steps, &[]);
+    let flow = setup.flow_path().to_string_lossy().into_owned();
+    let run = |secrets_file: Option<&str>| {
+        let mut args = vec!["flow", "run", &flow, "--input", "go=true", "--journal"];
+        let journal = setup.journal();
+        args.push(&journal);
+        if let Some(file) = secrets_file {
+            args.extend(["--secrets-file", file]);
+        }
+        setup
+            .command(&args)
+            .env_remove("BROWSERFLOW_SECRET_LATER_HOOK_URL")
+            .output()
+            .unwrap()
+    };
+
+    let output = run(None);
+    assert_eq!(output.status.code(), Some(1));
+    let log = stderr(&output);
+    assert!(
+        log.contains("secret `LATER_HOOK_URL` is not set (set BROWSERFLOW_SECRET_LATER_HOOK_URL"),
+        "{log}"
+    );
+    assert!(log.contains("nothing ran"), "{log}");
+    assert!(!log.contains("notify"), "no step started: {log}");
+    assert!(setup.webhook.posts().is_empty(), "no post");
+
+    // Set in a secrets file, the same flow runs.
+    let secrets = setup.dir.path().join("secrets.env");
+    std::fs::write(
+        &secrets,
+        format!("LATER_HOOK_URL={}\n", setup.webhook.url("secret-done")),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &secrets,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let output = run(Some(&secrets.to_string_lossy()));
+    assert_eq!(succeeded(&output)["output"]["status"], 200);
+    assert_eq!(setup.webhook.posts(), ["/hook/notify", "/hook/secret-done"]);
+}
