@@ -33,6 +33,9 @@ pub struct RunSetup {
     pub on_event: Option<EventSink>,
     /// Called at each crash point of an effectful step; see [`crash_hook_from_env`].
     pub crash_hook: Option<CrashHook>,
+    /// The time all attempts of one step may take together; `None`: the Rider's default
+    /// (see `RiderOptions::step_budget`).
+    pub step_budget: Option<std::time::Duration>,
 }
 
 /// The variable that makes a run stop dead at a crash point, for crash tests of the shells:
@@ -155,6 +158,9 @@ impl Catalog {
             env,
             on_event: setup.on_event.clone(),
             crash_hook: setup.crash_hook.clone(),
+            step_budget: setup
+                .step_budget
+                .unwrap_or(RiderOptions::default().step_budget),
             ..RiderOptions::default()
         };
         Ok(Rider::new(

@@ -11,7 +11,7 @@ use browserflow_replay::SharedBrowser;
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
-use crate::runtime::BrowserArgs;
+use crate::runtime::{BrowserArgs, BudgetArgs};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -33,6 +33,8 @@ pub struct RunArgs {
     store: Option<PathBuf>,
     #[command(flatten)]
     browser: BrowserArgs,
+    #[command(flatten)]
+    budget: BudgetArgs,
 }
 
 #[derive(Args)]
@@ -105,11 +107,14 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     let catalog = Catalog::with_store(dirs, args.store.clone());
     crate::logging::warn_strangers(&catalog);
     let file = catalog.tool_file(&args.tool)?;
-    let options = RunToolOptions {
+    let mut options = RunToolOptions {
         browser: browser.clone(),
         run_dir: args.screenshots.clone(),
         ..RunToolOptions::default()
     };
+    if let Some(budget) = args.budget.step_budget {
+        options.rider.step_budget = budget;
+    }
     let run = runtime.block_on(browser_run::run_tool(&file, &args.inputs, options))?;
     if let Some(report) = &run.report {
         for step in &report.steps {

@@ -10,7 +10,7 @@ use browserflow_rider::{RunEvent, RunFailure, RunOutcome};
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
-use crate::runtime::BrowserArgs;
+use crate::runtime::{BrowserArgs, BudgetArgs};
 
 #[derive(Subcommand)]
 pub enum FlowCommand {
@@ -54,6 +54,8 @@ pub struct CommonArgs {
     secrets_file: Option<PathBuf>,
     #[command(flatten)]
     browser: BrowserArgs,
+    #[command(flatten)]
+    budget: BudgetArgs,
 }
 
 pub fn run(command: FlowCommand) -> Outcome {
@@ -144,6 +146,7 @@ fn setup(
             also(event);
         })),
         crash_hook: browserflow_catalog::crash_hook_from_env(),
+        step_budget: common.budget.step_budget,
     }
 }
 
@@ -183,6 +186,10 @@ fn resume_command(run_id: &str, common: &CommonArgs) -> String {
         words.push(crate::runtime::absolute(secrets));
     }
     words.extend(common.browser.as_args());
+    if let Some(budget) = common.budget.step_budget {
+        words.push("--step-budget".into());
+        words.push(budget.as_secs_f64().to_string());
+    }
     // Quoting fails only on a NUL byte, which no argument can hold.
     shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "))
 }

@@ -5,6 +5,25 @@ use std::path::PathBuf;
 use browserflow_cdp::BrowserConfig;
 use clap::Args;
 
+/// `--step-budget SECONDS`: the time all attempts of one step may take together.
+#[derive(Args, Clone)]
+pub struct BudgetArgs {
+    /// The time all attempts of one step may take together, retries and their waits
+    /// included, in seconds (default 30; a flow step's `timeout_ms` overrides it).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
+    pub step_budget: Option<std::time::Duration>,
+}
+
+fn parse_budget(text: &str) -> Result<std::time::Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(seconds > 0.0 && seconds <= 86_400.0) {
+        return Err(format!("`{text}`: give between 0 and 86400 seconds"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
 #[derive(Args, Clone)]
 pub struct BrowserArgs {
     /// Show the browser window instead of running headless.

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod browser_crash;
+mod budget;
 mod check;
 mod contract;
 mod daily_price_watch;
