@@ -418,6 +418,7 @@ impl Tool for BrowserTool {
                 .as_ref()
                 .map(|dir| dir.join("downloads"))
                 .or_else(|| shared.replay.download_dir.clone()),
+            deadline: ctx.deadline().or(shared.replay.deadline),
             ..shared.replay.clone()
         };
         let (context, relaunched) = shared

@@ -65,6 +65,8 @@ fn a_hanging_navigation_fails_once_within_the_default_30_s_budget() {
     assert!(took >= Duration::from_secs(29), "{took:?}: {log}");
     assert!(took < Duration::from_secs(45), "{took:?}: {log}");
     assert!(log.contains("failed after 1 attempt(s)"), "{log}");
+    // The replay stopped itself in time, naming the browser step that hung.
+    assert!(log.contains("step 1 (navigate) failed"), "{log}");
 }
 
 #[test]

@@ -153,6 +153,10 @@ impl RunState<'_> {
         // All attempts of this session share the budget, backoff included: a hanging tool
         // fails once in `budget`, not once per attempt.
         let deadline = Instant::now() + budget;
+        // The tool is asked to stop a little before the budget ends, so that its own error
+        // (saying where it was) arrives before the attempt is cut.
+        let headroom = (budget / 10).min(std::time::Duration::from_secs(1));
+        let tool_deadline = deadline.checked_sub(headroom).unwrap_or(deadline);
         let mut attempt = 0u32;
         loop {
             attempt += 1;
@@ -176,7 +180,8 @@ impl RunState<'_> {
             });
             self.crash_point(CrashPoint::BeforeEffect, call.id);
             let attempt_started = Instant::now();
-            let ctx = self.ctx_for(call.step, call.id, call.inputs)?;
+            let mut ctx = self.ctx_for(call.step, call.id, call.inputs)?;
+            ctx.deadline = Some(tool_deadline);
             let remaining = deadline.saturating_duration_since(Instant::now());
             let attempted = tokio::time::timeout(
                 remaining,
@@ -219,16 +224,18 @@ impl RunState<'_> {
                         (Some(e), false) => policy.delay_before(attempt + 1, e),
                         _ => None,
                     };
-                    if let (Some(wait), Some(e)) = (delay, &tool_error)
-                        && Instant::now() + wait >= deadline
-                    {
+                    // No retry that would start after the tool's share of the budget ends;
+                    // a failure then says which budget it met (the tool cannot know it).
+                    let now = Instant::now();
+                    let spent = now + delay.unwrap_or_default() >= tool_deadline;
+                    if let (true, Some(e)) = (spent, &tool_error) {
                         delay = None;
                         if !out_of_time {
                             let noted = ToolError {
                                 class: e.class,
                                 message: format!(
-                                    "{}; not retried: the step's time budget of {} (all \
-                                     attempts together) is used up",
+                                    "{}; the step's time budget of {} (all attempts together) \
+                                     is used up",
                                     e.message,
                                     seconds(budget)
                                 ),
