@@ -102,6 +102,19 @@ pub fn run_tool(args: RunArgs) -> Outcome {
         let _inside = runtime.enter();
         browser.prelaunch();
     }
+    let outcome = run_prelaunched(&args, &runtime, &browser);
+    // The answer is out (or the run failed); the browser goes (killed, its throwaway profile
+    // removed), never left for the orphan guard.
+    runtime.block_on(browser.close());
+    tracing::debug!(target: "browserflow::timing", "browser closed");
+    outcome
+}
+
+fn run_prelaunched(
+    args: &RunArgs,
+    runtime: &tokio::runtime::Runtime,
+    browser: &Arc<SharedBrowser>,
+) -> Outcome {
     let mut dirs = args.tools.clone();
     dirs.push(PathBuf::from("recordings"));
     let catalog = Catalog::with_store(dirs, args.store.clone());
@@ -129,9 +142,6 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     }
     println!("{}", serde_json::to_string_pretty(&run.output)?);
     tracing::debug!(target: "browserflow::timing", "output printed");
-    // The answer is out; the browser goes (killed, its throwaway profile removed).
-    runtime.block_on(browser.close());
-    tracing::debug!(target: "browserflow::timing", "browser closed");
     Ok(true)
 }
 

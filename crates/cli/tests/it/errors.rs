@@ -62,3 +62,37 @@ fn screenshots_pointing_at_an_existing_file_is_an_error_before_the_browser_start
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     assert_eq!(std::fs::read(&file).unwrap(), b"not a folder", "untouched");
 }
+
+#[test]
+fn bflow_run_with_an_unset_secret_input_fails_before_the_first_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = serde_json::json!({
+        "contract": {
+            "name": "login", "version": "1.0.0", "kind": "browser", "description": "",
+            "inputs": [{"name": "password", "schema": {"type": "string"}, "secret": true}],
+            "output": {"type": "object"}, "capabilities": ["browser", "secrets"]
+        },
+        "steps": [{"type": "navigate", "url": "about:blank"}]
+    });
+    let tool = crate::write(dir.path(), "login@1.0.0.json", &tool.to_string());
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "run",
+            &tool,
+            "--input",
+            "password=secret.UNSET_LOGIN_PASSWORD",
+        ])
+        .env_remove("BROWSERFLOW_SECRET_UNSET_LOGIN_PASSWORD")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let log = stderr(&output);
+    assert!(
+        log.contains(
+            "secret `UNSET_LOGIN_PASSWORD` is not set (set BROWSERFLOW_SECRET_UNSET_LOGIN_PASSWORD"
+        ),
+        "{log}"
+    );
+    assert!(log.contains("nothing ran"), "{log}");
+    assert!(!log.contains("navigate"), "no step ran: {log}");
+}
