@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use browserflow_rider::{Journal, LeaseHolder, RunReport};
+use browserflow_rider::{Clock, Journal, LeaseHolder, RunReport};
 use clap::Subcommand;
 
 use crate::exit::Outcome;
@@ -41,7 +41,7 @@ pub fn run(command: JournalCommand) -> Outcome {
             let journal = open(journal)?;
             let shown = ShownRun {
                 report: journal.show(&run_id)?,
-                lease: journal.lease_holder(&run_id)?,
+                lease: journal.lease_holder(&run_id)?.map(ShownLease::from),
             };
             println!("{}", serde_json::to_string_pretty(&shown)?);
         }
@@ -61,5 +61,25 @@ pub fn run(command: JournalCommand) -> Outcome {
 struct ShownRun {
     #[serde(flatten)]
     report: RunReport,
-    lease: Option<LeaseHolder>,
+    lease: Option<ShownLease>,
+}
+
+/// A lease with its times also in RFC 3339, for people.
+#[derive(serde::Serialize)]
+struct ShownLease {
+    #[serde(flatten)]
+    holder: LeaseHolder,
+    heartbeat_at: String,
+    expires_at: String,
+}
+
+impl From<LeaseHolder> for ShownLease {
+    fn from(holder: LeaseHolder) -> ShownLease {
+        let at = |ms: i64| Clock::at_unix_millis(ms).rfc3339();
+        ShownLease {
+            heartbeat_at: at(holder.heartbeat_at_ms),
+            expires_at: at(holder.expires_at_ms),
+            holder,
+        }
+    }
 }

@@ -479,6 +479,14 @@ fn a_live_run_is_not_resumed_and_once_killed_its_lease_is_taken_over() {
         lease["expires_at_ms"].as_i64().unwrap() > heartbeat,
         "{shown}"
     );
+    assert!(
+        lease["expires_at"].as_str().unwrap().ends_with('Z'),
+        "{shown}"
+    );
+    assert!(
+        lease["heartbeat_at"].as_str().unwrap().starts_with("20"),
+        "{shown}"
+    );
 
     kill(owner);
     let resumed = setup.resume(&run_id);
