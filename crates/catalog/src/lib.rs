@@ -31,12 +31,12 @@ mod tools;
 
 use std::path::{Path, PathBuf};
 
-use browserflow_flow::{Diagnostic, Diagnostics, Registry, json_files_in};
+use browserflow_flow::{Diagnostic, Diagnostics, Registry, Stranger, tool_folder_files};
 use browserflow_pack::Store;
 
 pub use invocation::{Invocation, InvocationError, runs_folder};
 pub use lookup::{FoundTool, LookupError};
-pub use runtime::{CRASH_AT_ENV, RunSetup, SetupError, crash_hook_from_env};
+pub use runtime::{CRASH_AT_ENV, RunSetup, SetupError, check_secrets, crash_hook_from_env};
 
 /// The places tools are found.
 #[derive(Debug, Clone, Default)]
@@ -87,13 +87,25 @@ impl Catalog {
         tools::runnable(&self.files()?)
     }
 
+    /// The JSON files of the folders that are not tools, flows or contracts (by shape: see
+    /// [`browserflow_flow::shape_of`]). [`Catalog::contracts`] and [`Catalog::tools`] skip
+    /// them; a shell says so once, with each one's name. An unreadable folder has none here
+    /// (the loaders report it).
+    pub fn strangers(&self) -> Vec<Stranger> {
+        self.dirs
+            .iter()
+            .filter_map(|dir| tool_folder_files(dir).ok())
+            .flat_map(|found| found.strangers)
+            .collect()
+    }
+
     /// The tool, contract and flow files of the folders and the store, folders first.
     fn files(&self) -> Result<Vec<PathBuf>, Diagnostics> {
         let mut files = Vec::new();
         for dir in &self.dirs {
-            let found = json_files_in(dir)
+            let found = tool_folder_files(dir)
                 .map_err(|e| one(format!("cannot read the folder {}: {e}", dir.display())))?;
-            files.extend(found);
+            files.extend(found.files);
         }
         if let Some(root) = &self.store {
             let installed = Store::open(root.clone())

@@ -209,10 +209,11 @@ impl Library {
         let mut out = Vec::new();
         for dir in &self.dirs {
             // A missing or unreadable folder lists nothing; the other folders still list.
-            let Ok(found) = browserflow_flow::json_files_in(dir) else {
+            // Strangers (JSON that is not a tool, flow or contract) are not library items.
+            let Ok(found) = browserflow_flow::tool_folder_files(dir) else {
                 continue;
             };
-            out.extend(found.into_iter().map(|f| (dir.clone(), f)));
+            out.extend(found.files.into_iter().map(|f| (dir.clone(), f)));
         }
         out
     }

@@ -362,6 +362,8 @@ fn error_code(error: &RunToolError) -> &'static str {
         RunToolError::Prepare(_) => "prepare",
         RunToolError::Run { .. } => "run",
         RunToolError::Serve(_) => "serve",
+        RunToolError::RunDir { .. } => "run_dir",
+        RunToolError::Setup(_) => "secrets",
     }
 }
 

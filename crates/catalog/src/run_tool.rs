@@ -74,6 +74,31 @@ pub enum RunToolError {
     /// The demo could not serve its shop.
     #[error("could not serve the fixture shop: {0}")]
     Serve(std::io::Error),
+    /// The run cannot start: a secret it references is not set.
+    #[error(transparent)]
+    Setup(crate::SetupError),
+    /// The folder for screenshots and reports is not a folder and cannot be made one.
+    #[error("the screenshots folder {} cannot be used: {reason}", .path.display())]
+    RunDir {
+        /// The path given.
+        path: PathBuf,
+        /// Why not.
+        reason: String,
+    },
+}
+
+/// Makes sure `dir` is a folder screenshots and reports can go into (creating it when it
+/// is missing), so a wrong path is an error before the browser starts, not a warning after
+/// the run.
+pub fn prepare_run_dir(dir: &Path) -> Result<(), RunToolError> {
+    let refuse = |reason: String| RunToolError::RunDir {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    if dir.exists() && !dir.is_dir() {
+        return Err(refuse("it is an existing file, not a folder".to_owned()));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| refuse(e.to_string()))
 }
 
 /// How [`run_tool`] runs.
@@ -138,6 +163,9 @@ pub async fn run_tool(
     inputs: &[String],
     options: RunToolOptions,
 ) -> Result<ToolRun, RunToolError> {
+    if let Some(dir) = &options.run_dir {
+        prepare_run_dir(dir)?;
+    }
     let contract = file.contract.clone();
     let reference = contract.reference();
     let spec = one_step_flow(file)?;
@@ -150,6 +178,8 @@ pub async fn run_tool(
         .map_err(|e| RunToolError::Prepare(e.to_string()))?;
     let plan = compile(&spec, &contracts).map_err(|e| RunToolError::Prepare(e.to_string()))?;
     let bound = parse_input_args(&plan, inputs).map_err(|e| RunToolError::Input(e.to_string()))?;
+    crate::check_secrets(options.secrets.clone(), &plan, &bound)
+        .map_err(|missing| RunToolError::Setup(crate::SetupError::MissingSecrets(missing)))?;
 
     let (journal, _journal_dir) = match options.journal {
         Some(journal) => (journal, None),

@@ -2,16 +2,20 @@
 //! provider (`BROWSERFLOW_SECRET_<NAME>` variables, then an optional 0600 secrets file), a
 //! lazily launched Chromium, and a run folder for screenshots beside the journal.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use browserflow_cdp::BrowserConfig;
+use browserflow_flow::{Bound, Plan};
 use browserflow_replay::RUN_DIR_ENV;
 use browserflow_replay::SharedBrowser;
 #[cfg(feature = "test-hooks")]
 use browserflow_rider::CrashPoint;
-use browserflow_rider::{ChainSecrets, CrashHook, EventSink, Journal, Rider, RiderOptions};
+use browserflow_rider::{
+    ChainSecrets, CrashHook, EventSink, Journal, Redactor, Rider, RiderOptions, SecretsCap,
+    SecretsError, SecretsProvider,
+};
 
 use crate::Catalog;
 use crate::invocation::runs_folder;
@@ -29,6 +33,9 @@ pub struct RunSetup {
     pub on_event: Option<EventSink>,
     /// Called at each crash point of an effectful step; see [`crash_hook_from_env`].
     pub crash_hook: Option<CrashHook>,
+    /// The time all attempts of one step may take together; `None`: the Rider's default
+    /// (see `RiderOptions::step_budget`).
+    pub step_budget: Option<std::time::Duration>,
 }
 
 /// The variable that makes a run stop dead at a crash point, for crash tests of the shells:
@@ -82,6 +89,53 @@ pub enum SetupError {
     /// The Rider refused its options.
     #[error(transparent)]
     Rider(#[from] browserflow_rider::RiderError),
+    /// Secrets the run references are not set (or their names are not secret names).
+    #[error("{}", missing_text(.0))]
+    MissingSecrets(Vec<SecretsError>),
+}
+
+fn missing_text(missing: &[SecretsError]) -> String {
+    let each: Vec<String> = missing.iter().map(ToString::to_string).collect();
+    format!("{}; nothing ran", each.join("; "))
+}
+
+/// Every secret `plan` binds and every secret reference among `inputs`, checked present in
+/// `provider` before the first step runs: a secret missing at its step would be noticed only
+/// after earlier steps' effects. Values are looked up, never kept or shown.
+pub fn check_secrets(
+    provider: Arc<dyn SecretsProvider>,
+    plan: &Plan,
+    inputs: &BTreeMap<String, Bound>,
+) -> Result<(), Vec<SecretsError>> {
+    let mut names: BTreeSet<String> = plan.secret_names();
+    for bound in inputs.values() {
+        if let Bound::Secret(template) = bound {
+            names.extend(template.secret_names().into_iter().map(str::to_owned));
+        }
+    }
+    // A throwaway redactor: the values found are dropped at once, never written anywhere.
+    let secrets = SecretsCap::new(provider, Redactor::new(), None);
+    let missing: Vec<SecretsError> = names
+        .iter()
+        .filter_map(|name| secrets.resolve(name).err())
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
+}
+
+impl RunSetup {
+    /// [`check_secrets`] with this setup's provider (the environment, then the secrets file).
+    pub fn check_secrets(
+        &self,
+        plan: &Plan,
+        inputs: &BTreeMap<String, Bound>,
+    ) -> Result<(), SetupError> {
+        let provider = Arc::new(ChainSecrets::standard(self.secrets_file.as_deref())?);
+        check_secrets(provider, plan, inputs).map_err(SetupError::MissingSecrets)
+    }
 }
 
 impl Catalog {
@@ -104,6 +158,9 @@ impl Catalog {
             env,
             on_event: setup.on_event.clone(),
             crash_hook: setup.crash_hook.clone(),
+            step_budget: setup
+                .step_budget
+                .unwrap_or(RiderOptions::default().step_budget),
             ..RiderOptions::default()
         };
         Ok(Rider::new(

@@ -11,7 +11,7 @@ use browserflow_replay::SharedBrowser;
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
-use crate::runtime::BrowserArgs;
+use crate::runtime::{BrowserArgs, BudgetArgs};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -33,6 +33,8 @@ pub struct RunArgs {
     store: Option<PathBuf>,
     #[command(flatten)]
     browser: BrowserArgs,
+    #[command(flatten)]
+    budget: BudgetArgs,
 }
 
 #[derive(Args)]
@@ -89,6 +91,9 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 pub fn run_tool(args: RunArgs) -> Outcome {
     tracing::debug!(target: "browserflow::timing", "bflow run starts");
+    if let Some(dir) = &args.screenshots {
+        browser_run::prepare_run_dir(dir)?;
+    }
     let runtime = runtime()?;
     // One call: no spare context after it. Chromium starts now, while the tool is looked up
     // and the Rider prepared.
@@ -97,15 +102,32 @@ pub fn run_tool(args: RunArgs) -> Outcome {
         let _inside = runtime.enter();
         browser.prelaunch();
     }
+    let outcome = run_prelaunched(&args, &runtime, &browser);
+    // The answer is out (or the run failed); the browser goes (killed, its throwaway profile
+    // removed), never left for the orphan guard.
+    runtime.block_on(browser.close());
+    tracing::debug!(target: "browserflow::timing", "browser closed");
+    outcome
+}
+
+fn run_prelaunched(
+    args: &RunArgs,
+    runtime: &tokio::runtime::Runtime,
+    browser: &Arc<SharedBrowser>,
+) -> Outcome {
     let mut dirs = args.tools.clone();
     dirs.push(PathBuf::from("recordings"));
     let catalog = Catalog::with_store(dirs, args.store.clone());
+    crate::logging::warn_strangers(&catalog);
     let file = catalog.tool_file(&args.tool)?;
-    let options = RunToolOptions {
+    let mut options = RunToolOptions {
         browser: browser.clone(),
         run_dir: args.screenshots.clone(),
         ..RunToolOptions::default()
     };
+    if let Some(budget) = args.budget.step_budget {
+        options.rider.step_budget = budget;
+    }
     let run = runtime.block_on(browser_run::run_tool(&file, &args.inputs, options))?;
     if let Some(report) = &run.report {
         for step in &report.steps {
@@ -120,9 +142,6 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     }
     println!("{}", serde_json::to_string_pretty(&run.output)?);
     tracing::debug!(target: "browserflow::timing", "output printed");
-    // The answer is out; the browser goes (killed, its throwaway profile removed).
-    runtime.block_on(browser.close());
-    tracing::debug!(target: "browserflow::timing", "browser closed");
     Ok(true)
 }
 

@@ -23,6 +23,7 @@ pub struct CheckArgs {
 
 pub fn run(args: CheckArgs) -> Outcome {
     let catalog = Catalog::for_flow(&args.flow, &args.tools);
+    crate::logging::warn_strangers(&catalog);
     let checked = catalog
         .contracts()
         .and_then(|registry| browserflow_flow::check_file(&args.flow, &registry));

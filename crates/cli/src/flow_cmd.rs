@@ -10,7 +10,7 @@ use browserflow_rider::{RunEvent, RunFailure, RunOutcome};
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
-use crate::runtime::BrowserArgs;
+use crate::runtime::{BrowserArgs, BudgetArgs};
 
 #[derive(Subcommand)]
 pub enum FlowCommand {
@@ -54,6 +54,8 @@ pub struct CommonArgs {
     secrets_file: Option<PathBuf>,
     #[command(flatten)]
     browser: BrowserArgs,
+    #[command(flatten)]
+    budget: BudgetArgs,
 }
 
 pub fn run(command: FlowCommand) -> Outcome {
@@ -79,9 +81,11 @@ async fn run_flow(args: RunArgs) -> Outcome {
             eprintln!("warning: {e}");
         }
     });
+    setup.check_secrets(&plan, &inputs)?;
     let rider = catalog.rider(&setup)?;
     crate::logging::init_redacted(rider.redactor());
-    finish(rider.run(&plan, inputs).await)
+    crate::logging::warn_strangers(&catalog);
+    finish(rider.run(&plan, inputs).await, &args.common)
 }
 
 async fn resume_flow(args: ResumeArgs) -> Outcome {
@@ -92,9 +96,12 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
         return Ok(false);
     };
     let setup = setup(&args.common, journal, |_| {});
+    // The secrets the flow binds; those of the recorded inputs are checked as their steps run.
+    setup.check_secrets(&plan, &Default::default())?;
     let rider = catalog.rider(&setup)?;
     crate::logging::init_redacted(rider.redactor());
-    finish(rider.resume(&args.run_id, &plan).await)
+    crate::logging::warn_strangers(&catalog);
+    finish(rider.resume(&args.run_id, &plan).await, &args.common)
 }
 
 /// The catalog and compiled plan of `flow`, or `None` with the diagnostics printed.
@@ -106,6 +113,9 @@ fn compile(flow: &Path, tools: &[PathBuf]) -> anyhow::Result<Option<(Catalog, Pl
     match plan {
         Ok(plan) => Ok(Some((catalog, plan))),
         Err(diagnostics) => {
+            // No run, so no redactor: plain logs, for the warnings.
+            crate::logging::init_plain();
+            crate::logging::warn_strangers(&catalog);
             eprintln!("{}: the flow does not compile", flow.display());
             for d in diagnostics.iter() {
                 eprintln!("{d}");
@@ -136,10 +146,11 @@ fn setup(
             also(event);
         })),
         crash_hook: browserflow_catalog::crash_hook_from_env(),
+        step_budget: common.budget.step_budget,
     }
 }
 
-fn finish(result: Result<RunOutcome, RunFailure>) -> Outcome {
+fn finish(result: Result<RunOutcome, RunFailure>, common: &CommonArgs) -> Outcome {
     match result {
         Ok(outcome) => {
             let report = serde_json::json!({"run_id": outcome.run_id, "output": outcome.output});
@@ -151,9 +162,34 @@ fn finish(result: Result<RunOutcome, RunFailure>) -> Outcome {
             // A run another process holds is not this one's to resume; the message says why.
             let held = matches!(failure.error, browserflow_rider::RunError::LeaseHeld { .. });
             if let (Some(run_id), false) = (&failure.run_id, held) {
-                eprintln!("resume with: bflow flow resume {run_id}");
+                eprintln!("resume with: {}", resume_command(run_id, common));
             }
             Ok(false)
         }
     }
+}
+
+/// The command that resumes `run_id`, as it can be pasted into a shell: this `bflow` as it
+/// was started, and the journal, secrets file and browser options this run used (a resume
+/// without them would look in the default journal, or miss a secret).
+fn resume_command(run_id: &str, common: &CommonArgs) -> String {
+    let program = std::env::args()
+        .next()
+        .unwrap_or_else(|| "bflow".to_owned());
+    let mut words = vec![program, "flow".into(), "resume".into(), run_id.to_owned()];
+    if let Some(journal) = &common.journal {
+        words.push("--journal".into());
+        words.push(crate::runtime::absolute(journal));
+    }
+    if let Some(secrets) = &common.secrets_file {
+        words.push("--secrets-file".into());
+        words.push(crate::runtime::absolute(secrets));
+    }
+    words.extend(common.browser.as_args());
+    if let Some(budget) = common.budget.step_budget {
+        words.push("--step-budget".into());
+        words.push(budget.as_secs_f64().to_string());
+    }
+    // Quoting fails only on a NUL byte, which no argument can hold.
+    shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "))
 }

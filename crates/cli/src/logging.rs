@@ -2,6 +2,7 @@
 //! default `warn`). A run's logs pass through its Rider's redactor, so a secret resolved
 //! during the run never reaches the terminal or a captured log file.
 
+use browserflow_catalog::Catalog;
 use browserflow_rider::Redactor;
 use tracing_subscriber::EnvFilter;
 
@@ -32,4 +33,13 @@ pub fn init_redacted(redactor: &Redactor) {
         .with_env_filter(filter())
         .with_writer(redactor.make_writer(std::io::stderr))
         .try_init();
+}
+
+/// One warning for each JSON file in the catalog's folders that is not a tool, flow or
+/// contract: the catalog skips them, and the person learns which and why. Call it once per
+/// command, after the subscriber is installed.
+pub fn warn_strangers(catalog: &Catalog) {
+    for stranger in catalog.strangers() {
+        tracing::warn!("{stranger}");
+    }
 }

@@ -5,6 +5,25 @@ use std::path::PathBuf;
 use browserflow_cdp::BrowserConfig;
 use clap::Args;
 
+/// `--step-budget SECONDS`: the time all attempts of one step may take together.
+#[derive(Args, Clone)]
+pub struct BudgetArgs {
+    /// The time all attempts of one step may take together, retries and their waits
+    /// included, in seconds (default 30; a flow step's `timeout_ms` overrides it).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
+    pub step_budget: Option<std::time::Duration>,
+}
+
+fn parse_budget(text: &str) -> Result<std::time::Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(seconds > 0.0 && seconds <= 86_400.0) {
+        return Err(format!("`{text}`: give between 0 and 86400 seconds"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
 #[derive(Args, Clone)]
 pub struct BrowserArgs {
     /// Show the browser window instead of running headless.
@@ -27,4 +46,31 @@ impl BrowserArgs {
             ..BrowserConfig::default()
         }
     }
+}
+
+impl BrowserArgs {
+    /// These options as command-line arguments, to repeat them in a printed command.
+    pub fn as_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if self.headed {
+            args.push("--headed".to_owned());
+        }
+        if let Some(chrome) = &self.chrome {
+            args.push("--chrome".to_owned());
+            args.push(absolute(chrome));
+        }
+        if let Some(url) = &self.browser_ws {
+            args.push("--browser-ws".to_owned());
+            args.push(url.clone());
+        }
+        args
+    }
+}
+
+/// `path` made absolute, so a printed command works from another folder too.
+pub fn absolute(path: &std::path::Path) -> String {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
 }

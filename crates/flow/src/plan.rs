@@ -88,6 +88,10 @@ pub struct PlannedStep {
     /// The step runs only when this holds.
     #[serde(serialize_with = "crate::spec::serialize_condition")]
     pub when: Option<Condition>,
+    /// The time all attempts of the step may take together, in milliseconds (`None`: the
+    /// run's budget).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
     /// The steps whose outputs its bindings or condition read, in plan order.
     pub depends_on: Vec<String>,
     /// For a composite tool: the inner flow's plan.

@@ -61,7 +61,13 @@ pub struct StepSpec {
     pub with: BTreeMap<String, Binding>,
     /// The step runs only when this holds.
     pub when: Option<Condition>,
+    /// The time all attempts of the step may take together, in milliseconds (`None`: the
+    /// run's budget).
+    pub timeout_ms: Option<u64>,
 }
+
+/// The longest step budget a flow may ask for: one day.
+const MAX_STEP_TIMEOUT_MS: u64 = 86_400_000;
 
 /// Re-roots a problem found in a sub-document at `at`.
 fn rebased(at: &str, problem: browserflow_contract::Problem) -> Diagnostic {
@@ -159,6 +165,9 @@ impl StepSpec {
         map.insert("with".into(), Value::Object(with));
         if let Some(when) = &self.when {
             map.insert("when".into(), Value::String(when.to_string()));
+        }
+        if let Some(timeout) = self.timeout_ms {
+            map.insert("timeout_ms".into(), Value::from(timeout));
         }
         Value::Object(map)
     }
@@ -329,6 +338,23 @@ fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Step
             }
         },
     };
+    let timeout_ms = match fields.optional("timeout_ms") {
+        None => Some(None),
+        Some((value, timeout_at)) => match value.as_u64() {
+            Some(ms) if (1..=MAX_STEP_TIMEOUT_MS).contains(&ms) => Some(Some(ms)),
+            _ => {
+                out.push(step_of(Diagnostic::new(
+                    Code::Invalid(Rule::WrongType),
+                    timeout_at,
+                    format!(
+                        "`timeout_ms` is the time all attempts of the step may take together: \
+                         a whole number of milliseconds from 1 to {MAX_STEP_TIMEOUT_MS}, not {value}"
+                    ),
+                )));
+                None
+            }
+        },
+    };
     fields.reject_unknown(out);
     if !with_ok {
         return None;
@@ -338,6 +364,7 @@ fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Step
         uses: uses?,
         with,
         when: when?,
+        timeout_ms: timeout_ms?,
     })
 }
 

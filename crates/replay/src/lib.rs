@@ -93,6 +93,9 @@ pub struct ReplayOptions {
     pub download_dir: Option<PathBuf>,
     /// Told about each step the moment it finishes (a live timeline), before the replay ends.
     pub on_step: Option<StepObserver>,
+    /// When the replay must have given up by (the tool call's share of its step's time
+    /// budget): a step still running then fails as a timeout, naming itself.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for ReplayOptions {
@@ -103,6 +106,7 @@ impl Default for ReplayOptions {
             screenshots: false,
             download_dir: None,
             on_step: None,
+            deadline: None,
         }
     }
 }

@@ -84,7 +84,20 @@ impl<'a> Run<'a> {
             let step_started = Instant::now();
             let page = self.page();
             let dialogs_before = page.dialog_count();
-            let result = self.execute(step, original).await;
+            let result = match self.options.deadline {
+                // A step still running when the budget ends fails here, naming itself.
+                Some(deadline) => {
+                    tokio::time::timeout_at(deadline.into(), self.execute(step, original))
+                        .await
+                        .unwrap_or_else(|_| {
+                            Err(Failure::new(
+                                FailureKind::Timeout,
+                                "still running when the time given to this call ran out",
+                            ))
+                        })
+                }
+                None => self.execute(step, original).await,
+            };
             let dialogs = page
                 .dialogs()
                 .get(dialogs_before..)

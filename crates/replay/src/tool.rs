@@ -120,26 +120,27 @@ impl SharedBrowser {
     /// The running browser, launching (or reconnecting) when there is none or the last one
     /// is gone.
     pub async fn browser(&self) -> Result<Arc<Browser>, BrowserError> {
-        self.browser_with_spare(false).await
+        Ok(self.browser_with_spare(false).await?.0)
     }
 
-    /// [`Self::browser`]; a browser launched now also starts opening a spare context when
-    /// `spare` is set, before anyone else can ask for a context.
-    async fn browser_with_spare(&self, spare: bool) -> Result<Arc<Browser>, BrowserError> {
+    /// [`Self::browser`], and whether it replaces one that crashed or disconnected; a
+    /// browser launched now also starts opening a spare context when `spare` is set, before
+    /// anyone else can ask for a context.
+    async fn browser_with_spare(&self, spare: bool) -> Result<(Arc<Browser>, bool), BrowserError> {
         let mut slot = self.browser.lock().await;
         if let Some(browser) = slot.as_ref()
             && browser.is_connected()
         {
-            return Ok(browser.clone());
+            return Ok((browser.clone(), false));
         }
         // A dead browser is dropped here (a launched one is killed and its profile removed).
-        *slot = None;
+        let relaunch = slot.take().is_some();
         let browser = Arc::new(Browser::launch(&self.config).await?);
         if spare {
             self.open_spare(&browser);
         }
         *slot = Some(browser.clone());
-        Ok(browser)
+        Ok((browser, relaunch))
     }
 
     /// Starts opening a spare context in `browser`, unless one is there already.
@@ -185,12 +186,18 @@ impl SharedBrowser {
 
     /// A fresh, isolated context in the shared browser.
     pub async fn new_context(&self) -> Result<BrowserContext, BrowserError> {
-        let browser = self.browser().await?;
+        Ok(self.context_for_call().await?.0)
+    }
+
+    /// [`Self::new_context`], and whether the browser had to be relaunched for it (the last
+    /// one crashed or its connection dropped), so the call can say so.
+    async fn context_for_call(&self) -> Result<(BrowserContext, bool), BrowserError> {
+        let (browser, relaunched) = self.browser_with_spare(false).await?;
         if let Some(context) = self.take_spare(&browser).await {
             if self.keep_spare {
                 self.open_spare(&browser);
             }
-            return Ok(context);
+            return Ok((context, relaunched));
         }
         let context = match browser.new_context().await {
             Ok(context) => context,
@@ -203,13 +210,13 @@ impl SharedBrowser {
                 if self.keep_spare {
                     self.open_spare(&fresh);
                 }
-                return Ok(context);
+                return Ok((context, true));
             }
         };
         if self.keep_spare {
             self.open_spare(&browser);
         }
-        Ok(context)
+        Ok((context, relaunched))
     }
 
     /// Forgets `browser` if it is still the shared one (it is killed once no call uses it).
@@ -411,12 +418,22 @@ impl Tool for BrowserTool {
                 .as_ref()
                 .map(|dir| dir.join("downloads"))
                 .or_else(|| shared.replay.download_dir.clone()),
+            deadline: ctx.deadline().or(shared.replay.deadline),
             ..shared.replay.clone()
         };
-        let context = shared
-            .new_context()
+        let (context, relaunched) = shared
+            .context_for_call()
             .await
             .map_err(|e| classify_browser_error(&e))?;
+        if relaunched {
+            // Said at the default level: the replay starts over in a new browser.
+            tracing::warn!(
+                "step `{}` ({}): the browser had crashed or its connection dropped; \
+                 started a new one, and the tool replays from its first step",
+                ctx.step_id(),
+                self.file.contract.reference()
+            );
+        }
         tracing::debug!(target: "browserflow::timing", "context ready");
         let replayer = Replayer::new(options);
         let replay = replayer.run(&context, &self.file.steps, &inputs);

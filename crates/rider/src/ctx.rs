@@ -57,6 +57,7 @@ pub struct ToolCtx {
     pub(crate) idempotency_key: String,
     pub(crate) logger: Logger,
     pub(crate) signal: CancelSignal,
+    pub(crate) deadline: Option<std::time::Instant>,
 }
 
 impl std::fmt::Debug for ToolCtx {
@@ -142,6 +143,14 @@ impl ToolCtx {
     pub fn signal(&self) -> &CancelSignal {
         &self.signal
     }
+
+    /// When this attempt should have given up by, with its own error: the step's time
+    /// budget (shared by all its attempts) ends a little after. A tool that can stop
+    /// cleanly, saying where it was, should; the Rider stops an attempt still running when
+    /// the budget ends.
+    pub fn deadline(&self) -> Option<std::time::Instant> {
+        self.deadline
+    }
 }
 
 /// The idempotency key of step `step_id` in run `run_id`: stable across attempts and resumes.
@@ -190,6 +199,7 @@ impl ToolCtx {
                 idempotency_key: idempotency_key(run_id, step_id),
                 logger: Logger::new(run_id, step_id, redactor),
                 signal: crate::signal::CancelHandle::new().signal(),
+                deadline: None,
             },
         }
     }
@@ -247,6 +257,12 @@ impl ToolCtxBuilder {
     /// Sets the cancellation signal.
     pub fn signal(mut self, signal: CancelSignal) -> Self {
         self.ctx.signal = signal;
+        self
+    }
+
+    /// Sets when the tool should have given up by (see [`ToolCtx::deadline`]).
+    pub fn deadline(mut self, deadline: std::time::Instant) -> Self {
+        self.ctx.deadline = Some(deadline);
         self
     }
 

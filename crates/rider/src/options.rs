@@ -10,6 +10,9 @@ use crate::crash::CrashHook;
 use crate::events::EventSink;
 use crate::retry::RetryPolicy;
 
+/// The default [`RiderOptions::step_budget`]: 30 s for all attempts of a step together.
+pub const DEFAULT_STEP_BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The settings of a [`Rider`](crate::Rider). `RiderOptions::default()` is a sensible start.
 #[derive(Clone)]
 pub struct RiderOptions {
@@ -21,6 +24,10 @@ pub struct RiderOptions {
     pub max_payload_bytes: usize,
     /// The backoff of retryable kinds (`http`, `browser`, `model`).
     pub backoff: RetryPolicy,
+    /// The time all attempts of one effectful step may take together, backoff included
+    /// (a step of the flow may set its own). An attempt still running when it runs out is
+    /// stopped, and no retry starts that could not finish in what is left.
+    pub step_budget: std::time::Duration,
     /// Network settings of the `net` capability.
     pub net: NetOptions,
     /// The directory of the `fs` capability; without it a step declaring `fs` fails.
@@ -50,6 +57,7 @@ impl Default for RiderOptions {
             max_steps: 10_000,
             max_payload_bytes: 16 * 1024 * 1024,
             backoff: RetryPolicy::BACKOFF,
+            step_budget: DEFAULT_STEP_BUDGET,
             net: NetOptions::default(),
             fs_root: None,
             spawn_allow: Vec::new(),
@@ -70,6 +78,7 @@ impl std::fmt::Debug for RiderOptions {
             .field("max_steps", &self.max_steps)
             .field("max_payload_bytes", &self.max_payload_bytes)
             .field("backoff", &self.backoff)
+            .field("step_budget", &self.step_budget)
             .field("net", &self.net)
             .field("fs_root", &self.fs_root)
             .field("spawn_allow", &self.spawn_allow)

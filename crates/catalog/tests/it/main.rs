@@ -4,5 +4,6 @@
 // Helpers outside `#[test]` functions unwrap too: a panic is how a test fails.
 #![allow(clippy::unwrap_used)]
 
+mod folders;
 mod robustness;
 mod tool_runs;

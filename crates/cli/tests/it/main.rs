@@ -3,9 +3,12 @@
 // Helpers outside `#[test]` functions unwrap too: a panic is how a test fails.
 #![allow(clippy::unwrap_used)]
 
+mod browser_crash;
+mod budget;
 mod check;
 mod contract;
 mod daily_price_watch;
+mod errors;
 mod flow;
 mod pack;
 mod record;

@@ -118,7 +118,7 @@ impl Setup {
     }
 
     /// `notify` posts when `notify_when` holds, then `done` posts; `before` steps go first.
-    fn write_flow(&self, before: &[&str], notify_when: &str) {
+    fn steps(&self, before: &[&str], notify_when: &str) -> Vec<Value> {
         let mut steps: Vec<Value> = before.iter().map(|id| self.post(id)).collect();
         let mut notify = self.post("notify");
         notify["when"] = json!(notify_when);
@@ -128,14 +128,50 @@ impl Setup {
         let mut done = self.post("done");
         done["when"] = json!("steps.notify.output.status != 0");
         steps.push(done);
+        steps
+    }
+
+    fn write_flow(&self, before: &[&str], notify_when: &str) {
+        self.write_steps(self.steps(before, notify_when), &[]);
+    }
+
+    /// The flow of `steps`, pinning std/http.post and each of `pins` (`[ref, digest]`).
+    fn write_steps(&self, steps: Vec<Value>, pins: &[[&str; 2]]) {
+        let mut requires =
+            vec![json!({"ref": "std/http.post@1.0.0", "contract_digest": self.post_digest})];
+        requires.extend(
+            pins.iter()
+                .map(|[r, digest]| json!({"ref": r, "contract_digest": digest})),
+        );
         let flow = json!({
             "name": "guard", "version": "1.0.0", "description": "",
             "inputs": [{"name": "go", "schema": {"type": "boolean"}, "secret": false}],
-            "requires": [{"ref": "std/http.post@1.0.0", "contract_digest": self.post_digest}],
+            "requires": requires,
             "steps": steps,
             "output": {"from": "steps.done.output"}
         });
         std::fs::write(self.flow_path(), flow.to_string()).unwrap();
+    }
+
+    /// Writes the pure `code` tool `tag@1.0.0` beside the flow, whose output schema is
+    /// `output`; returns its contract digest.
+    fn write_tag_tool(&self, output: Value) -> String {
+        let tool = json!({
+            "code": {"source": "function run(input) { return 'tagged'; }", "timeout_ms": 1000},
+            "contract": {
+                "name": "tag", "version": "1.0.0", "kind": "code",
+                "description": "A fixed tag.", "inputs": [], "output": output,
+                "capabilities": []
+            }
+        });
+        let path = self.dir.path().join("tag@1.0.0.json");
+        std::fs::write(&path, tool.to_string()).unwrap();
+        let digest = self
+            .command(&["contract", "digest", &path.to_string_lossy()])
+            .output()
+            .unwrap();
+        assert!(digest.status.success(), "{}", stderr(&digest));
+        stdout(&digest).trim().to_owned()
     }
 
     fn command(&self, args: &[&str]) -> Command {
@@ -205,13 +241,17 @@ impl Setup {
         self.resume_command(run_id).output().unwrap()
     }
 
-    fn status(&self, run_id: &str) -> Value {
+    fn show(&self, run_id: &str) -> Value {
         let shown = self
             .command(&["journal", "show", run_id, "--journal", &self.journal()])
             .output()
             .unwrap();
         assert!(shown.status.success(), "{}", stderr(&shown));
-        serde_json::from_str::<Value>(&stdout(&shown)).unwrap()["status"].clone()
+        serde_json::from_str::<Value>(&stdout(&shown)).unwrap()
+    }
+
+    fn status(&self, run_id: &str) -> Value {
+        self.show(run_id)["status"].clone()
     }
 }
 
@@ -265,6 +305,102 @@ fn an_inserted_first_step_or_a_when_edit_is_refused_before_any_post_and_the_rest
     setup.write_flow(&[], "input.go");
     succeeded(&setup.resume(&run_id));
     assert_eq!(setup.webhook.posts(), ["/hook/notify", "/hook/done"]);
+    assert_eq!(setup.status(&run_id), "succeeded");
+}
+
+/// `pre` posts, the pure `tag` follows it, `notify` follows `tag`, `done` follows `notify`:
+/// a chain, so a crash at `done` comes after all three finished.
+fn chained_steps(setup: &Setup) -> Vec<Value> {
+    let mut steps = setup.steps(&["pre"], "input.go && steps.tag.output == \"tagged\"");
+    steps.insert(
+        1,
+        json!({"id": "tag", "uses": "tag@1.0.0", "with": {},
+               "when": "steps.pre.output.status != 0"}),
+    );
+    steps
+}
+
+fn step_mut<'a>(steps: &'a mut [Value], id: &str) -> &'a mut Value {
+    steps.iter_mut().find(|s| s["id"] == id).unwrap()
+}
+
+fn sorted_posts(setup: &Setup) -> Vec<String> {
+    let mut posts = setup.webhook.posts();
+    posts.sort();
+    posts
+}
+
+#[test]
+fn an_insert_between_a_removal_a_rename_a_rewire_or_a_pin_change_is_refused_before_any_post_and_the_restored_flow_resumes()
+ {
+    let setup = Setup::new(Duration::ZERO);
+    let string_output = json!({"type": "string"});
+    let tag_digest = setup.write_tag_tool(string_output.clone());
+    let pins = [["tag@1.0.0", tag_digest.as_str()]];
+    setup.write_steps(chained_steps(&setup), &pins);
+    let run_id = setup.run_and_kill(true, "before-effect", "done");
+    assert_eq!(sorted_posts(&setup), ["/hook/notify", "/hook/pre"]);
+
+    let refuse = |steps: Vec<Value>, pins: &[[&str; 2]], expected: &str| {
+        setup.write_steps(steps, pins);
+        let log = refused(&setup.resume(&run_id), "divergence");
+        assert!(log.contains(expected), "expected `{expected}` in: {log}");
+        assert!(log.contains("Restore the flow"), "{log}");
+        assert!(!log.contains("succeeded in"), "no step ran: {log}");
+        assert_eq!(
+            sorted_posts(&setup),
+            ["/hook/notify", "/hook/pre"],
+            "no new post after: {expected}"
+        );
+    };
+
+    // Inserted between two recorded steps.
+    let mut steps = chained_steps(&setup);
+    steps.insert(2, setup.post("mid"));
+    refuse(steps, &pins, "step `mid` was inserted at position 2");
+
+    // Removed (its follower now waits for `pre` instead).
+    let mut steps = chained_steps(&setup);
+    steps.retain(|s| s["id"] != "tag");
+    step_mut(&mut steps, "notify")["when"] = json!("input.go && steps.pre.output.status != 0");
+    refuse(
+        steps,
+        &[],
+        "step `tag` (position 1) is absent from the flow",
+    );
+
+    // Renamed, same tool and bindings.
+    let mut steps = chained_steps(&setup);
+    step_mut(&mut steps, "pre")["id"] = json!("pre2");
+    step_mut(&mut steps, "tag")["when"] = json!("steps.pre2.output.status != 0");
+    refuse(steps, &pins, "step `pre` (position 0) was renamed `pre2`");
+
+    // Re-wired: another value into a slot of the step that posted.
+    let mut steps = chained_steps(&setup);
+    step_mut(&mut steps, "notify")["with"]["body"] = json!({"value": "changed"});
+    refuse(steps, &pins, "step `notify`: the binding of `body` changed");
+
+    // Pin changed: the same tool ref with another contract, pinned anew.
+    let nullable_digest = setup.write_tag_tool(json!({"type": ["null", "string"]}));
+    refuse(
+        chained_steps(&setup),
+        &[["tag@1.0.0", nullable_digest.as_str()]],
+        &format!("step `tag`: the contract digest was {tag_digest} and is now {nullable_digest}"),
+    );
+
+    // Restored: resumes to the right output, `pre` and `notify` not posted again.
+    assert_eq!(setup.write_tag_tool(string_output), tag_digest);
+    setup.write_steps(chained_steps(&setup), &pins);
+    let resumed = succeeded(&setup.resume(&run_id));
+    assert_eq!(resumed["output"], json!({"status": 200, "body": "ok"}));
+    assert_eq!(
+        setup.webhook.posts().last().map(String::as_str),
+        Some("/hook/done")
+    );
+    assert_eq!(
+        sorted_posts(&setup),
+        ["/hook/done", "/hook/notify", "/hook/pre"]
+    );
     assert_eq!(setup.status(&run_id), "succeeded");
 }
 
@@ -326,6 +462,31 @@ fn a_live_run_is_not_resumed_and_once_killed_its_lease_is_taken_over() {
     assert!(log.contains("is being executed by owner"), "{log}");
     assert_eq!(setup.webhook.posts(), ["/hook/notify"], "no second post");
     assert_eq!(setup.status(&run_id), "running");
+    // `journal show` names who holds the run.
+    let shown = setup.show(&run_id);
+    let lease = &shown["lease"];
+    assert_eq!(lease["pid"], owner.id(), "{shown}");
+    assert!(
+        lease["owner"].as_str().is_some_and(|o| !o.is_empty()),
+        "{shown}"
+    );
+    assert!(
+        lease["host"].as_str().is_some_and(|h| !h.is_empty()),
+        "{shown}"
+    );
+    let heartbeat = lease["heartbeat_at_ms"].as_i64().unwrap();
+    assert!(
+        lease["expires_at_ms"].as_i64().unwrap() > heartbeat,
+        "{shown}"
+    );
+    assert!(
+        lease["expires_at"].as_str().unwrap().ends_with('Z'),
+        "{shown}"
+    );
+    assert!(
+        lease["heartbeat_at"].as_str().unwrap().starts_with("20"),
+        "{shown}"
+    );
 
     kill(owner);
     let resumed = setup.resume(&run_id);
@@ -437,4 +598,160 @@ fn journal_list_and_show_never_write_to_a_foreign_database() {
         stderr(&output)
     );
     assert!(!missing.exists(), "a read does not create the journal");
+}
+
+#[test]
+fn a_stranger_json_file_beside_the_flow_is_skipped_with_one_warning_and_run_check_and_resume_work()
+{
+    let setup = Setup::new(Duration::ZERO);
+    setup.write_flow(&[], "input.go");
+    std::fs::write(setup.dir.path().join("settings.json"), r#"{"a":1}"#).unwrap();
+    let warned_once = |output: &Output| {
+        let log = stderr(output);
+        assert_eq!(
+            log.matches("settings.json").count(),
+            1,
+            "one warning: {log}"
+        );
+        assert!(log.contains("WARN"), "{log}");
+        assert!(log.contains("not a tool, flow or contract"), "{log}");
+    };
+    let flow = setup.flow_path().to_string_lossy().into_owned();
+
+    let checked = setup.command(&["check", &flow]).output().unwrap();
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    warned_once(&checked);
+
+    let ran = setup
+        .command(&[
+            "flow",
+            "run",
+            &flow,
+            "--input",
+            "go=false",
+            "--journal",
+            &setup.journal(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(succeeded(&ran)["output"]["status"], 200);
+    warned_once(&ran);
+
+    let run_id = setup.run_and_kill(true, "before-effect", "done");
+    let resumed = setup.resume(&run_id);
+    assert_eq!(succeeded(&resumed)["output"]["status"], 200);
+    warned_once(&resumed);
+    assert_eq!(
+        setup.webhook.posts(),
+        ["/hook/done", "/hook/notify", "/hook/done"]
+    );
+}
+
+#[test]
+fn the_resume_hint_of_a_failed_run_works_when_pasted() {
+    let setup = Setup::new(Duration::ZERO);
+    let journal_dir = setup.dir.path().join("my runs");
+    std::fs::create_dir(&journal_dir).unwrap();
+    let journal = journal_dir.join("j.sqlite").to_string_lossy().into_owned();
+    // `tag` throws the first time round: the run fails after `notify` posted.
+    let tool = setup.dir.path().join("tag@1.0.0.json");
+    let digest = setup.write_tag_tool(json!({"type": "string"}));
+    let working = std::fs::read_to_string(&tool).unwrap();
+    std::fs::write(
+        &tool,
+        working.replace("return 'tagged';", "throw new Error('boom');"),
+    )
+    .unwrap();
+    let mut done = setup.post("done");
+    done["when"] = json!("steps.tag.output == \"tagged\"");
+    let steps = vec![
+        setup.post("notify"),
+        json!({"id": "tag", "uses": "tag@1.0.0", "with": {},
+               "when": "steps.notify.output.status != 0"}),
+        done,
+    ];
+    setup.write_steps(steps, &[["tag@1.0.0", digest.as_str()]]);
+    let flow = setup.flow_path().to_string_lossy().into_owned();
+    let failed = setup
+        .command(&[
+            "flow",
+            "run",
+            &flow,
+            "--input",
+            "go=true",
+            "--journal",
+            &journal,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
+    let log = stderr(&failed);
+    let hint = log
+        .lines()
+        .find_map(|l| l.strip_prefix("resume with: "))
+        .unwrap_or_else(|| panic!("a resume hint: {log}"));
+    assert!(hint.contains("--journal"), "{hint}");
+    assert_eq!(setup.webhook.posts(), ["/hook/notify"]);
+
+    // Fixed, and the hint pasted as it is, from another folder.
+    std::fs::write(&tool, working).unwrap();
+    let words = shlex::split(hint).unwrap();
+    let resumed = Command::new(&words[0])
+        .args(&words[1..])
+        .current_dir("/")
+        .env_remove("BROWSERFLOW_TEST_CRASH_AT")
+        .output()
+        .unwrap();
+    assert_eq!(succeeded(&resumed)["output"]["status"], 200);
+    assert_eq!(setup.webhook.posts(), ["/hook/notify", "/hook/done"]);
+}
+
+#[test]
+fn an_unset_secret_a_later_step_needs_stops_the_run_before_the_first_post() {
+    let setup = Setup::new(Duration::ZERO);
+    let mut steps = setup.steps(&[], "input.go");
+    // `done` posts to a secret URL; `notify`, before it, posts first.
+    step_mut(&mut steps, "done")["with"]["url"] = json!({"from": "secret.LATER_HOOK_URL"});
+    setup.write_steps(steps, &[]);
+    let flow = setup.flow_path().to_string_lossy().into_owned();
+    let run = |secrets_file: Option<&str>| {
+        let mut args = vec!["flow", "run", &flow, "--input", "go=true", "--journal"];
+        let journal = setup.journal();
+        args.push(&journal);
+        if let Some(file) = secrets_file {
+            args.extend(["--secrets-file", file]);
+        }
+        setup
+            .command(&args)
+            .env_remove("BROWSERFLOW_SECRET_LATER_HOOK_URL")
+            .output()
+            .unwrap()
+    };
+
+    let output = run(None);
+    assert_eq!(output.status.code(), Some(1));
+    let log = stderr(&output);
+    assert!(
+        log.contains("secret `LATER_HOOK_URL` is not set (set BROWSERFLOW_SECRET_LATER_HOOK_URL"),
+        "{log}"
+    );
+    assert!(log.contains("nothing ran"), "{log}");
+    assert!(!log.contains("notify"), "no step started: {log}");
+    assert!(setup.webhook.posts().is_empty(), "no post");
+
+    // Set in a secrets file, the same flow runs.
+    let secrets = setup.dir.path().join("secrets.env");
+    std::fs::write(
+        &secrets,
+        format!("LATER_HOOK_URL={}\n", setup.webhook.url("secret-done")),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &secrets,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let output = run(Some(&secrets.to_string_lossy()));
+    assert_eq!(succeeded(&output)["output"]["status"], 200);
+    assert_eq!(setup.webhook.posts(), ["/hook/notify", "/hook/secret-done"]);
 }

@@ -406,6 +406,7 @@ impl<'a> Compiler<'a> {
                 secret_slots: effect.secret_slots.into_iter().collect(),
                 bindings: step.with.clone(),
                 when: step.when.clone(),
+                timeout_ms: step.timeout_ms,
                 depends_on: deps.into_iter().map(|d| spec.steps[d].id.clone()).collect(),
                 composite: tool.composite.clone(),
             });

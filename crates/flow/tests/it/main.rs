@@ -5,6 +5,7 @@
 
 mod composite;
 mod conditions;
+mod folder;
 mod parse;
 mod pins;
 mod recordings;

@@ -355,3 +355,30 @@ fn flow_shaped() -> impl Strategy<Value = Value> {
         })
     })
 }
+
+#[test]
+fn a_step_timeout_is_whole_milliseconds_from_1_to_a_day_and_round_trips() {
+    let mut doc = minimal();
+    doc["steps"] = json!([{"id": "a", "uses": "x@1.0.0", "timeout_ms": 1500}]);
+    let spec = FlowSpec::from_json(&doc).unwrap();
+    assert_eq!(spec.steps[0].timeout_ms, Some(1500));
+    assert_eq!(spec.steps[0].to_json()["timeout_ms"], 1500);
+    for bad in [
+        json!(0),
+        json!(-1),
+        json!(1.5),
+        json!("30s"),
+        json!(86_400_001u64),
+    ] {
+        doc["steps"] = json!([{"id": "a", "uses": "x@1.0.0", "timeout_ms": bad}]);
+        let errors = FlowSpec::from_json(&doc).unwrap_err();
+        let d = only(&errors);
+        assert_eq!(d.pointer, "/steps/0/timeout_ms", "{bad}");
+        assert_eq!(d.step.as_deref(), Some("a"), "{bad}");
+        assert!(
+            d.message.contains("all attempts of the step"),
+            "{}",
+            d.message
+        );
+    }
+}

@@ -146,6 +146,17 @@ impl RunState<'_> {
             input: call.input,
             idempotency_key: &key,
         };
+        let budget = call
+            .step
+            .timeout_ms
+            .map_or(rider.options.step_budget, std::time::Duration::from_millis);
+        // All attempts of this session share the budget, backoff included: a hanging tool
+        // fails once in `budget`, not once per attempt.
+        let deadline = Instant::now() + budget;
+        // The tool is asked to stop a little before the budget ends, so that its own error
+        // (saying where it was) arrives before the attempt is cut.
+        let headroom = (budget / 10).min(std::time::Duration::from_secs(1));
+        let tool_deadline = deadline.checked_sub(headroom).unwrap_or(deadline);
         let mut attempt = 0u32;
         loop {
             attempt += 1;
@@ -169,8 +180,24 @@ impl RunState<'_> {
             });
             self.crash_point(CrashPoint::BeforeEffect, call.id);
             let attempt_started = Instant::now();
-            let ctx = self.ctx_for(call.step, call.id, call.inputs)?;
-            let result = match self.invoke(call.prepared, call.input.clone(), ctx).await {
+            let mut ctx = self.ctx_for(call.step, call.id, call.inputs)?;
+            ctx.deadline = Some(tool_deadline);
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            let attempted = tokio::time::timeout(
+                remaining,
+                self.invoke(call.prepared, call.input.clone(), ctx),
+            )
+            .await;
+            let out_of_time = attempted.is_err();
+            // An attempt still running when the budget ends is stopped (its future dropped).
+            let invoked = attempted.unwrap_or_else(|_| {
+                Err(ToolError::transient(format!(
+                    "stopped: the step's time budget of {} (all attempts together) ran out \
+                     during attempt {attempt}",
+                    seconds(budget)
+                )))
+            });
+            let result = match invoked {
                 Ok(output) => self.check_output(&call, output).map_err(|e| (e, None)),
                 Err(e) => Err((self.tool_failed(&call, e.clone(), attempt), Some(e))),
             };
@@ -192,11 +219,30 @@ impl RunState<'_> {
                     self.emit_finished(call.id, "succeeded", call.started);
                     return Ok(recorded.unwrap_or(output));
                 }
-                Err((run_error, tool_error)) => {
-                    let delay = match (&tool_error, self.signal.is_cancelled()) {
+                Err((mut run_error, tool_error)) => {
+                    let mut delay = match (&tool_error, self.signal.is_cancelled()) {
                         (Some(e), false) => policy.delay_before(attempt + 1, e),
                         _ => None,
                     };
+                    // No retry that would start after the tool's share of the budget ends;
+                    // a failure then says which budget it met (the tool cannot know it).
+                    let now = Instant::now();
+                    let spent = now + delay.unwrap_or_default() >= tool_deadline;
+                    if let (true, Some(e)) = (spent, &tool_error) {
+                        delay = None;
+                        if !out_of_time {
+                            let noted = ToolError {
+                                class: e.class,
+                                message: format!(
+                                    "{}; the step's time budget of {} (all attempts together) \
+                                     is used up",
+                                    e.message,
+                                    seconds(budget)
+                                ),
+                            };
+                            run_error = self.tool_failed(&call, noted, attempt);
+                        }
+                    }
                     let message = run_error.to_string();
                     let status = match (&run_error, delay) {
                         (RunError::Cancelled { .. }, _) => "cancelled",
@@ -340,5 +386,14 @@ impl RunState<'_> {
             attempts,
             message: self.rider.redactor().redact_string(&error.message),
         }
+    }
+}
+
+/// `d` for people: whole seconds as `30 s`, otherwise milliseconds.
+fn seconds(d: std::time::Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
     }
 }

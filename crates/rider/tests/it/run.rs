@@ -417,3 +417,50 @@ fn input_arguments_are_typed_by_the_flows_inputs() {
     let err = parse_input_args(&plan, &["nope=1".to_owned()]).unwrap_err();
     assert!(err.to_string().contains("title, n, token"), "{err}");
 }
+
+#[tokio::test]
+async fn retries_and_their_backoff_share_the_step_budget() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    // Ten attempts 300 ms apart would take about 3 s; the budget is 1 s for all of them.
+    let options = RiderOptions {
+        backoff: browserflow_rider::RetryPolicy {
+            max_attempts: 10,
+            initial_delay: std::time::Duration::from_millis(300),
+            max_delay: std::time::Duration::from_millis(300),
+        },
+        step_budget: std::time::Duration::from_secs(1),
+        ..RiderOptions::default()
+    };
+    let rider = rider(
+        registry(),
+        &dir.path().join("j.sqlite"),
+        browserflow_rider::MapSecrets::new(),
+        options,
+    );
+    let always = compile_flow(
+        &registry(),
+        json!({"name": "always", "version": "1.0.0",
+               "steps": [post_step("p", &format!("{}/flaky/99", server.url), json!("x"))],
+               "output": {"from": "steps.p.output"}}),
+    );
+    let started = std::time::Instant::now();
+    let failure = rider.run(&always, BTreeMap::new()).await.unwrap_err();
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_millis(1500), "{took:?}");
+    assert!(
+        failure
+            .message
+            .contains("the step's time budget of 1 s (all attempts together) is used up"),
+        "{}",
+        failure.message
+    );
+    let attempts = server.requests().len();
+    assert!((2..=4).contains(&attempts), "{attempts} attempts in 1 s");
+    let report = rider
+        .journal()
+        .show(failure.run_id.as_deref().unwrap())
+        .unwrap();
+    assert_eq!(report.steps[0].attempts, attempts as i64);
+    assert_eq!(report.steps[0].status, "failed");
+}
