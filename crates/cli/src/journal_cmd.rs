@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use browserflow_rider::{Clock, Journal, LeaseHolder, RunReport};
+use browserflow_rider::{Clock, Journal, LeaseHolder, RunReport, RunSummary};
 use clap::Subcommand;
 
 use crate::exit::Outcome;
@@ -10,15 +10,18 @@ use crate::exit::Outcome;
 #[derive(Subcommand)]
 pub enum JournalCommand {
     /// A run's steps, statuses, timings and outputs (secrets redacted), and who holds its
-    /// lease (owner, host, pid, heartbeat, expiry), as JSON.
+    /// lease (owner, host, pid, heartbeat, expiry).
     Show {
         /// The run.
         run_id: String,
         /// The journal file (default: the user's data folder).
         #[arg(long, value_name = "PATH")]
         journal: Option<PathBuf>,
+        /// Print JSON (for scripts) instead of text.
+        #[arg(long)]
+        json: bool,
     },
-    /// The most recent runs.
+    /// The most recent runs, newest first, as a table.
     List {
         /// The journal file (default: the user's data folder).
         #[arg(long, value_name = "PATH")]
@@ -26,6 +29,9 @@ pub enum JournalCommand {
         /// How many runs.
         #[arg(long, default_value_t = 20)]
         limit: usize,
+        /// Print one JSON object a run (for scripts) instead of a table.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -37,17 +43,34 @@ pub fn run(command: JournalCommand) -> Outcome {
         None => Journal::open_default_read_only(),
     };
     match command {
-        JournalCommand::Show { run_id, journal } => {
+        JournalCommand::Show {
+            run_id,
+            journal,
+            json,
+        } => {
             let journal = open(journal)?;
             let shown = ShownRun {
                 report: journal.show(&run_id)?,
                 lease: journal.lease_holder(&run_id)?.map(ShownLease::from),
             };
-            println!("{}", serde_json::to_string_pretty(&shown)?);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&shown)?);
+            } else {
+                print!("{}", shown.text());
+            }
         }
-        JournalCommand::List { journal, limit } => {
-            for run in open(journal)?.runs(limit)? {
-                println!("{}", serde_json::to_string(&run)?);
+        JournalCommand::List {
+            journal,
+            limit,
+            json,
+        } => {
+            let runs = open(journal)?.runs(limit)?;
+            if json {
+                for run in &runs {
+                    println!("{}", serde_json::to_string(run)?);
+                }
+            } else {
+                print!("{}", runs_table(&runs));
             }
         }
     }
@@ -81,5 +104,107 @@ impl From<LeaseHolder> for ShownLease {
             expires_at: at(holder.expires_at_ms),
             holder,
         }
+    }
+}
+
+/// Rows of text under a header, each column as wide as its widest cell.
+fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        format!("{}\n", padded.join("  ").trim_end())
+    };
+    let mut out = line(header.iter().map(|h| h.to_string()).collect());
+    for row in rows {
+        out.push_str(&line(row.clone()));
+    }
+    out
+}
+
+/// `journal list` for people.
+fn runs_table(runs: &[RunSummary]) -> String {
+    if runs.is_empty() {
+        return "no runs in this journal\n".into();
+    }
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.run_id.clone(),
+                r.flow.clone(),
+                r.status.clone(),
+                r.started_at.clone(),
+            ]
+        })
+        .collect();
+    table(&["RUN", "FLOW", "STATUS", "STARTED"], &rows)
+}
+
+impl ShownRun {
+    /// `journal show` for people: the run, its lease, its steps as a table, output or error.
+    fn text(&self) -> String {
+        let r = &self.report;
+        let mut out = format!("run {}  {}  {}\n", r.run_id, r.flow, r.status);
+        out.push_str(&format!(
+            "started {}{}  sessions {}  flow digest {}\n",
+            r.started_at,
+            r.finished_at
+                .as_ref()
+                .map(|f| format!("  finished {f}"))
+                .unwrap_or_default(),
+            r.sessions,
+            r.flow_digest
+        ));
+        match &self.lease {
+            Some(l) => out.push_str(&format!(
+                "lease: {} on {} (pid {}), heartbeat {}, expires {}\n",
+                l.holder.owner, l.holder.host, l.holder.pid, l.heartbeat_at, l.expires_at
+            )),
+            None => out.push_str("lease: none (no process holds this run)\n"),
+        }
+        out.push_str(&format!("inputs: {}\n", r.inputs));
+        let rows: Vec<Vec<String>> = r
+            .steps
+            .iter()
+            .map(|s| {
+                vec![
+                    (s.position + 1).to_string(),
+                    s.step_id.clone(),
+                    s.tool.clone(),
+                    s.status.clone(),
+                    s.attempts.to_string(),
+                    s.duration_ms
+                        .map(|ms| format!("{} ms", ms.round()))
+                        .unwrap_or_else(|| "-".into()),
+                ]
+            })
+            .collect();
+        out.push_str(&table(
+            &["#", "STEP", "TOOL", "STATUS", "ATTEMPTS", "TIME"],
+            &rows,
+        ));
+        for s in r.steps.iter().filter(|s| s.error.is_some()) {
+            out.push_str(&format!(
+                "step {} error: {}\n",
+                s.step_id,
+                s.error.as_deref().unwrap_or_default()
+            ));
+        }
+        if let Some(output) = &r.output {
+            out.push_str(&format!("output: {output}\n"));
+        }
+        if let Some(error) = &r.error {
+            out.push_str(&format!("error [{}]: {}\n", error.code, error.message));
+        }
+        out
     }
 }

@@ -210,6 +210,7 @@ fn posts_once_under_the_threshold_and_never_over_it() {
             result["run_id"].as_str().unwrap(),
             "--journal",
             &setup.journal(),
+            "--json",
         ])
         .output()
         .unwrap();

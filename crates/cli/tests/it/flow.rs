@@ -70,13 +70,60 @@ fn run_resume_and_show_a_flow() {
 
     let shown = bflow_in(
         dir.path(),
-        &["journal", "show", &run_id, "--journal", "j.sqlite"],
+        &[
+            "journal",
+            "show",
+            &run_id,
+            "--journal",
+            "j.sqlite",
+            "--json",
+        ],
     );
     assert!(shown.status.success(), "{}", stderr(&shown));
     let report: serde_json::Value = serde_json::from_str(&stdout(&shown)).unwrap();
     assert_eq!(report["status"], "succeeded");
     assert_eq!(report["sessions"], 2);
     assert_eq!(report["steps"][0]["step_id"], "slug");
+
+    // For people: a table of runs, and the run as text with its steps in columns.
+    let listed = bflow_in(dir.path(), &["journal", "list", "--journal", "j.sqlite"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let table = stdout(&listed);
+    let mut lines = table.lines();
+    let header = lines.next().unwrap();
+    assert!(
+        header.starts_with("RUN") && header.contains("FLOW") && header.contains("STATUS"),
+        "{table}"
+    );
+    let row = lines
+        .find(|l| l.starts_with(run_id.as_str()))
+        .expect("the run's row");
+    assert!(row.contains("succeeded"), "{table}");
+    assert_eq!(
+        header.find("STATUS"),
+        row.find("succeeded"),
+        "columns line up: {table}"
+    );
+    let text = bflow_in(
+        dir.path(),
+        &["journal", "show", &run_id, "--journal", "j.sqlite"],
+    );
+    assert!(text.status.success(), "{}", stderr(&text));
+    let text = stdout(&text);
+    assert!(text.starts_with(&format!("run {run_id}")), "{text}");
+    assert!(text.contains("lease: none"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("slug") && l.contains("succeeded")),
+        "{text}"
+    );
+    let as_json = bflow_in(
+        dir.path(),
+        &["journal", "list", "--journal", "j.sqlite", "--json"],
+    );
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&as_json).lines().next().unwrap()).unwrap();
+    assert_eq!(first["run_id"], run_id.as_str());
 
     let unknown = bflow_in(
         dir.path(),

@@ -243,7 +243,14 @@ impl Setup {
 
     fn show(&self, run_id: &str) -> Value {
         let shown = self
-            .command(&["journal", "show", run_id, "--journal", &self.journal()])
+            .command(&[
+                "journal",
+                "show",
+                run_id,
+                "--journal",
+                &self.journal(),
+                "--json",
+            ])
             .output()
             .unwrap();
         assert!(shown.status.success(), "{}", stderr(&shown));
