@@ -112,8 +112,15 @@ impl JsonError {
 
     /// As a located [`Problem`], for parsers that collect problems.
     pub fn to_problem(&self) -> Problem {
+        // The pointer is the problem's own; the message need not repeat it.
         let message = match self {
             JsonError::Syntax(e) => format!("not valid JSON: {e}"),
+            JsonError::DuplicateKey { key, .. } => {
+                format!("the key `{key}` appears twice in one object")
+            }
+            JsonError::TooDeep { limit, .. } => {
+                format!("the document nests deeper than the limit of {limit} levels")
+            }
             other => format!("the document {other}"),
         };
         Problem::new(self.pointer(), self.rule(), message)
@@ -121,14 +128,15 @@ impl JsonError {
 }
 
 /// A JSON file that was refused, naming the file.
+///
+/// The reason is part of the message and not a `source`, so that an error chain says it once.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: {source}", path.display())]
+#[error("{}: {reason}", path.display())]
 pub struct JsonFileError {
     /// The file.
     pub path: PathBuf,
     /// Why.
-    #[source]
-    pub source: JsonError,
+    pub reason: JsonError,
 }
 
 /// Parses JSON text strictly with the document limits.
@@ -189,9 +197,9 @@ pub fn read_json_file(path: &Path) -> Result<Value, JsonFileError> {
 
 /// [`read_json_file`] with the given limits.
 pub fn read_json_file_with(path: &Path, limits: JsonLimits) -> Result<Value, JsonFileError> {
-    let fail = |source| JsonFileError {
+    let fail = |reason| JsonFileError {
         path: path.to_owned(),
-        source,
+        reason,
     };
     let file = std::fs::File::open(path).map_err(|e| fail(JsonError::Io(e)))?;
     if let Ok(meta) = file.metadata()

@@ -207,7 +207,7 @@ impl ToolFile {
             path: path.to_owned(),
             problems,
         };
-        let value = read_json_file(path).map_err(|e| match e.source {
+        let value = read_json_file(path).map_err(|e| match e.reason {
             JsonError::Io(_) | JsonError::TooLarge { .. } => ToolFileError::Unreadable(e),
             other => in_file(Problems(vec![other.to_problem()])),
         })?;

@@ -133,7 +133,7 @@ fn a_big_file_is_refused_before_it_is_read() {
         format!("{}: is larger than the limit of 4 KiB", path.display())
     );
     let err = read_json_file(&dir.path().join("absent.json")).unwrap_err();
-    assert!(matches!(err.source, JsonError::Io(_)), "{err:?}");
+    assert!(matches!(err.reason, JsonError::Io(_)), "{err:?}");
 }
 
 proptest! {
