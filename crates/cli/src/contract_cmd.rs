@@ -84,14 +84,20 @@ fn check(file: &Path) -> anyhow::Result<Result<(ToolContract, String), Problems>
         return Ok(ToolFile::from_json(&value).map(|tool| {
             let count = tool.steps.len();
             let plural = if count == 1 { "" } else { "s" };
-            (tool.contract, format!(" (tool file: {count} step{plural} checked)"))
+            (
+                tool.contract,
+                format!(" (tool file: {count} step{plural} checked)"),
+            )
         }));
     }
     // Only the browser kind's steps live in this crate's reach; a `code` or `model` tool's
     // body is checked when the tool is loaded, so the line says what was checked.
     Ok(ToolContract::from_document(&value).map(|c| {
         let kind = c.kind();
-        (c, format!(" (tool file: the contract only; its `{kind}` part is checked when it loads)"))
+        (
+            c,
+            format!(" (tool file: the contract only; its `{kind}` part is checked when it loads)"),
+        )
     }))
 }
 
@@ -109,10 +115,12 @@ fn read(file: &Path) -> anyhow::Result<Result<Value, Problems>> {
             reason: JsonError::Io(io),
             ..
         }) => Err(io).with_context(|| format!("cannot read {}", file.display())),
-        Err(e @ JsonFileError {
-            reason: JsonError::TooLarge { .. },
-            ..
-        }) => Err(e.into()),
+        Err(
+            e @ JsonFileError {
+                reason: JsonError::TooLarge { .. },
+                ..
+            },
+        ) => Err(e.into()),
         Err(JsonFileError { reason, .. }) => Ok(Err(Problems(vec![reason.to_problem()]))),
     }
 }

@@ -66,7 +66,10 @@ pub enum JsonError {
         limit: u64,
     },
     /// Nested deeper than the depth limit.
-    #[error("nests deeper than the limit of {limit} levels (at {})", display_pointer(pointer))]
+    #[error(
+        "nests deeper than the limit of {limit} levels (at {})",
+        display_pointer(pointer)
+    )]
     TooDeep {
         /// Where the limit was crossed.
         pointer: String,
@@ -74,7 +77,10 @@ pub enum JsonError {
         limit: usize,
     },
     /// An object has the same key twice.
-    #[error("has the key `{key}` twice in one object (at {})", display_pointer(pointer))]
+    #[error(
+        "has the key `{key}` twice in one object (at {})",
+        display_pointer(pointer)
+    )]
     DuplicateKey {
         /// The pointer of the repeated member.
         pointer: String,
@@ -103,9 +109,7 @@ impl JsonError {
     /// The pointer of the offending place (`""` when it is the document as a whole).
     pub fn pointer(&self) -> &str {
         match self {
-            JsonError::TooDeep { pointer, .. } | JsonError::DuplicateKey { pointer, .. } => {
-                pointer
-            }
+            JsonError::TooDeep { pointer, .. } | JsonError::DuplicateKey { pointer, .. } => pointer,
             _ => "",
         }
     }
@@ -169,8 +173,7 @@ pub fn read_json(reader: impl Read, limits: JsonLimits) -> Result<Value, JsonErr
         io_error: None,
     };
     let result = {
-        let mut deserializer =
-            serde_json::Deserializer::from_reader(BufReader::new(&mut counted));
+        let mut deserializer = serde_json::Deserializer::from_reader(BufReader::new(&mut counted));
         let parsed = parse_with(&mut deserializer, limits);
         let end = parsed.as_ref().map(|_| deserializer.end());
         match end {
@@ -213,6 +216,32 @@ pub fn read_json_file_with(path: &Path, limits: JsonLimits) -> Result<Value, Jso
     read_json(file, limits).map_err(fail)
 }
 
+/// The text of a document file, read with the document size limit (for parsers that keep
+/// positions in the text, or parse it in several ways). A regular file over the limit is
+/// refused before it is read; a stream stops one byte past it.
+pub fn read_document_text(path: &Path) -> Result<String, JsonError> {
+    let file = std::fs::File::open(path).map_err(JsonError::Io)?;
+    if let Ok(meta) = file.metadata()
+        && meta.is_file()
+        && meta.len() > MAX_DOCUMENT_BYTES
+    {
+        return Err(JsonError::TooLarge {
+            limit: MAX_DOCUMENT_BYTES,
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_DOCUMENT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(JsonError::Io)?;
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(JsonError::TooLarge {
+            limit: MAX_DOCUMENT_BYTES,
+        });
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| JsonError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
+
 /// A reader that counts what it hands out and keeps its I/O error (serde_json turns it into
 /// a text-only error).
 struct Counted<R> {
@@ -237,7 +266,10 @@ impl<R: Read> Read for Counted<R> {
     }
 }
 
-fn finish(parsed: Result<Value, JsonError>, end: serde_json::Result<()>) -> Result<Value, JsonError> {
+fn finish(
+    parsed: Result<Value, JsonError>,
+    end: serde_json::Result<()>,
+) -> Result<Value, JsonError> {
     let value = parsed?;
     end.map_err(JsonError::Syntax)?;
     Ok(value)
@@ -398,7 +430,11 @@ impl<'de> Visitor<'de> for StrictValue<'_> {
 }
 
 fn display_pointer(pointer: &str) -> &str {
-    if pointer.is_empty() { "(root)" } else { pointer }
+    if pointer.is_empty() {
+        "(root)"
+    } else {
+        pointer
+    }
 }
 
 fn human_bytes(bytes: u64) -> String {

@@ -61,7 +61,8 @@ pub use digest::{CanonicalError, canonical_json};
 pub use fields::Fields;
 pub use json::{
     JsonError, JsonFileError, JsonLimits, MAX_DEPTH, MAX_DOCUMENT_BYTES, parse_json_slice,
-    parse_json_slice_with, parse_json_str, read_json, read_json_file, read_json_file_with,
+    parse_json_slice_with, parse_json_str, read_document_text, read_json, read_json_file,
+    read_json_file_with,
 };
 pub use kind::{Capability, Kind};
 pub use names::{Digest, MAX_NAME_LEN, Require, ToolName, ToolRef};

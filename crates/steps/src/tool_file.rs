@@ -9,12 +9,12 @@ use browserflow_contract::{
 };
 use serde_json::{Map, Value};
 
+use crate::Step;
 use crate::step::{
     AssertStep, ClickStep, ClosePageStep, DownloadStep, ExtractStep, FillStep, HandleDialogStep,
-    HoverStep, KeyPressStep, NavigateStep, ScrollStep, SetViewportStep, SwitchPageStep,
-    UploadStep, WaitForElementStep, WaitForExpressionStep,
+    HoverStep, KeyPressStep, NavigateStep, ScrollStep, SetViewportStep, SwitchPageStep, UploadStep,
+    WaitForElementStep, WaitForExpressionStep,
 };
-use crate::Step;
 
 mod located;
 
@@ -297,9 +297,23 @@ fn locate_in_variant(tag: &str, object: &Map<String, Value>, at: &str) -> Option
 /// is here.
 #[cfg(test)]
 const LOCATED_TYPES: &[&str] = &[
-    "navigate", "click", "fill", "change", "key_press", "hover", "scroll", "set_viewport",
-    "wait_for_element", "wait_for_expression", "extract", "assert", "handle_dialog",
-    "switch_page", "close_page", "download", "upload",
+    "navigate",
+    "click",
+    "fill",
+    "change",
+    "key_press",
+    "hover",
+    "scroll",
+    "set_viewport",
+    "wait_for_element",
+    "wait_for_expression",
+    "extract",
+    "assert",
+    "handle_dialog",
+    "switch_page",
+    "close_page",
+    "download",
+    "upload",
 ];
 
 /// serde stops at the first error; to find the next one, the offending member is taken out
@@ -366,8 +380,8 @@ mod tests {
     #[test]
     fn every_step_type_is_located() {
         // The typed unknown-variant error carries the list of types `Step` accepts.
-        let error = from_value_at::<Step>(&serde_json::json!({"type": "no such type"}), "")
-            .unwrap_err();
+        let error =
+            from_value_at::<Step>(&serde_json::json!({"type": "no such type"}), "").unwrap_err();
         assert_eq!(error.rule, Rule::UnknownVariant);
         assert!(!error.expected_variants.is_empty());
         for tag in error.expected_variants {

@@ -60,15 +60,27 @@ fn contract_check_of_dev_zero_fails_fast() {
     let (out, elapsed, peak) = run_watched(&["contract", "check", "/dev/zero"], DEADLINE);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("/dev/zero") && err.contains("not valid JSON"), "{err}");
-    assert!(elapsed < DEADLINE && peak < MAX_PEAK_KIB, "{elapsed:?} {peak} KiB");
+    assert!(
+        err.contains("/dev/zero") && err.contains("not valid JSON"),
+        "{err}"
+    );
+    assert!(
+        elapsed < DEADLINE && peak < MAX_PEAK_KIB,
+        "{elapsed:?} {peak} KiB"
+    );
 }
 
 #[test]
 fn contract_check_of_an_endless_pipe_stops_at_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("endless");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let writer_path = fifo.clone();
     // Spaces forever, until bflow closes its end.
     let writer = std::thread::spawn(move || {
@@ -104,23 +116,30 @@ fn deep_nesting_is_refused_with_its_place() {
     let out = bflow(&["contract", "check", &file]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("nests deeper than the limit of 64 levels") && err.contains("[too_deep]"), "{err}");
+    assert!(
+        err.contains("nests deeper than the limit of 64 levels") && err.contains("[too_deep]"),
+        "{err}"
+    );
 }
 
 #[test]
 fn a_repeated_kind_is_refused_with_its_pointer() {
     let dir = tempfile::tempdir().unwrap();
-    let text = serde_json::to_string_pretty(&search_price()).unwrap().replacen(
-        "\"kind\": \"browser\"",
-        "\"kind\": \"browser\", \"kind\": \"code\"",
-        1,
-    );
+    let text = serde_json::to_string_pretty(&search_price())
+        .unwrap()
+        .replacen(
+            "\"kind\": \"browser\"",
+            "\"kind\": \"browser\", \"kind\": \"code\"",
+            1,
+        );
     let file = write(dir.path(), "twice.json", &text);
     let out = bflow(&["contract", "check", &file]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let err = stderr(&out);
     assert!(
-        err.contains(&format!("{file}:/contract/kind: the key `kind` appears twice in one object [duplicate_key]")),
+        err.contains(&format!(
+            "{file}:/contract/kind: the key `kind` appears twice in one object [duplicate_key]"
+        )),
         "{err}"
     );
     assert!(stdout(&out).is_empty());
@@ -137,8 +156,14 @@ fn a_tool_file_is_checked_whole() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let err = stderr(&out);
     assert!(err.starts_with(&format!("{file}: 2 problems\n")), "{err}");
-    assert!(err.contains(&format!("{file}:/contract/bar: unknown field `bar`")), "{err}");
-    assert!(err.contains(&format!("{file}:/steps/0/baz: unknown field `baz`")), "{err}");
+    assert!(
+        err.contains(&format!("{file}:/contract/bar: unknown field `bar`")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{file}:/steps/0/baz: unknown field `baz`")),
+        "{err}"
+    );
 
     let mut tool = search_price();
     tool["contract"]["version"] = json!(12);
@@ -160,12 +185,19 @@ fn a_tool_file_is_checked_whole() {
         "/steps/0/url: expected a string, found array".to_owned(),
         format!("/steps/{candidates}/selector/candidates/0/kind: expected a string"),
     ] {
-        assert!(err.contains(&format!("{file}:{line}")), "{line} missing from\n{err}");
+        assert!(
+            err.contains(&format!("{file}:{line}")),
+            "{line} missing from\n{err}"
+        );
     }
 
     // The shipped tool file is fine, and the line says the steps were checked.
     let shipped = recordings().join("search-price@1.2.0.json");
     let out = bflow(&["contract", "check", &shipped.to_string_lossy()]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).trim_end().ends_with("steps checked)"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).trim_end().ends_with("steps checked)"),
+        "{}",
+        stdout(&out)
+    );
 }

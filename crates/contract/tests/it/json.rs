@@ -12,8 +12,8 @@ use serde_json::json;
 
 #[test]
 fn a_repeated_key_is_refused_with_its_pointer() {
-    let err = parse_json_str(r#"{"a": [{"x": 1}, {"kind": "browser", "kind": "code"}]}"#)
-        .unwrap_err();
+    let err =
+        parse_json_str(r#"{"a": [{"x": 1}, {"kind": "browser", "kind": "code"}]}"#).unwrap_err();
     assert!(
         matches!(&err, JsonError::DuplicateKey { pointer, key } if pointer == "/a/1/kind" && key == "kind"),
         "{err:?}"
@@ -62,10 +62,7 @@ fn values_read_exactly() {
         parse_json_str(text).unwrap(),
         serde_json::from_str::<serde_json::Value>(text).unwrap()
     );
-    assert!(matches!(
-        parse_json_str("{} x"),
-        Err(JsonError::Syntax(_))
-    ));
+    assert!(matches!(parse_json_str("{} x"), Err(JsonError::Syntax(_))));
     assert!(matches!(parse_json_str("1e400"), Err(JsonError::Syntax(_))));
 }
 
@@ -95,7 +92,10 @@ fn an_endless_stream_stops_at_the_limit() {
         }
     }
     let err = read_json(Counting(counted.clone()), limits).unwrap_err();
-    assert!(matches!(err, JsonError::TooLarge { limit } if limit == 1024 * 1024), "{err:?}");
+    assert!(
+        matches!(err, JsonError::TooLarge { limit } if limit == 1024 * 1024),
+        "{err:?}"
+    );
     assert_eq!(err.to_string(), "is larger than the limit of 1 MiB");
     // At most one read buffer past the limit.
     assert!(counted.get() <= 1024 * 1024 + 1, "{}", counted.get());
@@ -112,7 +112,10 @@ fn dev_zero_fails_at_once() {
     let started = Instant::now();
     let err = read_json_file(std::path::Path::new("/dev/zero")).unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert!(err.to_string().starts_with("/dev/zero: is not valid JSON"), "{err}");
+    assert!(
+        err.to_string().starts_with("/dev/zero: is not valid JSON"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -94,7 +94,10 @@ impl de::Error for LocatedError {
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
         let mut error = LocatedError::new(
             Rule::UnknownVariant,
-            format!("unknown value `{variant}` (expected one of: {})", expected.join(", ")),
+            format!(
+                "unknown value `{variant}` (expected one of: {})",
+                expected.join(", ")
+            ),
         );
         error.expected_variants = expected;
         error
@@ -103,13 +106,15 @@ impl de::Error for LocatedError {
     fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
         LocatedError::new(
             Rule::UnknownField,
-            format!("unknown field `{field}` (known fields: {})", expected.join(", ")),
+            format!(
+                "unknown field `{field}` (known fields: {})",
+                expected.join(", ")
+            ),
         )
     }
 
     fn missing_field(field: &'static str) -> Self {
-        let mut error =
-            LocatedError::new(Rule::MissingField, format!("needs the field `{field}`"));
+        let mut error = LocatedError::new(Rule::MissingField, format!("needs the field `{field}`"));
         error.missing_field = Some(field);
         error
     }
@@ -182,7 +187,9 @@ impl<'de> Deserializer<'de> for ValueDe<'de> {
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, LocatedError> {
         if self.value.is_null() {
             let pointer = self.pointer;
-            visitor.visit_none().map_err(|e: LocatedError| e.at(&pointer))
+            visitor
+                .visit_none()
+                .map_err(|e: LocatedError| e.at(&pointer))
         } else {
             visitor.visit_some(self)
         }

@@ -52,7 +52,10 @@ fn bad_tool_files_say_where() {
     let mut bad = search_price_file();
     bad["steps"][1]["selector"]["candidates"] = json!([]);
     let err = ToolFile::from_json_str(&bad.to_string()).unwrap_err();
-    assert_eq!(problems_of(&bad.to_string()), pairs(&[("/steps/1", Rule::InvalidStep)]));
+    assert_eq!(
+        problems_of(&bad.to_string()),
+        pairs(&[("/steps/1", Rule::InvalidStep)])
+    );
     assert!(err.to_string().contains("/steps/1"), "{err}");
     let mut bad = search_price_file();
     bad["extra"] = json!(1);
@@ -60,7 +63,10 @@ fn bad_tool_files_say_where() {
     assert!(err.to_string().contains("unknown field `extra`"), "{err}");
     let mut bad = search_price_file();
     bad["contract"]["name"] = json!("Bad Name");
-    assert_eq!(problems_of(&bad.to_string()), pairs(&[("/contract/name", Rule::InvalidName)]));
+    assert_eq!(
+        problems_of(&bad.to_string()),
+        pairs(&[("/contract/name", Rule::InvalidName)])
+    );
     assert_eq!(problems_of("[1]"), pairs(&[("", Rule::WrongType)]));
     assert_eq!(problems_of("{"), pairs(&[("", Rule::InvalidJson)]));
     assert_eq!(
@@ -87,7 +93,10 @@ fn three_wrong_fields_are_three_problems() {
     );
     let text = err.to_string();
     assert!(text.starts_with("the tool file has 3 problems:"), "{text}");
-    assert!(text.contains("/steps/0/url: expected a string, found the number 7"), "{text}");
+    assert!(
+        text.contains("/steps/0/url: expected a string, found the number 7"),
+        "{text}"
+    );
     assert!(
         text.contains("/steps/1/selector/candidates/0/kind: expected a string"),
         "{text}"
@@ -122,7 +131,10 @@ fn steps_of_unknown_or_missing_type_are_located() {
     bad["steps"][0] = json!({"type": "teleport"});
     bad["steps"][1] = json!({"url": "x"});
     bad["steps"].as_array_mut().unwrap().push(json!(3));
-    bad["steps"].as_array_mut().unwrap().push(json!({"type": 3}));
+    bad["steps"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": 3}));
     assert_eq!(
         problems_of(&bad.to_string()),
         pairs(&[
@@ -136,10 +148,15 @@ fn steps_of_unknown_or_missing_type_are_located() {
 
 #[test]
 fn a_repeated_key_is_refused_with_its_pointer() {
-    let text = search_price_file()
-        .to_string()
-        .replacen("\"kind\":\"browser\"", "\"kind\":\"browser\",\"kind\":\"code\"", 1);
-    assert_eq!(problems_of(&text), pairs(&[("/contract/kind", Rule::DuplicateKey)]));
+    let text = search_price_file().to_string().replacen(
+        "\"kind\":\"browser\"",
+        "\"kind\":\"browser\",\"kind\":\"code\"",
+        1,
+    );
+    assert_eq!(
+        problems_of(&text),
+        pairs(&[("/contract/kind", Rule::DuplicateKey)])
+    );
 }
 
 #[test]
@@ -157,15 +174,20 @@ fn files_are_read_bounded_and_named() {
         format!("{}: is larger than the limit of 16 MiB", path.display())
     );
     let err = ToolFile::load(std::path::Path::new("/dev/zero")).unwrap_err();
-    assert!(err.to_string().starts_with("/dev/zero: 1 problem:"), "{err}");
+    assert!(
+        err.to_string().starts_with("/dev/zero: 1 problem:"),
+        "{err}"
+    );
     let mut bad = search_price_file();
     bad["steps"][0]["baz"] = json!(1);
     let path = dir.path().join("bad.json");
     std::fs::write(&path, bad.to_string()).unwrap();
     let err = ToolFile::load(&path).unwrap_err();
     assert!(
-        err.to_string()
-            .starts_with(&format!("{}: 1 problem:\n/steps/0/baz: unknown field `baz`", path.display())),
+        err.to_string().starts_with(&format!(
+            "{}: 1 problem:\n/steps/0/baz: unknown field `baz`",
+            path.display()
+        )),
         "{err}"
     );
 }
