@@ -74,27 +74,8 @@ fn contract_check_of_dev_zero_fails_fast() {
 fn contract_check_of_an_endless_pipe_stops_at_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("endless");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
-    let writer_path = fifo.clone();
     // Spaces forever, until bflow closes its end.
-    let writer = std::thread::spawn(move || {
-        let mut pipe = std::fs::OpenOptions::new()
-            .write(true)
-            .open(writer_path)
-            .unwrap();
-        let chunk = vec![b' '; 64 * 1024];
-        let mut written: u64 = 0;
-        while pipe.write_all(&chunk).is_ok() {
-            written += chunk.len() as u64;
-        }
-        written
-    });
+    let writer = endless_fifo(&fifo, b' ');
     let path = fifo.to_string_lossy().into_owned();
     let (out, elapsed, peak) = run_watched(&["contract", "check", &path], DEADLINE);
     let written = writer.join().unwrap();
@@ -107,6 +88,48 @@ fn contract_check_of_an_endless_pipe_stops_at_the_limit() {
     );
     assert!(written <= 17 * 1024 * 1024, "read {written} bytes");
     assert!(peak < MAX_PEAK_KIB, "peak {peak} KiB in {elapsed:?}");
+}
+
+/// A FIFO fed `byte` until its reader goes away; returns how many bytes went in.
+fn endless_fifo(path: &Path, byte: u8) -> std::thread::JoinHandle<u64> {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+    let path = path.to_owned();
+    std::thread::spawn(move || {
+        let mut pipe = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        let chunk = vec![byte; 64 * 1024];
+        let mut written: u64 = 0;
+        while pipe.write_all(&chunk).is_ok() {
+            written += chunk.len() as u64;
+        }
+        written
+    })
+}
+
+#[test]
+fn pack_verify_of_an_endless_pipe_or_dev_zero_fails_fast_with_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("endless.bfpack");
+    let writer = endless_fifo(&fifo, 0);
+    let path = fifo.to_string_lossy().into_owned();
+    let (out, elapsed, peak) = run_watched(&["pack", "verify", &path], DEADLINE);
+    let written = writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the pack is larger than the limit of 64 MiB"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(written <= 65 * 1024 * 1024, "read {written} bytes");
+    assert!(peak < MAX_PEAK_KIB, "peak {peak} KiB in {elapsed:?}");
+
+    let (out, _, peak) = run_watched(&["pack", "verify", "/dev/zero"], DEADLINE);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("larger than the limit"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(peak < MAX_PEAK_KIB, "peak {peak} KiB");
 }
 
 #[test]

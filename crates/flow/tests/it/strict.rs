@@ -58,7 +58,9 @@ fn files_over_the_limit_are_refused_before_reading() {
         "{errors}"
     );
     let mut registry = Registry::new();
-    let errors = registry.load_files(&[path.clone()]).unwrap_err();
+    let errors = registry
+        .load_files(std::slice::from_ref(&path))
+        .unwrap_err();
     assert!(
         only(&errors)
             .message
