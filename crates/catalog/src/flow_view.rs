@@ -104,9 +104,9 @@ pub fn check_flow(path: &Path) -> FlowView {
     let checked = catalog
         .contracts()
         .and_then(|registry| browserflow_flow::check_file(path, &registry));
-    let spec = std::fs::read_to_string(path)
+    let spec = browserflow_contract::read_json_file(path)
         .ok()
-        .and_then(|text| FlowSpec::from_json_str(&text).ok());
+        .and_then(|value| FlowSpec::from_json(&value).ok());
     let mut view = FlowView {
         path: path.display().to_string(),
         reference: None,

@@ -15,6 +15,9 @@ pub enum InvocationError {
         /// Why.
         source: std::io::Error,
     },
+    /// The file could not be read as strict JSON (missing, too large, not JSON, a repeated key).
+    #[error(transparent)]
+    Unreadable(#[from] browserflow_contract::JsonFileError),
     /// The file is not an invocation.
     #[error("{path}: not a run invocation: {source}")]
     Format {
@@ -71,11 +74,8 @@ impl Invocation {
     /// Reads the invocation of run `run_id`.
     pub fn load(journal: &Path, run_id: &str) -> Result<Invocation, InvocationError> {
         let path = Invocation::run_folder(journal, run_id).join("invocation.json");
-        let text = std::fs::read_to_string(&path).map_err(|source| InvocationError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        serde_json::from_str(&text).map_err(|source| InvocationError::Format { path, source })
+        let value = browserflow_contract::read_json_file(&path)?;
+        serde_json::from_value(value).map_err(|source| InvocationError::Format { path, source })
     }
 }
 

@@ -354,15 +354,13 @@ fn type_name(schema: &serde_json::Value) -> String {
 }
 
 fn own_contract(file: &Path) -> Option<ToolContract> {
-    let text = std::fs::read_to_string(file).ok()?;
-    let doc: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let doc = browserflow_contract::read_json_file(file).ok()?;
     ToolContract::from_document(&doc).ok()
 }
 
 fn has_steps(file: &Path) -> bool {
-    std::fs::read_to_string(file)
+    browserflow_contract::read_json_file(file)
         .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .is_some_and(|doc| doc.get("contract").is_some())
 }
 
@@ -384,9 +382,9 @@ impl RunHistory {
     /// The history in `path`; empty when the file is missing or unreadable (the history only
     /// decorates the library, it must never hide it).
     pub fn load(path: &Path) -> RunHistory {
-        std::fs::read_to_string(path)
+        browserflow_contract::read_json_file(path)
             .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
+            .and_then(|value| serde_json::from_value(value).ok())
             .unwrap_or_default()
     }
 

@@ -3,10 +3,11 @@
 
 use std::path::PathBuf;
 
+use browserflow_contract::JsonError;
 use browserflow_flow::{Code, Diagnostic, Diagnostics};
 use browserflow_replay::BrowserTool;
 use browserflow_rider::{SharedTool, ToolRegistry};
-use browserflow_steps::ToolFile;
+use browserflow_steps::{ToolFile, ToolFileError};
 use serde_json::Value;
 
 /// The registry of every built-in and every runnable tool file among `files`. Contract-only
@@ -21,16 +22,18 @@ pub(crate) fn runnable(files: &[PathBuf]) -> Result<ToolRegistry, Diagnostics> {
     for path in files {
         let name = path.display().to_string();
         let bad = |message: String| Diagnostic::new(Code::BadFile, "", message).file(name.clone());
-        let Ok(text) = std::fs::read_to_string(path) else {
-            problems.push(bad("cannot read the file".to_owned()));
-            continue;
-        };
-        let Ok(value) = serde_json::from_str::<Value>(&text) else {
-            continue; // The contract registry reports JSON errors with their position.
+        let value = match browserflow_contract::read_json_file(path) {
+            Ok(value) => value,
+            Err(e) if matches!(e.reason, JsonError::Io(_) | JsonError::TooLarge { .. }) => {
+                problems.push(bad(format!("cannot read the file: {}", e.reason)));
+                continue;
+            }
+            // The contract registry reports JSON errors with their position.
+            Err(_) => continue,
         };
         let kind = value.pointer("/contract/kind").and_then(Value::as_str);
         let registered = match kind {
-            Some("browser") => match ToolFile::from_json_str(&text) {
+            Some("browser") => match ToolFile::from_json(&value).map_err(ToolFileError::Invalid) {
                 Ok(file) => registry
                     .register(BrowserTool::factory(file))
                     .map(|_| ())

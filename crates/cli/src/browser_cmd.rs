@@ -189,9 +189,7 @@ pub fn import(command: ImportCommand) -> Outcome {
         version,
         out,
     } = command;
-    let text = std::fs::read_to_string(&recording)
-        .with_context(|| format!("cannot read {}", recording.display()))?;
-    let file = browserflow_steps::import_devtools(&text, &name, &version)
+    let file = browserflow_steps::import_devtools_file(&recording, &name, &version)
         .with_context(|| format!("{} cannot be imported", recording.display()))?;
     write_or_print(out, &file.to_json_pretty())
 }

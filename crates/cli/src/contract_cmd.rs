@@ -3,14 +3,17 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use browserflow_contract::{Problems, ToolContract};
+use browserflow_contract::{JsonError, JsonFileError, Problems, ToolContract, read_json_file};
+use browserflow_steps::ToolFile;
 use clap::Subcommand;
+use serde_json::Value;
 
 use crate::exit::Outcome;
 
 #[derive(Subcommand)]
 pub enum ContractCommand {
-    /// Check a contract (or a tool file's contract): a one-line summary, or every problem.
+    /// Check a contract, or a whole browser tool file (contract and steps; of `code` and
+    /// `model` tool files, the contract): a one-line summary, or every problem.
     Check {
         /// A JSON file holding a ToolContract, or a tool file with a top-level `contract`.
         file: PathBuf,
@@ -24,8 +27,8 @@ pub enum ContractCommand {
 
 pub fn run(command: ContractCommand) -> Outcome {
     match command {
-        ContractCommand::Check { file } => match load(&file)? {
-            Ok(contract) => {
+        ContractCommand::Check { file } => match check(&file)? {
+            Ok((contract, checked)) => {
                 let inputs: Vec<String> = contract
                     .inputs()
                     .iter()
@@ -37,7 +40,7 @@ pub fn run(command: ContractCommand) -> Outcome {
                 let capabilities: Vec<&str> =
                     contract.capabilities().iter().map(|c| c.as_str()).collect();
                 println!(
-                    "ok {} ({}) inputs [{}] output {} capabilities [{}] {}",
+                    "ok {} ({}) inputs [{}] output {} capabilities [{}] {}{checked}",
                     contract.reference(),
                     contract.kind(),
                     inputs.join(", "),
@@ -65,21 +68,61 @@ pub fn run(command: ContractCommand) -> Outcome {
     }
 }
 
+/// Reads and checks a contract file or a tool file: its contract and what the summary line
+/// adds about the rest (`Err` for a file that cannot be read, `Ok(Err)` for one with problems).
+fn check(file: &Path) -> anyhow::Result<Result<(ToolContract, String), Problems>> {
+    let value = match read(file)? {
+        Ok(value) => value,
+        Err(problems) => return Ok(Err(problems)),
+    };
+    let is_tool_file = value.get("contract").is_some() && value.get("kind").is_none();
+    let kind = value.pointer("/contract/kind").and_then(Value::as_str);
+    if !is_tool_file {
+        return Ok(ToolContract::from_json(&value).map(|c| (c, String::new())));
+    }
+    if kind == Some("browser") || value.get("steps").is_some() {
+        return Ok(ToolFile::from_json(&value).map(|tool| {
+            let count = tool.steps.len();
+            let plural = if count == 1 { "" } else { "s" };
+            (
+                tool.contract,
+                format!(" (tool file: {count} step{plural} checked)"),
+            )
+        }));
+    }
+    // Only the browser kind's steps live in this crate's reach; a `code` or `model` tool's
+    // body is checked when the tool is loaded, so the line says what was checked.
+    Ok(ToolContract::from_document(&value).map(|c| {
+        let kind = c.kind();
+        (
+            c,
+            format!(" (tool file: the contract only; its `{kind}` part is checked when it loads)"),
+        )
+    }))
+}
+
 /// Reads and parses a contract file: `Err` for I/O, `Ok(Err)` for a file with problems.
 fn load(file: &Path) -> anyhow::Result<Result<ToolContract, Problems>> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let value = match serde_json::from_str(&text) {
-        Ok(value) => value,
-        Err(e) => {
-            return Ok(Err(Problems(vec![browserflow_contract::Problem::new(
-                "",
-                browserflow_contract::Rule::InvalidJson,
-                format!("not valid JSON: {e}"),
-            )])));
-        }
-    };
-    Ok(ToolContract::from_document(&value))
+    Ok(read(file)?.and_then(|value| ToolContract::from_document(&value)))
+}
+
+/// The file as strict JSON (bounded, no repeated key): `Err` when it cannot be read or is too
+/// large, `Ok(Err)` when it is not strict JSON.
+fn read(file: &Path) -> anyhow::Result<Result<Value, Problems>> {
+    match read_json_file(file) {
+        Ok(value) => Ok(Ok(value)),
+        Err(JsonFileError {
+            reason: JsonError::Io(io),
+            ..
+        }) => Err(io).with_context(|| format!("cannot read {}", file.display())),
+        Err(
+            e @ JsonFileError {
+                reason: JsonError::TooLarge { .. },
+                ..
+            },
+        ) => Err(e.into()),
+        Err(JsonFileError { reason, .. }) => Ok(Err(Problems(vec![reason.to_problem()]))),
+    }
 }
 
 fn print_problems(file: &Path, problems: &Problems) {

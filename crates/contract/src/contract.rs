@@ -132,13 +132,8 @@ impl ToolContract {
 
     /// Parses a contract from JSON text, reporting every problem with its JSON pointer.
     pub fn from_json_str(text: &str) -> Result<ToolContract, Problems> {
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            Problems(vec![Problem::new(
-                "",
-                Rule::InvalidJson,
-                format!("not valid JSON: {e}"),
-            )])
-        })?;
+        let value =
+            crate::json::parse_json_str(text).map_err(|e| Problems(vec![e.to_problem()]))?;
         ToolContract::from_json(&value)
     }
 

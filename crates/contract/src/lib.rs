@@ -15,7 +15,10 @@
 //! - the strict object reader [`Fields`], which every strict format (contracts here, flows in
 //!   the flow crate) reads with, so unknown and missing fields are reported the same way.
 //!
-//! It does no I/O and nothing here is async.
+//! - the one strict JSON reader ([`read_json_file`], [`parse_json_str`]…): bounded in size and
+//!   depth, refusing duplicate keys with their pointer; every reader of JSON files uses it.
+//!
+//! Its only I/O is opening a JSON file to read it, bounded; nothing here is async.
 //!
 //! ```
 //! use browserflow_contract::{ToolContract, Capability};
@@ -45,6 +48,7 @@ mod contract;
 mod digest;
 mod fields;
 mod from_rust;
+mod json;
 mod kind;
 mod names;
 mod problem;
@@ -55,6 +59,11 @@ pub use assign::{Mismatch, PathSegment, check_assignable};
 pub use contract::{ContractParts, InputDecl, ToolContract};
 pub use digest::{CanonicalError, canonical_json};
 pub use fields::Fields;
+pub use json::{
+    JsonError, JsonFileError, JsonLimits, MAX_DEPTH, MAX_DOCUMENT_BYTES, parse_json_slice,
+    parse_json_slice_with, parse_json_str, read_document_text, read_json, read_json_file,
+    read_json_file_with,
+};
 pub use kind::{Capability, Kind};
 pub use names::{Digest, MAX_NAME_LEN, Require, ToolName, ToolRef};
 pub use problem::{Problem, Problems, Rule, json_type_name, push_pointer};

@@ -12,6 +12,16 @@ use std::fmt;
 pub enum Rule {
     /// The text is not JSON at all.
     InvalidJson,
+    /// The document is larger than its size limit.
+    TooLarge,
+    /// The document nests deeper than its depth limit.
+    TooDeep,
+    /// An object has the same key twice.
+    DuplicateKey,
+    /// A value of the right type that the format does not accept (out of range, wrong length…).
+    InvalidValue,
+    /// A step that its kind's own rules refuse (a click without a selector…).
+    InvalidStep,
     /// A field that the format does not define.
     UnknownField,
     /// A field the format requires is absent.
@@ -61,6 +71,11 @@ impl Rule {
     pub fn code(self) -> &'static str {
         match self {
             Rule::InvalidJson => "invalid_json",
+            Rule::TooLarge => "too_large",
+            Rule::TooDeep => "too_deep",
+            Rule::DuplicateKey => "duplicate_key",
+            Rule::InvalidValue => "invalid_value",
+            Rule::InvalidStep => "invalid_step",
             Rule::UnknownField => "unknown_field",
             Rule::MissingField => "missing_field",
             Rule::WrongType => "wrong_type",

@@ -188,7 +188,7 @@ impl Registry {
         for path in files {
             let name = path.display().to_string();
             let in_file = |d: Diagnostic| d.file(name.clone());
-            let text = match std::fs::read_to_string(path) {
+            let text = match browserflow_contract::read_document_text(path) {
                 Ok(text) => text,
                 Err(e) => {
                     problems.push(in_file(Diagnostic::new(
@@ -250,13 +250,8 @@ enum ToolFile {
 }
 
 fn read_tool_file(text: &str) -> Result<ToolFile, Vec<Diagnostic>> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        vec![Diagnostic::new(
-            Code::Invalid(Rule::InvalidJson),
-            "",
-            format!("not valid JSON: {e}"),
-        )]
-    })?;
+    let value = browserflow_contract::parse_json_str(text)
+        .map_err(|e| vec![Diagnostic::from(e.to_problem())])?;
     let Value::Object(map) = &value else {
         return Err(vec![Diagnostic::new(
             Code::BadFile,

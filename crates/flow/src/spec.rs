@@ -79,13 +79,9 @@ fn rebased(at: &str, problem: browserflow_contract::Problem) -> Diagnostic {
 impl FlowSpec {
     /// Parses a flow from JSON text, reporting every problem with its location.
     pub fn from_json_str(text: &str) -> Result<FlowSpec, Diagnostics> {
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            Diagnostics(vec![Diagnostic::new(
-                Code::Invalid(Rule::InvalidJson),
-                "",
-                format!("not valid JSON: {e}"),
-            )])
-        })?;
+        // Strict JSON: bounded depth and size, a repeated key refused with its pointer.
+        let value = browserflow_contract::parse_json_str(text)
+            .map_err(|e| Diagnostics(vec![Diagnostic::from(e.to_problem())]))?;
         FlowSpec::from_json(&value)
     }
 

@@ -9,6 +9,8 @@
 use std::collections::BTreeSet;
 use std::io::Read;
 
+use sha2::{Digest as _, Sha256};
+
 use crate::error::PackError;
 
 /// The longest entry path accepted.
@@ -40,22 +42,73 @@ pub(crate) fn write(entries: &[(String, Vec<u8>)]) -> Result<Vec<u8>, PackError>
         .map_err(|e| PackError::Corrupt(format!("cannot finish the archive: {e}")))
 }
 
-/// Reads every entry of an archive, in archive order. Refuses anything but regular files,
-/// unsafe or duplicate paths, and archives that end early.
-pub(crate) fn read(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, PackError> {
-    if bytes.len() < 1024 || !bytes.len().is_multiple_of(512) {
+/// The size limit of a whole pack: a flow and its tools take well under 1 MiB; 64 MiB holds
+/// four documents of the largest size allowed, and bounds the memory verification can use.
+pub const MAX_PACK_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The size limit of one entry: every entry is a JSON document (or its digest), so the
+/// document limit.
+pub const MAX_ENTRY_BYTES: u64 = browserflow_contract::MAX_DOCUMENT_BYTES;
+
+/// The most entries a pack may hold: a pack with a thousand tools is already unusual.
+pub const MAX_ENTRIES: usize = 4096;
+
+/// What was read from an archive: its entries in archive order, and the length and SHA-256
+/// of every byte of the input (trailer included), so that it can be compared with the
+/// canonical encoding without keeping the input.
+pub(crate) struct ReadArchive {
+    pub entries: Vec<(String, Vec<u8>)>,
+    pub len: u64,
+    pub sha256: [u8; 32],
+}
+
+/// Reads every entry of an archive from a stream, in archive order, never more than
+/// [`MAX_PACK_BYTES`] + 1 bytes of it and no entry over [`MAX_ENTRY_BYTES`]. Refuses anything
+/// but regular files, unsafe or duplicate paths, and archives that end early.
+pub(crate) fn read(reader: impl Read) -> Result<ReadArchive, PackError> {
+    let mut tally = Tally {
+        inner: reader.take(MAX_PACK_BYTES + 1),
+        hasher: Sha256::new(),
+        len: 0,
+    };
+    let entries = read_entries(&mut tally);
+    // The rest of the input counts too (trailing bytes are a change); reading it also tells a
+    // truncated archive from a bad one.
+    let drained = std::io::copy(&mut tally, &mut std::io::sink());
+    if tally.len > MAX_PACK_BYTES {
+        return Err(PackError::TooLarge {
+            what: "the pack".into(),
+            limit: MAX_PACK_BYTES,
+        });
+    }
+    drained.map_err(|e| PackError::Corrupt(format!("cannot read the archive: {e}")))?;
+    if tally.len < 1024 || !tally.len.is_multiple_of(512) {
         return Err(PackError::Corrupt(format!(
             "{} bytes is not a whole tar archive (a multiple of 512 bytes, ending with two zero blocks); the file is truncated or not a pack",
-            bytes.len()
+            tally.len
         )));
     }
-    let mut archive = tar::Archive::new(bytes);
+    Ok(ReadArchive {
+        entries: entries?,
+        len: tally.len,
+        sha256: tally.hasher.finalize().into(),
+    })
+}
+
+fn read_entries(reader: &mut impl Read) -> Result<Vec<(String, Vec<u8>)>, PackError> {
+    let mut archive = tar::Archive::new(reader);
     let entries = archive
         .entries()
         .map_err(|e| PackError::Corrupt(e.to_string()))?;
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     for (index, entry) in entries.enumerate() {
+        if index >= MAX_ENTRIES {
+            return Err(PackError::TooLarge {
+                what: format!("the pack's entry count ({} or more)", index + 1),
+                limit: MAX_ENTRIES as u64,
+            });
+        }
         let mut entry =
             entry.map_err(|e| PackError::Corrupt(format!("entry #{}: {e}", index + 1)))?;
         let path = String::from_utf8(entry.path_bytes().into_owned()).map_err(|_| {
@@ -79,6 +132,12 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, PackError> {
             });
         }
         let size = entry.size();
+        if size > MAX_ENTRY_BYTES {
+            return Err(PackError::TooLarge {
+                what: format!("entry `{path}` ({size} bytes)"),
+                limit: MAX_ENTRY_BYTES,
+            });
+        }
         let mut data = Vec::new();
         entry
             .read_to_end(&mut data)
@@ -95,6 +154,22 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, PackError> {
         return Err(PackError::Corrupt("the archive holds no entry".into()));
     }
     Ok(out)
+}
+
+/// Counts and hashes what passes through.
+struct Tally<R> {
+    inner: R,
+    hasher: Sha256,
+    len: u64,
+}
+
+impl<R: Read> Read for Tally<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
 }
 
 /// Whether `path` is a safe relative path: `/`-separated parts of `[A-Za-z0-9._@+-]`, none

@@ -49,7 +49,7 @@ impl Catalog {
     /// The same ref twice with different bytes is an error.
     pub fn add_file(&mut self, path: impl AsRef<Path>) -> Result<ToolRef, PackError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(PackError::io(path))?;
+        let bytes = crate::read_bounded(path, browserflow_contract::MAX_DOCUMENT_BYTES)?;
         let source = path.display().to_string();
         let (reference, item) = parse_item(bytes, source)?;
         self.insert(reference, item)
@@ -137,8 +137,8 @@ pub(crate) fn parse_item(bytes: Vec<u8>, source: String) -> Result<(ToolRef, Ite
         file: source.clone(),
         message,
     };
-    let value: Value =
-        serde_json::from_slice(&bytes).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
+    let value: Value = browserflow_contract::parse_json_slice(&bytes)
+        .map_err(|e| invalid(e.to_problem().to_string()))?;
     let is_flow = value.get("steps").is_some() && value.get("contract").is_none();
     let (reference, item) = if is_flow {
         let flow =

@@ -19,6 +19,14 @@ pub enum PackError {
     /// The bytes are not a pack archive at all (truncated, not tar, wrong entry kinds…).
     #[error("not a valid pack archive: {0}")]
     Corrupt(String),
+    /// A pack, or one of its entries, is larger than its limit; reading stopped there.
+    #[error("{what} is larger than the limit of {}", human_bytes(*limit))]
+    TooLarge {
+        /// What (`the pack`, `entry \`tools/a@1.0.0.json\``).
+        what: String,
+        /// The limit (bytes, or entries for the entry count).
+        limit: u64,
+    },
     /// An entry path that could escape the destination or is otherwise unsafe (`../x`, `/etc`).
     #[error("unsafe entry path `{path}` in the archive: {why}")]
     UnsafePath {
@@ -107,5 +115,14 @@ impl PackError {
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> PackError {
         let path = path.into();
         move |source| PackError::Io { path, source }
+    }
+}
+
+fn human_bytes(n: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if n >= MIB && n.is_multiple_of(MIB) {
+        format!("{} MiB", n / MIB)
+    } else {
+        n.to_string()
     }
 }

@@ -52,6 +52,7 @@ pub mod sign;
 mod store;
 mod verify;
 
+pub use archive::{MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_PACK_BYTES};
 pub use catalog::Catalog;
 pub use ed25519_dalek::{SigningKey, VerifyingKey};
 pub use error::PackError;
@@ -63,7 +64,7 @@ pub use sign::{
     write_key_files,
 };
 pub use store::{Imported, InstalledPack, InstalledTool, Store};
-pub use verify::{VerifiedPack, VerifyOptions, verify, verify_file};
+pub use verify::{VerifiedPack, VerifyOptions, verify, verify_file, verify_reader};
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so a
 /// reader never sees half a file.
@@ -82,4 +83,29 @@ pub(crate) fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), P
             source: e,
         }
     })
+}
+
+/// Reads a whole file of at most `limit` bytes (a regular file over it is refused before it is
+/// read; a stream stops one byte past it).
+pub(crate) fn read_bounded(path: &std::path::Path, limit: u64) -> Result<Vec<u8>, PackError> {
+    use std::io::Read;
+    let too_large = || PackError::TooLarge {
+        what: path.display().to_string(),
+        limit,
+    };
+    let file = std::fs::File::open(path).map_err(PackError::io(path))?;
+    if file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() > limit)
+    {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(PackError::io(path))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }

@@ -157,8 +157,8 @@ impl Manifest {
 
     /// Parses `manifest.json` strictly: every member required, none unknown, contracts valid.
     pub fn from_bytes(bytes: &[u8]) -> Result<Manifest, PackError> {
-        let value: Value = serde_json::from_slice(bytes)
-            .map_err(|e| PackError::Manifest(format!("not valid JSON: {e}")))?;
+        let value: Value = browserflow_contract::parse_json_slice(bytes)
+            .map_err(|e| PackError::Manifest(e.to_problem().to_string()))?;
         let mut top = Obj::new(&value, "")?;
         let format = top.string("format")?;
         if format != FORMAT {

@@ -162,7 +162,8 @@ pub(crate) fn check_signature_entry(
         entry: path.to_owned(),
         message,
     };
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let value: Value = browserflow_contract::parse_json_slice(bytes)
+        .map_err(|e| bad(e.to_problem().to_string()))?;
     let field = |key: &str| -> Result<String, PackError> {
         value
             .get(key)
@@ -231,7 +232,7 @@ pub fn sign(bytes: &[u8], key: &SigningKey) -> Result<Vec<u8>, PackError> {
 pub fn sign_file(pack: impl AsRef<Path>, key_file: impl AsRef<Path>) -> Result<String, PackError> {
     let pack = pack.as_ref();
     let key = read_signing_key(key_file)?;
-    let bytes = std::fs::read(pack).map_err(PackError::io(pack))?;
+    let bytes = crate::read_bounded(pack, crate::MAX_PACK_BYTES)?;
     let signed = sign(&bytes, &key)?;
     crate::write_atomic(pack, &signed)?;
     Ok(key_id(&key.verifying_key()))

@@ -166,7 +166,7 @@ impl Store {
         options: &VerifyOptions<'_>,
     ) -> Result<Imported, PackError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(PackError::io(path))?;
+        let bytes = crate::read_bounded(path, crate::MAX_PACK_BYTES)?;
         self.import(&bytes, options)
     }
 
@@ -210,7 +210,7 @@ impl Store {
                     continue;
                 }
                 let path = pack.dir.join(&entry.file);
-                let bytes = std::fs::read(&path).map_err(PackError::io(&path))?;
+                let bytes = crate::read_bounded(&path, crate::MAX_ENTRY_BYTES)?;
                 let actual = Digest::of_bytes(&bytes);
                 if actual != entry.sha256 {
                     return Err(PackError::Store {
@@ -264,7 +264,7 @@ impl Store {
     /// The archive of an installed pack, as imported.
     pub fn pack_bytes(&self, digest: &Digest) -> Result<Vec<u8>, PackError> {
         let path = self.root.join(folder_name(digest)).join("pack.bfpack");
-        std::fs::read(&path).map_err(PackError::io(&path))
+        crate::read_bounded(&path, crate::MAX_PACK_BYTES)
     }
 }
 
@@ -275,7 +275,7 @@ fn folder_name(digest: &Digest) -> String {
 
 fn read_installed(dir: &Path) -> Result<InstalledPack, PackError> {
     let path = dir.join("manifest.json");
-    let bytes = std::fs::read(&path).map_err(PackError::io(&path))?;
+    let bytes = crate::read_bounded(&path, crate::MAX_ENTRY_BYTES)?;
     let digest = Digest::of_bytes(&bytes);
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     if name != folder_name(&digest) {

@@ -5,8 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use browserflow_contract::{Digest, ToolContract, ToolRef};
 use browserflow_flow::{FlowSpec, Registry};
 use ed25519_dalek::VerifyingKey;
+use sha2::{Digest as _, Sha256};
 
-use crate::archive;
+use crate::archive::{self, MAX_PACK_BYTES};
 use crate::catalog::parse_item;
 use crate::error::PackError;
 use crate::export::MANIFEST_DIGEST_FILE;
@@ -53,7 +54,37 @@ impl VerifiedPack {
 /// digest, a flow that does not compile to its recorded composite contract, a bad
 /// signature, and any byte that differs from the canonical encoding of the content.
 pub fn verify(bytes: &[u8], options: &VerifyOptions<'_>) -> Result<VerifiedPack, PackError> {
-    let entries = archive::read(bytes)?;
+    if bytes.len() as u64 > MAX_PACK_BYTES {
+        return Err(PackError::TooLarge {
+            what: "the pack".into(),
+            limit: MAX_PACK_BYTES,
+        });
+    }
+    verify_read(archive::read(bytes)?, Some(bytes), options)
+}
+
+/// [`verify`] of a pack read from a stream (a file, a pipe, a download), entry by entry:
+/// never more than [`MAX_PACK_BYTES`] + 1 bytes are read, no entry over
+/// [`MAX_ENTRY_BYTES`](crate::MAX_ENTRY_BYTES) is kept, and the raw archive is never held
+/// whole; its SHA-256 is compared with the canonical encoding's instead.
+pub fn verify_reader(
+    reader: impl std::io::Read,
+    options: &VerifyOptions<'_>,
+) -> Result<VerifiedPack, PackError> {
+    verify_read(archive::read(reader)?, None, options)
+}
+
+/// `original` is the input when it is in memory anyway, to name the first differing byte.
+fn verify_read(
+    read: archive::ReadArchive,
+    original: Option<&[u8]>,
+    options: &VerifyOptions<'_>,
+) -> Result<VerifiedPack, PackError> {
+    let archive::ReadArchive {
+        entries,
+        len: input_len,
+        sha256: input_sha256,
+    } = read;
     let mut by_path: BTreeMap<String, Vec<u8>> = entries.into_iter().collect();
     let manifest_bytes = by_path
         .remove("manifest.json")
@@ -146,16 +177,22 @@ pub fn verify(bytes: &[u8], options: &VerifyOptions<'_>) -> Result<VerifiedPack,
             "manifest.json differs from the canonical rendering of its own content".into(),
         ));
     }
-    if canonical != bytes {
-        let at = canonical
-            .iter()
-            .zip(bytes)
-            .position(|(a, b)| a != b)
-            .unwrap_or(canonical.len().min(bytes.len()));
+    let canonical_sha256: [u8; 32] = Sha256::digest(&canonical).into();
+    if canonical_sha256 != input_sha256 || canonical.len() as u64 != input_len {
+        let at = match original {
+            Some(bytes) => {
+                let at = canonical
+                    .iter()
+                    .zip(bytes)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(canonical.len().min(bytes.len()));
+                format!("byte {at}")
+            }
+            None => "a byte".to_owned(),
+        };
         return Err(PackError::NotCanonical(format!(
-            "byte {at} differs from the canonical encoding of the pack's content ({} bytes expected, {} found)",
+            "{at} differs from the canonical encoding of the pack's content ({} bytes expected, {input_len} found)",
             canonical.len(),
-            bytes.len()
         )));
     }
 
@@ -185,14 +222,24 @@ pub fn verify(bytes: &[u8], options: &VerifyOptions<'_>) -> Result<VerifiedPack,
     })
 }
 
-/// Reads and [`verify`]s a pack file.
+/// Reads and [`verify`]s a pack file, streaming ([`verify_reader`]).
 pub fn verify_file(
     path: impl AsRef<std::path::Path>,
     options: &VerifyOptions<'_>,
 ) -> Result<VerifiedPack, PackError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(PackError::io(path))?;
-    verify(&bytes, options)
+    let file = std::fs::File::open(path).map_err(PackError::io(path))?;
+    // A regular file over the limit is refused before a byte of it is read.
+    if let Ok(meta) = file.metadata()
+        && meta.is_file()
+        && meta.len() > MAX_PACK_BYTES
+    {
+        return Err(PackError::TooLarge {
+            what: format!("the pack {}", path.display()),
+            limit: MAX_PACK_BYTES,
+        });
+    }
+    verify_reader(std::io::BufReader::new(file), options)
 }
 
 /// Each file parses to its entry's ref, form and contract; each recorded digest is the

@@ -39,7 +39,7 @@ mod tool_file;
 mod validate;
 
 pub use coerce::{CoerceError, coerce, currency_code, parse_number};
-pub use devtools::{ImportError, import_devtools};
+pub use devtools::{ImportError, import_devtools, import_devtools_file};
 pub use glob::glob_match;
 pub use interpolate::{InterpolateError, TemplatePart, expand_step, expand_text, template_parts};
 pub use playwright::export_playwright;

@@ -1,10 +1,24 @@
 //! A browser tool on disk: its contract, its recorded steps and free-form metadata, as pretty
 //! JSON (`recordings/<name>@<version>.json`).
 
-use browserflow_contract::{Problems, ToolContract};
+use std::path::Path;
+
+use browserflow_contract::{
+    Fields, JsonError, JsonFileError, Problem, Problems, Rule, ToolContract, parse_json_str,
+    push_pointer, read_json_file,
+};
 use serde_json::{Map, Value};
 
 use crate::Step;
+use crate::step::{
+    AssertStep, ClickStep, ClosePageStep, DownloadStep, ExtractStep, FillStep, HandleDialogStep,
+    HoverStep, KeyPressStep, NavigateStep, ScrollStep, SetViewportStep, SwitchPageStep, UploadStep,
+    WaitForElementStep, WaitForExpressionStep,
+};
+
+mod located;
+
+use located::from_value_at;
 
 /// A recorded browser tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,89 +34,82 @@ pub struct ToolFile {
 /// Why a tool file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolFileError {
-    /// Not JSON at all.
-    #[error("the tool file is not valid JSON: {0}")]
-    Json(#[from] serde_json::Error),
-    /// The top level is not an object, a field is missing, or a field is unknown.
-    #[error("the tool file {0}")]
-    Shape(String),
-    /// The contract breaks the contract rules.
-    #[error("the tool file's contract is invalid: {0}")]
-    Contract(Problems),
-    /// A tool file on disk could not be read, or is invalid.
-    #[error("{path}: {message}")]
+    /// Every problem of the document (its JSON, its shape, its contract, its steps), each
+    /// with its JSON pointer.
+    #[error("the tool file has {}", count_and_list(.0))]
+    Invalid(Problems),
+    /// A tool file on disk has problems.
+    #[error("{}: {}", .path.display(), count_and_list(.problems))]
     File {
         /// The file.
-        path: String,
-        /// What went wrong.
-        message: String,
+        path: std::path::PathBuf,
+        /// Every problem, located.
+        problems: Problems,
     },
-    /// A step is malformed.
-    #[error("the tool file's step {} is invalid (at /steps/{index}): {message}", .index + 1)]
-    Step {
-        /// 0-based position.
-        index: usize,
-        /// What is wrong.
-        message: String,
-    },
+    /// A tool file on disk could not be read at all (missing, unreadable, too large).
+    #[error(transparent)]
+    Unreadable(JsonFileError),
 }
 
-const FIELDS: [&str; 3] = ["contract", "steps", "metadata"];
+impl ToolFileError {
+    /// The problems found in the document; `None` when it could not be read.
+    pub fn problems(&self) -> Option<&Problems> {
+        match self {
+            ToolFileError::Invalid(problems) | ToolFileError::File { problems, .. } => {
+                Some(problems)
+            }
+            ToolFileError::Unreadable(_) => None,
+        }
+    }
+}
+
+fn count_and_list(problems: &Problems) -> String {
+    let count = problems.iter().count();
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{count} problem{plural}:\n{problems}")
+}
+
+/// At most this many problems are reported for one step: enough for any real mistake, and a
+/// bound on the work a hostile step can cause.
+const MAX_PROBLEMS_PER_STEP: usize = 16;
 
 impl ToolFile {
-    /// Parses and checks a tool file: the contract by the contract rules, every step by serde
-    /// and [`Step::validate`]. Unknown top-level fields are rejected.
+    /// Parses and checks a tool file: strict JSON (size, depth, no repeated key), the
+    /// contract by the contract rules, every step by its type and [`Step::validate`], and
+    /// unknown fields anywhere. Every problem is collected, each with its JSON pointer.
     pub fn from_json_str(text: &str) -> Result<Self, ToolFileError> {
-        let value: Value = serde_json::from_str(text)?;
-        let Value::Object(mut object) = value else {
-            return Err(ToolFileError::Shape("is not a JSON object".into()));
-        };
-        if let Some(unknown) = object.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-            return Err(ToolFileError::Shape(format!(
-                "has an unknown field `{unknown}` (expected {})",
-                FIELDS.join(", ")
-            )));
+        let value = parse_json_str(text).map_err(|e| json_problem(&e))?;
+        ToolFile::from_json(&value).map_err(ToolFileError::Invalid)
+    }
+
+    /// [`ToolFile::from_json_str`] over a parsed document.
+    pub fn from_json(value: &Value) -> Result<Self, Problems> {
+        let mut out: Vec<Problem> = Vec::new();
+        let mut fields = Fields::open(value, "", "a tool file", &mut out);
+        let contract = fields
+            .take("contract", &mut out)
+            .and_then(|(contract, at)| ToolContract::parse_nested(contract, &at, &mut out));
+        let steps = fields.array("steps", &mut out).map(|(items, at)| {
+            items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, item)| parse_step(item, &format!("{at}/{i}"), &mut out))
+                .collect::<Vec<_>>()
+        });
+        let metadata = fields
+            .optional_object("metadata", &mut out)
+            .map(|(map, _)| map.clone())
+            .unwrap_or_default();
+        fields.reject_unknown(&mut out);
+        Problems::check(out)?;
+        match (contract, steps) {
+            (Some(contract), Some(steps)) => Ok(ToolFile {
+                contract,
+                steps,
+                metadata,
+            }),
+            _ => unreachable!("a missing contract or steps list always leaves a problem"),
         }
-        let contract = object
-            .remove("contract")
-            .ok_or_else(|| ToolFileError::Shape("has no `contract`".into()))?;
-        let contract = ToolContract::from_json(&contract).map_err(ToolFileError::Contract)?;
-        let steps = match object.remove("steps") {
-            Some(Value::Array(items)) => items,
-            Some(_) => {
-                return Err(ToolFileError::Shape(
-                    "has `steps` that is not a list".into(),
-                ));
-            }
-            None => return Err(ToolFileError::Shape("has no `steps`".into())),
-        };
-        let steps = steps
-            .into_iter()
-            .enumerate()
-            .map(|(index, item)| {
-                let step: Step = serde_json::from_value(item).map_err(|e| ToolFileError::Step {
-                    index,
-                    message: e.to_string(),
-                })?;
-                step.validate()
-                    .map_err(|message| ToolFileError::Step { index, message })?;
-                Ok::<Step, ToolFileError>(step)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let metadata = match object.remove("metadata") {
-            None => Map::new(),
-            Some(Value::Object(map)) => map,
-            Some(_) => {
-                return Err(ToolFileError::Shape(
-                    "has `metadata` that is not an object".into(),
-                ));
-            }
-        };
-        Ok(Self {
-            contract,
-            steps,
-            metadata,
-        })
     }
 
     /// The file as JSON (`contract`, `steps`, and `metadata` when not empty), in a stable key
@@ -193,15 +200,161 @@ impl ToolFile {
         }
     }
 
-    /// Reads and checks a tool file from disk; errors name the file.
-    pub fn load(path: &std::path::Path) -> Result<ToolFile, ToolFileError> {
-        let file_error = |message: String| ToolFileError::File {
-            path: path.display().to_string(),
-            message,
+    /// Reads and checks a tool file from disk (at most
+    /// [`MAX_DOCUMENT_BYTES`](browserflow_contract::MAX_DOCUMENT_BYTES)); errors name the file.
+    pub fn load(path: &Path) -> Result<ToolFile, ToolFileError> {
+        let in_file = |problems| ToolFileError::File {
+            path: path.to_owned(),
+            problems,
         };
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| file_error(format!("could not be read: {e}")))?;
-        ToolFile::from_json_str(&text).map_err(|e| file_error(e.to_string()))
+        let value = read_json_file(path).map_err(|e| match e.reason {
+            JsonError::Io(_) | JsonError::TooLarge { .. } => ToolFileError::Unreadable(e),
+            other => in_file(Problems(vec![other.to_problem()])),
+        })?;
+        ToolFile::from_json(&value).map_err(in_file)
+    }
+}
+
+fn json_problem(error: &JsonError) -> ToolFileError {
+    ToolFileError::Invalid(Problems(vec![error.to_problem()]))
+}
+
+/// One step at `at`: `None`, with every problem found in `out`, when it is not valid.
+fn parse_step(item: &Value, at: &str, out: &mut Vec<Problem>) -> Option<Step> {
+    // The `Step` enum decides what is a step; the rest only locates what it refused.
+    let error = match from_value_at::<Step>(item, at) {
+        Ok(step) => {
+            return match step.validate() {
+                Ok(()) => Some(step),
+                Err(message) => {
+                    out.push(Problem::new(at, Rule::InvalidStep, message));
+                    None
+                }
+            };
+        }
+        Err(error) => error,
+    };
+    if let Some(tag) = item.get("type")
+        && !tag.is_string()
+    {
+        // serde calls a tag that is not a string missing.
+        out.push(Problem::new(
+            push_pointer(at, "type"),
+            Rule::WrongType,
+            format!(
+                "expected a string (the step type), found {}",
+                browserflow_contract::json_type_name(tag)
+            ),
+        ));
+        return None;
+    }
+    // Errors inside the tagged enum come back unlocated (or at the step itself).
+    let inside_the_step = error.pointer.as_deref().is_none_or(|pointer| pointer == at);
+    let located = match item {
+        Value::Object(object) if inside_the_step => object
+            .get("type")
+            .and_then(Value::as_str)
+            .and_then(|tag| locate_in_variant(tag, object, at)),
+        _ => None,
+    };
+    match located {
+        Some(problems) if !problems.is_empty() => out.extend(problems),
+        _ => out.push(error.into_problem(at)),
+    }
+    None
+}
+
+/// Every problem of a step of type `tag`, read as that type's own struct so that each has
+/// its exact pointer (inside the tagged `Step` enum, serde loses where). `None` for a type
+/// this table does not know, which is then reported at the step.
+fn locate_in_variant(tag: &str, object: &Map<String, Value>, at: &str) -> Option<Vec<Problem>> {
+    let mut fields = object.clone();
+    fields.remove("type");
+    let fields = Value::Object(fields);
+    let problems = match tag {
+        "navigate" => every_problem::<NavigateStep>(fields, at),
+        "click" => every_problem::<ClickStep>(fields, at),
+        "fill" | "change" => every_problem::<FillStep>(fields, at),
+        "key_press" => every_problem::<KeyPressStep>(fields, at),
+        "hover" => every_problem::<HoverStep>(fields, at),
+        "scroll" => every_problem::<ScrollStep>(fields, at),
+        "set_viewport" => every_problem::<SetViewportStep>(fields, at),
+        "wait_for_element" => every_problem::<WaitForElementStep>(fields, at),
+        "wait_for_expression" => every_problem::<WaitForExpressionStep>(fields, at),
+        "extract" => every_problem::<ExtractStep>(fields, at),
+        "assert" => every_problem::<AssertStep>(fields, at),
+        "handle_dialog" => every_problem::<HandleDialogStep>(fields, at),
+        "switch_page" => every_problem::<SwitchPageStep>(fields, at),
+        "close_page" => every_problem::<ClosePageStep>(fields, at),
+        "download" => every_problem::<DownloadStep>(fields, at),
+        "upload" => every_problem::<UploadStep>(fields, at),
+        _ => return None,
+    };
+    Some(problems)
+}
+
+/// The step types [`locate_in_variant`] reads; a test checks that every type `Step` accepts
+/// is here.
+#[cfg(test)]
+const LOCATED_TYPES: &[&str] = &[
+    "navigate",
+    "click",
+    "fill",
+    "change",
+    "key_press",
+    "hover",
+    "scroll",
+    "set_viewport",
+    "wait_for_element",
+    "wait_for_expression",
+    "extract",
+    "assert",
+    "handle_dialog",
+    "switch_page",
+    "close_page",
+    "download",
+    "upload",
+];
+
+/// serde stops at the first error; to find the next one, the offending member is taken out
+/// and the step read again, until it reads, a problem cannot be taken out, or the only one
+/// left is a field that was taken out.
+fn every_problem<T: for<'a> serde::Deserialize<'a>>(mut fields: Value, at: &str) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut taken_out: Vec<String> = Vec::new();
+    while problems.len() < MAX_PROBLEMS_PER_STEP {
+        let Err(error) = from_value_at::<T>(&fields, at) else {
+            break;
+        };
+        let pointer = error.pointer.clone().unwrap_or_else(|| at.to_owned());
+        if let Some(field) = error.missing_field
+            && taken_out.contains(&push_pointer(&pointer, field))
+        {
+            break;
+        }
+        problems.push(error.clone().into_problem(at));
+        let removable = error.rule != Rule::MissingField
+            && pointer
+                .strip_prefix(at)
+                .is_some_and(|relative| take_out(&mut fields, relative));
+        if !removable {
+            break;
+        }
+        taken_out.push(pointer);
+    }
+    problems
+}
+
+/// Removes the object member at `relative` (a JSON pointer inside `value`); false when there
+/// is none, or it is an array item (removing one would shift the pointers of the rest).
+fn take_out(value: &mut Value, relative: &str) -> bool {
+    let Some((parent, last)) = relative.rsplit_once('/') else {
+        return false;
+    };
+    let key = last.replace("~1", "/").replace("~0", "~");
+    match value.pointer_mut(parent) {
+        Some(Value::Object(map)) => map.remove(&key).is_some(),
+        _ => false,
     }
 }
 
@@ -222,7 +375,22 @@ fn rebase_strings(value: &mut Value, from: &str, to: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::origin_of;
+    use super::*;
+
+    #[test]
+    fn every_step_type_is_located() {
+        // The typed unknown-variant error carries the list of types `Step` accepts.
+        let error =
+            from_value_at::<Step>(&serde_json::json!({"type": "no such type"}), "").unwrap_err();
+        assert_eq!(error.rule, Rule::UnknownVariant);
+        assert!(!error.expected_variants.is_empty());
+        for tag in error.expected_variants {
+            assert!(
+                LOCATED_TYPES.contains(tag),
+                "step type `{tag}` is missing from locate_in_variant"
+            );
+        }
+    }
 
     #[test]
     fn origins_of_web_urls_only() {

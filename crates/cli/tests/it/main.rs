@@ -14,6 +14,7 @@ mod pack;
 mod record;
 mod resume_guard;
 mod shop;
+mod strict_input;
 mod webhook;
 
 use std::path::Path;

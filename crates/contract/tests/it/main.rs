@@ -5,5 +5,6 @@ mod canonical;
 mod contract;
 mod digest;
 mod from_rust;
+mod json;
 mod parse_fuzz;
 mod schema;

@@ -49,17 +49,21 @@ pub fn compile(spec: &FlowSpec, registry: &Registry) -> Result<Plan, Diagnostics
     Ok(c.plan(&order, &edges, effects, output_schema))
 }
 
-/// Reads, parses and compiles the flow file at `path`.
+/// Reads (strictly and bounded: at most
+/// [`MAX_DOCUMENT_BYTES`](browserflow_contract::MAX_DOCUMENT_BYTES)), parses and compiles the
+/// flow file at `path`.
 pub fn check_file(path: impl AsRef<Path>, registry: &Registry) -> Result<Plan, Diagnostics> {
+    use browserflow_contract::JsonError;
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Diagnostics(vec![Diagnostic::new(
-            Code::BadFile,
-            "",
-            format!("cannot read {}: {e}", path.display()),
-        )])
+    let value = browserflow_contract::read_json_file(path).map_err(|e| {
+        Diagnostics(vec![match e.reason {
+            JsonError::Io(_) | JsonError::TooLarge { .. } => {
+                Diagnostic::new(Code::BadFile, "", format!("cannot read {e}"))
+            }
+            reason => Diagnostic::from(reason.to_problem()),
+        }])
     })?;
-    check_str(&text, registry)
+    compile(&FlowSpec::from_json(&value)?, registry)
 }
 
 /// Parses and compiles a flow from JSON text.

@@ -12,5 +12,6 @@ mod recordings;
 mod registry;
 mod runtime;
 mod secrets;
+mod strict;
 mod support;
 mod wires;

@@ -4,5 +4,6 @@ mod export;
 mod oci;
 mod sign;
 mod store;
+mod stream;
 mod support;
 mod tamper;

@@ -100,7 +100,9 @@ impl FileSecrets {
         }
         #[cfg(not(unix))]
         let _ = metadata;
-        let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+        // Bounded like every file browserflow reads (16 MiB).
+        let text =
+            browserflow_contract::read_document_text(path).map_err(|e| fail(e.to_string()))?;
         let mut values = BTreeMap::new();
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();

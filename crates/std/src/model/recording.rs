@@ -46,8 +46,9 @@ impl Recording {
 
     /// Reads a recording file.
     pub fn load(path: &Path) -> Result<Recording, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_str(&text)
+        // Strict and bounded, like every JSON file browserflow reads.
+        let value = browserflow_contract::read_json_file(path).map_err(|e| e.to_string())?;
+        serde_json::from_value(value)
             .map_err(|e| format!("{}: not a model recording: {e}", path.display()))
     }
 

@@ -29,6 +29,7 @@
 
 mod selectors;
 
+use browserflow_contract::{JsonError, JsonFileError, parse_json_str, read_json_file};
 use serde_json::{Map, Value, json};
 
 use selectors::{frame_index_path, selectors};
@@ -43,9 +44,12 @@ use crate::{ToolFile, origin_of};
 /// Why a recording could not be imported.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
-    /// Not JSON.
-    #[error("the recording is not valid JSON: {0}")]
-    Json(#[from] serde_json::Error),
+    /// Not strict JSON (syntax, a repeated key, too deep, too large).
+    #[error("the recording {0}")]
+    Json(#[from] JsonError),
+    /// A recording file that could not be read, or is not strict JSON.
+    #[error("the recording {0}")]
+    File(#[from] JsonFileError),
     /// A field is missing or has the wrong type.
     #[error("the recording {at}: {message}")]
     Shape {
@@ -73,7 +77,20 @@ pub enum ImportError {
 /// takes no inputs and returns `null`; edit the steps to add `{{input}}` references and
 /// `extract` steps.
 pub fn import_devtools(json: &str, name: &str, version: &str) -> Result<ToolFile, ImportError> {
-    let flow: Value = serde_json::from_str(json)?;
+    import_devtools_value(&parse_json_str(json)?, name, version)
+}
+
+/// [`import_devtools`] of a recording file, read with the document limits (at most
+/// [`MAX_DOCUMENT_BYTES`](browserflow_contract::MAX_DOCUMENT_BYTES)).
+pub fn import_devtools_file(
+    path: &std::path::Path,
+    name: &str,
+    version: &str,
+) -> Result<ToolFile, ImportError> {
+    import_devtools_value(&read_json_file(path)?, name, version)
+}
+
+fn import_devtools_value(flow: &Value, name: &str, version: &str) -> Result<ToolFile, ImportError> {
     let flow = flow.as_object().ok_or_else(|| ImportError::Shape {
         at: "/".into(),
         message: "is not a JSON object".into(),

@@ -5,5 +5,6 @@
 #![allow(clippy::unwrap_used)]
 
 mod export_import;
+mod fuzz;
 mod steps_json;
 mod tool_file;
