@@ -163,8 +163,7 @@ pub fn run(command: PackCommand) -> Outcome {
             );
         }
         PackCommand::Push { file, location } => {
-            let bytes =
-                std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let bytes = read_pack_file(&file)?;
             let pushed = oci::push_blocking(&bytes, &location, &OciOptions::default())?;
             println!("pushed {} to {}", pushed.pack_digest, pushed.manifest_url);
         }
@@ -211,6 +210,26 @@ impl TrustArgs {
             expected_digest: None,
         }
     }
+}
+
+/// A pack file's bytes, refused past the largest pack there can be (never read whole first).
+fn read_pack_file(path: &Path) -> anyhow::Result<Vec<u8>> {
+    use std::io::Read;
+    let limit = browserflow_pack::MAX_PACK_BYTES;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if bytes.len() as u64 > limit {
+        anyhow::bail!(
+            "{} is larger than the limit of {} MiB for a pack",
+            path.display(),
+            limit >> 20
+        );
+    }
+    Ok(bytes)
 }
 
 /// Where `pack export` writes when no `-o` is given: `NAME@VERSION.bfpack` here.

@@ -164,3 +164,16 @@ fn export_without_out_writes_name_at_version_and_list_names_each_pack_and_its_to
         "{text}"
     );
 }
+
+#[test]
+fn pack_push_of_an_endless_file_fails_fast_naming_the_limit() {
+    let started = std::time::Instant::now();
+    let out = bflow(&["pack", "push", "/dev/zero", "oci://127.0.0.1:9/none:latest"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("larger than the limit of 64 MiB"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}
