@@ -96,9 +96,11 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
         return Ok(false);
     };
     let setup = setup(&args.common, journal, |_| {});
-    // The secrets the flow binds; those of the recorded inputs are checked as their steps run.
-    setup.check_secrets(&plan, &Default::default())?;
     let rider = catalog.rider(&setup)?;
+    // Every secret the resumed run needs — those the flow binds and those its recorded inputs
+    // reference — is checked before anything runs.
+    let recorded = rider.recorded_inputs(&args.run_id)?;
+    setup.check_secrets(&plan, &recorded)?;
     crate::logging::init_redacted(rider.redactor());
     crate::logging::warn_strangers(&catalog);
     finish(rider.resume(&args.run_id, &plan).await, &args.common)

@@ -162,6 +162,14 @@ impl Rider {
         self.execute(plan, scope, state, false).await
     }
 
+    /// The inputs run `run_id` was started with, as journaled (secret inputs as their
+    /// references, never values): what a resume will bind, so that a caller can check every
+    /// secret it names before anything runs.
+    pub fn recorded_inputs(&self, run_id: &str) -> Result<BTreeMap<String, Bound>, RunError> {
+        let record = self.journal.read_run(run_id)?;
+        untag_inputs(&record.inputs).map_err(RunError::FlowInput)
+    }
+
     /// Resumes run `run_id` with `plan`. First, before any step runs: the run's lease is
     /// taken (refused while another live process executes it) and the whole plan is compared
     /// with the one recorded when the run started; a change at or before the last step the
