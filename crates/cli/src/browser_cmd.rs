@@ -104,6 +104,7 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     let options = RunToolOptions {
         browser: browser.clone(),
         run_dir: args.screenshots.clone(),
+        log_redactor: Some(crate::logging::redactor().clone()),
         ..RunToolOptions::default()
     };
     let run = runtime.block_on(browser_run::run_tool(&file, &args.inputs, options))?;

@@ -80,8 +80,8 @@ async fn run_flow(args: RunArgs) -> Outcome {
         }
     });
     let rider = catalog.rider(&setup)?;
-    crate::logging::init_redacted(rider.redactor());
-    finish(rider.run(&plan, inputs).await)
+    crate::logging::redact_run(rider.redactor());
+    finish(rider.redactor(), rider.run(&plan, inputs).await)
 }
 
 async fn resume_flow(args: ResumeArgs) -> Outcome {
@@ -93,8 +93,8 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
     };
     let setup = setup(&args.common, journal, |_| {});
     let rider = catalog.rider(&setup)?;
-    crate::logging::init_redacted(rider.redactor());
-    finish(rider.resume(&args.run_id, &plan).await)
+    crate::logging::redact_run(rider.redactor());
+    finish(rider.redactor(), rider.resume(&args.run_id, &plan).await)
 }
 
 /// The catalog and compiled plan of `flow`, or `None` with the diagnostics printed.
@@ -139,10 +139,15 @@ fn setup(
     }
 }
 
-fn finish(result: Result<RunOutcome, RunFailure>) -> Outcome {
+/// Prints the outcome; the output through the run's redactor, like everything it writes.
+fn finish(
+    redactor: &browserflow_rider::Redactor,
+    result: Result<RunOutcome, RunFailure>,
+) -> Outcome {
     match result {
         Ok(outcome) => {
-            let report = serde_json::json!({"run_id": outcome.run_id, "output": outcome.output});
+            let output = redactor.redact_json(&outcome.output);
+            let report = serde_json::json!({"run_id": outcome.run_id, "output": output});
             println!("{}", serde_json::to_string_pretty(&report)?);
             Ok(true)
         }

@@ -59,10 +59,12 @@ mod navigation;
 mod resolve;
 mod run;
 pub mod run_dir;
+mod secrets;
 mod tool;
 
 pub use browserflow_cdp::DownloadRecord;
 pub use failure::{FailureKind, Missing, Unactionable};
+pub use secrets::ReplaySecrets;
 pub use tool::{BrowserTool, RUN_DIR_ENV, SharedBrowser};
 
 use std::path::PathBuf;
@@ -93,6 +95,9 @@ pub struct ReplayOptions {
     pub download_dir: Option<PathBuf>,
     /// Told about each step the moment it finishes (a live timeline), before the replay ends.
     pub on_step: Option<StepObserver>,
+    /// The replay's secrets: screenshots mask them, reports told to `on_step` are redacted
+    /// of them. A browser tool fills this in per call; empty costs nothing.
+    pub secrets: ReplaySecrets,
 }
 
 impl Default for ReplayOptions {
@@ -103,6 +108,7 @@ impl Default for ReplayOptions {
             screenshots: false,
             download_dir: None,
             on_step: None,
+            secrets: ReplaySecrets::default(),
         }
     }
 }

@@ -166,7 +166,7 @@ impl<'a> Run<'a> {
     fn tell_observer(&self, report: &StepReport, screenshot_base64: Option<String>) {
         if let Some(observer) = &self.options.on_step {
             observer.notify(StepProgress {
-                report: report.clone(),
+                report: self.options.secrets.redact_step(report),
                 screenshot_base64,
             });
         }

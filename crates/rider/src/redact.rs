@@ -21,6 +21,15 @@ use serde_json::Value;
 
 use crate::redact_forms::encoded_forms;
 
+/// Adds `forms` to each redactor of `start` and, transitively, to their followers; a
+/// redactor that learns nothing new tells no one, so a cycle of followers ends.
+fn spread(start: Vec<Redactor>, forms: &std::collections::BTreeSet<String>) {
+    let mut pending = start;
+    while let Some(redactor) = pending.pop() {
+        pending.extend(redactor.add_forms(forms.iter().cloned()));
+    }
+}
+
 /// What a redacted secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -35,6 +44,8 @@ pub struct Redactor {
 struct Needles {
     forms: std::collections::BTreeSet<String>,
     matcher: Option<Arc<AhoCorasick>>,
+    /// Redactors that learn every secret this one learns (a process's log writer).
+    followers: Vec<Redactor>,
 }
 
 impl std::fmt::Debug for Redactor {
@@ -54,19 +65,44 @@ impl Redactor {
         Redactor::default()
     }
 
+    /// From now on `follower` learns every secret this redactor learns (and those it knows
+    /// already): a writer made before a run's Rider existed (the process's log output) redacts
+    /// that run's secrets too.
+    pub fn forward_to(&self, follower: &Redactor) {
+        if Arc::ptr_eq(&self.needles, &follower.needles) {
+            return;
+        }
+        // Follow first, then copy what is known: a secret registered in between reaches the
+        // follower either way, and no two locks are ever held at once.
+        let known = match self.needles.write() {
+            Ok(mut needles) => {
+                needles.followers.push(follower.clone());
+                needles.forms.clone()
+            }
+            Err(_) => return,
+        };
+        spread(vec![follower.clone()], &known);
+    }
+
     /// Registers a resolved secret: from now on every encoded form of it is redacted.
     pub fn register(&self, secret: &SecretString) {
         let value = secret.expose_secret();
         if value.is_empty() {
             return;
         }
+        spread(vec![self.clone()], &encoded_forms(value));
+    }
+
+    /// Adds `forms`, rebuilding the automaton when one is new; returns the followers to tell
+    /// (none when nothing was new, which also ends a cycle of followers).
+    fn add_forms(&self, forms: impl Iterator<Item = String>) -> Vec<Redactor> {
         let Ok(mut needles) = self.needles.write() else {
-            return;
+            return Vec::new();
         };
         let before = needles.forms.len();
-        needles.forms.extend(encoded_forms(value));
-        if needles.forms.len() == before && needles.matcher.is_some() {
-            return;
+        needles.forms.extend(forms);
+        if needles.forms.len() == before {
+            return Vec::new();
         }
         match AhoCorasick::builder()
             .ascii_case_insensitive(true)
@@ -81,6 +117,7 @@ impl Redactor {
                 needles.matcher = None;
             }
         }
+        needles.followers.clone()
     }
 
     /// Whether no secret has been registered.
@@ -185,6 +222,17 @@ mod tests {
         let r = redactor_for("abcdefgh");
         r.register(&SecretString::from("efghijkl".to_owned()));
         assert_eq!(r.redact("x abcdefghijkl y"), "x [REDACTED] y");
+    }
+
+    #[test]
+    fn a_follower_learns_known_and_later_secrets() {
+        let run = redactor_for("abcdefgh");
+        let logs = Redactor::new();
+        run.forward_to(&logs);
+        // A cycle must not loop.
+        logs.forward_to(&run);
+        run.register(&SecretString::from("ijklmnop".to_owned()));
+        assert_eq!(logs.redact("abcdefgh ijklmnop"), "[REDACTED] [REDACTED]");
     }
 
     #[test]
