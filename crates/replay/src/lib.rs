@@ -59,6 +59,7 @@ mod navigation;
 mod resolve;
 mod run;
 pub mod run_dir;
+mod screenshot;
 mod secrets;
 mod tool;
 
@@ -206,6 +207,10 @@ pub struct StepReport {
     /// PNG screenshot taken after the step (when enabled). Not serialized.
     #[serde(skip)]
     pub screenshot: Option<Vec<u8>>,
+    /// Why the step has no screenshot although screenshots are on: the run has secrets and
+    /// masking them could not be guaranteed (a frame out of reach, a page that changed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot_withheld: Option<String>,
 }
 
 /// The outcome of a replay.

@@ -54,6 +54,28 @@ impl ReplaySecrets {
         &self.redactor
     }
 
+    /// What a screenshot must not show: each value, and its pieces between spaces and `+` of
+    /// 8 bytes or more (the redactor's fragment rule: a page may show a piece alone).
+    pub(crate) fn mask_texts(&self) -> Vec<String> {
+        let mut texts = Vec::new();
+        for value in self.values.iter() {
+            let value = value.expose_secret();
+            texts.push(value.to_owned());
+            let splits: [&[char]; 3] = [&[' '], &['+'], &[' ', '+']];
+            for separators in splits {
+                for piece in value.split(separators) {
+                    if piece.len() >= 8
+                        && piece.len() < value.len()
+                        && !texts.iter().any(|t| t == piece)
+                    {
+                        texts.push(piece.to_owned());
+                    }
+                }
+            }
+        }
+        texts
+    }
+
     /// `text` redacted.
     pub fn redact(&self, text: &str) -> String {
         self.redactor.redact_string(text)
@@ -137,6 +159,7 @@ mod tests {
             download: None,
             error: None,
             screenshot: Some(vec![1, 2, 3]),
+            screenshot_withheld: None,
         };
         let mut outputs = serde_json::Map::new();
         outputs.insert(
@@ -156,6 +179,15 @@ mod tests {
         assert_eq!(
             redacted.final_url,
             "http://127.0.0.1/search.html?q=[REDACTED]"
+        );
+    }
+
+    #[test]
+    fn mask_texts_hold_the_value_and_its_long_pieces() {
+        let s = secrets("Ca Na/Ry+x&y=1é");
+        assert_eq!(
+            s.mask_texts(),
+            vec!["Ca Na/Ry+x&y=1é", "Na/Ry+x&y=1é", "Ca Na/Ry"]
         );
     }
 }
