@@ -16,8 +16,8 @@
 //!   not, and the fragments that stay the same at each of the three byte alignments inside a
 //!   longer blob) and hex;
 //! - **fragments**: the runs of the secret between the characters URL and form handling
-//!   split on (space, `+`, or both), each with its text-layer forms, when at least
-//!   [`MIN_FRAGMENT_LEN`] bytes long.
+//!   split on (space, `+`, or both), each with its text-layer and second-layer forms, when
+//!   at least [`MIN_FRAGMENT_LEN`] bytes long.
 //!
 //! Hex digits and percent escapes come in upper and lower case; the matcher compares ASCII
 //! case-insensitively, so one form covers both.
@@ -51,7 +51,10 @@ pub(crate) fn encoded_forms(secret: &str) -> BTreeSet<String> {
             forms.insert(form);
         }
         for fragment in fragments(variant) {
-            forms.extend(text_forms(fragment));
+            for form in text_forms(fragment) {
+                add_second_layer(&mut forms, &form);
+                forms.insert(form);
+            }
         }
     }
     forms.extend(binary_forms(secret.as_bytes()));

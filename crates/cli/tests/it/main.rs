@@ -3,6 +3,7 @@
 // Helpers outside `#[test]` functions unwrap too: a panic is how a test fails.
 #![allow(clippy::unwrap_used)]
 
+mod canary;
 mod check;
 mod contract;
 mod daily_price_watch;
