@@ -2,7 +2,15 @@
 //! secrets has every element showing one masked in every frame for the capture
 //! (`Page::screenshot_base64_masking`), or takes none, and the step's report says why.
 
+use std::time::Duration;
+
 use crate::run::Run;
+
+/// How many times a masked capture is tried before the step goes without a screenshot.
+const MASKED_ATTEMPTS: u32 = 3;
+
+/// The pause between two tries.
+const RETRY_PAUSE: Duration = Duration::from_millis(100);
 
 /// What became of a step's screenshot.
 pub(crate) enum StepCapture {
@@ -43,14 +51,25 @@ impl Run<'_> {
                 Err(_) => StepCapture::Failed,
             };
         }
-        match page.screenshot_base64_masking(&secrets.mask_texts()).await {
-            Ok(data) => StepCapture::Taken(data),
-            Err(error) => {
-                let reason = secrets.redact(&format!(
-                    "no screenshot: the secrets on the page could not be masked ({error})"
-                ));
-                tracing::debug!(%reason, "screenshot withheld");
-                StepCapture::Withheld(reason)
+        let texts = secrets.mask_texts();
+        let mut attempt = 1;
+        loop {
+            match page.screenshot_base64_masking(&texts).await {
+                Ok(data) => return StepCapture::Taken(data),
+                // A frame that was still loading (an iframe a script just pointed somewhere)
+                // changes under the capture; it settles within moments, so try again.
+                Err(_) if attempt < MASKED_ATTEMPTS => {
+                    attempt += 1;
+                    tokio::time::sleep(RETRY_PAUSE).await;
+                }
+                Err(error) => {
+                    let reason = secrets.redact(&format!(
+                        "no screenshot: the secrets on the page could not be masked \
+                         ({MASKED_ATTEMPTS} attempts; the last: {error})"
+                    ));
+                    tracing::debug!(%reason, "screenshot withheld");
+                    return StepCapture::Withheld(reason);
+                }
             }
         }
     }
