@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use browserflow_flow::{FlowSpec, compile};
 use browserflow_rider::{
-    EnvSecrets, Journal, Rider, RiderOptions, RunFailure, SecretsProvider, ToolRegistry,
+    EnvSecrets, Journal, Redactor, Rider, RiderOptions, RunFailure, SecretsProvider, ToolRegistry,
     idempotency_key, parse_input_args,
 };
 use serde_json::{Value, json};
@@ -115,6 +115,9 @@ pub struct RunToolOptions {
     pub secrets: Arc<dyn SecretsProvider>,
     /// Other Rider settings (`browser` and the run-folder variable are filled in).
     pub rider: RiderOptions,
+    /// A redactor that learns every secret the run resolves (the process's log writer's,
+    /// made before this run's Rider existed).
+    pub log_redactor: Option<Redactor>,
 }
 
 impl Default for RunToolOptions {
@@ -125,6 +128,7 @@ impl Default for RunToolOptions {
             journal: None,
             secrets: Arc::new(EnvSecrets),
             rider: RiderOptions::default(),
+            log_redactor: None,
         }
     }
 }
@@ -199,6 +203,9 @@ pub async fn run_tool(
     }
     let rider = Rider::new(registry, journal, options.secrets, rider_options)
         .map_err(|e| RunToolError::Prepare(e.to_string()))?;
+    if let Some(logs) = &options.log_redactor {
+        rider.redactor().forward_to(logs);
+    }
     tracing::debug!(target: "browserflow::timing", "rider ready");
     let outcome = rider.run(&plan, bound).await;
     tracing::debug!(target: "browserflow::timing", "rider finished");
@@ -215,7 +222,8 @@ pub async fn run_tool(
                 report: options.browser.take_report(&key),
                 call_dir: folder(&outcome.run_id),
                 run_id: outcome.run_id,
-                output: outcome.output,
+                // Printed and shown: redacted like everything the Rider writes.
+                output: rider.redactor().redact_json(&outcome.output),
             })
         }
         Err(failure) => {

@@ -123,6 +123,7 @@ fn run_prelaunched(
     let mut options = RunToolOptions {
         browser: browser.clone(),
         run_dir: args.screenshots.clone(),
+        log_redactor: Some(crate::logging::redactor().clone()),
         ..RunToolOptions::default()
     };
     if let Some(budget) = args.budget.step_budget {

@@ -83,9 +83,13 @@ async fn run_flow(args: RunArgs) -> Outcome {
     });
     setup.check_secrets(&plan, &inputs)?;
     let rider = catalog.rider(&setup)?;
-    crate::logging::init_redacted(rider.redactor());
+    crate::logging::redact_run(rider.redactor());
     crate::logging::warn_strangers(&catalog);
-    finish(rider.run(&plan, inputs).await, &args.common)
+    finish(
+        rider.redactor(),
+        rider.run(&plan, inputs).await,
+        &args.common,
+    )
 }
 
 async fn resume_flow(args: ResumeArgs) -> Outcome {
@@ -101,9 +105,13 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
     // reference — is checked before anything runs.
     let recorded = rider.recorded_inputs(&args.run_id)?;
     setup.check_secrets(&plan, &recorded)?;
-    crate::logging::init_redacted(rider.redactor());
+    crate::logging::redact_run(rider.redactor());
     crate::logging::warn_strangers(&catalog);
-    finish(rider.resume(&args.run_id, &plan).await, &args.common)
+    finish(
+        rider.redactor(),
+        rider.resume(&args.run_id, &plan).await,
+        &args.common,
+    )
 }
 
 /// The catalog and compiled plan of `flow`, or `None` with the diagnostics printed.
@@ -115,8 +123,6 @@ fn compile(flow: &Path, tools: &[PathBuf]) -> anyhow::Result<Option<(Catalog, Pl
     match plan {
         Ok(plan) => Ok(Some((catalog, plan))),
         Err(diagnostics) => {
-            // No run, so no redactor: plain logs, for the warnings.
-            crate::logging::init_plain();
             crate::logging::warn_strangers(&catalog);
             eprintln!("{}: the flow does not compile", flow.display());
             for d in diagnostics.iter() {
@@ -152,10 +158,16 @@ fn setup(
     }
 }
 
-fn finish(result: Result<RunOutcome, RunFailure>, common: &CommonArgs) -> Outcome {
+/// Prints the outcome; the output through the run's redactor, like everything it writes.
+fn finish(
+    redactor: &browserflow_rider::Redactor,
+    result: Result<RunOutcome, RunFailure>,
+    common: &CommonArgs,
+) -> Outcome {
     match result {
         Ok(outcome) => {
-            let report = serde_json::json!({"run_id": outcome.run_id, "output": outcome.output});
+            let output = redactor.redact_json(&outcome.output);
+            let report = serde_json::json!({"run_id": outcome.run_id, "output": output});
             println!("{}", serde_json::to_string_pretty(&report)?);
             Ok(true)
         }

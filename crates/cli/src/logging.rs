@@ -1,6 +1,11 @@
 //! Log output: `tracing` events on stderr, filtered by `BROWSERFLOW_LOG` (or `RUST_LOG`;
-//! default `warn`). A run's logs pass through its Rider's redactor, so a secret resolved
-//! during the run never reaches the terminal or a captured log file.
+//! default `warn`). Every line of every target passes through one process-wide redactor
+//! before it is written, and each run's Rider forwards the secrets it resolves to it
+//! ([`redact_run`]), so a secret never reaches the terminal or a captured log file — not in
+//! `bflow run`, not in a flow, not in the WebSocket frames `tungstenite` traces (printed as
+//! text, as byte-string escapes and as hex dumps, all forms the redactor knows).
+
+use std::sync::LazyLock;
 
 use browserflow_catalog::Catalog;
 use browserflow_rider::Redactor;
@@ -8,6 +13,9 @@ use tracing_subscriber::EnvFilter;
 
 /// The variable that sets the log filter, in `tracing`'s `EnvFilter` syntax.
 pub const LOG_ENV: &str = "BROWSERFLOW_LOG";
+
+/// The redactor the log writer uses; runs forward their secrets to it.
+static LOG_REDACTOR: LazyLock<Redactor> = LazyLock::new(Redactor::new);
 
 fn filter() -> EnvFilter {
     let spec = std::env::var(LOG_ENV)
@@ -19,20 +27,25 @@ fn filter() -> EnvFilter {
     })
 }
 
-/// Logs to stderr as they are.
-pub fn init_plain() {
+/// Logs to stderr through the process's redactor (installed once, before any command runs,
+/// so no target logs around it).
+pub fn init() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter())
-        .with_writer(std::io::stderr)
+        .with_writer(LOG_REDACTOR.make_writer(std::io::stderr))
         .try_init();
 }
 
-/// Logs to stderr through `redactor`.
-pub fn init_redacted(redactor: &Redactor) {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter())
-        .with_writer(redactor.make_writer(std::io::stderr))
-        .try_init();
+/// From now on the log output is redacted of every secret `run` (a Rider's redactor)
+/// resolves.
+pub fn redact_run(run: &Redactor) {
+    run.forward_to(&LOG_REDACTOR);
+}
+
+/// The process's log redactor, for runs whose Rider is made inside a library call
+/// (`bflow run`, the demo): they forward their secrets to it.
+pub fn redactor() -> &'static Redactor {
+    &LOG_REDACTOR
 }
 
 /// One warning for each JSON file in the catalog's folders that is not a tool, flow or

@@ -61,10 +61,8 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // A run installs its own, redacting subscriber once its Rider exists.
-    if !matches!(cli.command, Command::Flow(_)) {
-        logging::init_plain();
-    }
+    // Redacting from the first line; each run forwards its secrets to the log redactor.
+    logging::init();
     let result = match cli.command {
         Command::Run(args) => browser_cmd::run_tool(args),
         Command::Demo(args) => browser_cmd::demo(args),

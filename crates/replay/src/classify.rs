@@ -13,7 +13,7 @@
 use browserflow_cdp::BrowserError;
 use browserflow_rider::ToolError;
 
-use crate::run_dir::Redactions;
+use crate::secrets::ReplaySecrets;
 use crate::{FailureKind, ReplayError};
 
 /// The class of a browser that could not be started or reached.
@@ -32,9 +32,9 @@ pub(crate) fn classify_browser_error(error: &BrowserError) -> ToolError {
 pub(crate) fn classify_replay_error(
     error: &ReplayError,
     browser_alive: bool,
-    secrets: &Redactions,
+    secrets: &ReplaySecrets,
 ) -> ToolError {
-    let message = secrets.apply(&error.to_string());
+    let message = secrets.redact(&error.to_string());
     let kind = error.failure_kind();
     match error {
         ReplayError::InvalidStep { .. } | ReplayError::Input { .. } | ReplayError::File { .. } => {
@@ -79,7 +79,7 @@ mod tests {
     }
 
     fn class(error: &ReplayError, browser_alive: bool) -> (ErrorClass, String) {
-        let e = classify_replay_error(error, browser_alive, &Redactions::default());
+        let e = classify_replay_error(error, browser_alive, &ReplaySecrets::default());
         (e.class, e.message)
     }
 

@@ -59,10 +59,13 @@ mod navigation;
 mod resolve;
 mod run;
 pub mod run_dir;
+mod screenshot;
+mod secrets;
 mod tool;
 
 pub use browserflow_cdp::DownloadRecord;
 pub use failure::{FailureKind, Missing, Unactionable};
+pub use secrets::ReplaySecrets;
 pub use tool::{BrowserTool, RUN_DIR_ENV, SharedBrowser};
 
 use std::path::PathBuf;
@@ -96,6 +99,9 @@ pub struct ReplayOptions {
     /// When the replay must have given up by (the tool call's share of its step's time
     /// budget): a step still running then fails as a timeout, naming itself.
     pub deadline: Option<std::time::Instant>,
+    /// The replay's secrets: screenshots mask them, reports told to `on_step` are redacted
+    /// of them. A browser tool fills this in per call; empty costs nothing.
+    pub secrets: ReplaySecrets,
 }
 
 impl Default for ReplayOptions {
@@ -107,6 +113,7 @@ impl Default for ReplayOptions {
             download_dir: None,
             on_step: None,
             deadline: None,
+            secrets: ReplaySecrets::default(),
         }
     }
 }
@@ -204,6 +211,10 @@ pub struct StepReport {
     /// PNG screenshot taken after the step (when enabled). Not serialized.
     #[serde(skip)]
     pub screenshot: Option<Vec<u8>>,
+    /// Why the step has no screenshot although screenshots are on: the run has secrets and
+    /// masking them could not be guaranteed (a frame out of reach, a page that changed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot_withheld: Option<String>,
 }
 
 /// The outcome of a replay.

@@ -107,8 +107,11 @@ impl<'a> Run<'a> {
             // The capture must happen now (it shows the page after this step); decoding it
             // does not, so it runs beside the next steps.
             let mut shown_capture = None;
+            let mut screenshot_withheld = None;
             if self.options.screenshots && !self.page().is_closed() {
-                let capture = self.page().screenshot_base64().await.ok();
+                let captured = self.capture_after_step().await;
+                screenshot_withheld = captured.withheld();
+                let capture = captured.base64();
                 if self.options.on_step.is_some() {
                     shown_capture.clone_from(&capture);
                 }
@@ -120,6 +123,7 @@ impl<'a> Run<'a> {
             let mut report = StepReport {
                 dialogs,
                 duration_ms,
+                screenshot_withheld,
                 ..unrun_report(index, original, StepStatus::Passed)
             };
             match result {
@@ -179,7 +183,7 @@ impl<'a> Run<'a> {
     fn tell_observer(&self, report: &StepReport, screenshot_base64: Option<String>) {
         if let Some(observer) = &self.options.on_step {
             observer.notify(StepProgress {
-                report: report.clone(),
+                report: self.options.secrets.redact_step(report),
                 screenshot_base64,
             });
         }
@@ -267,6 +271,7 @@ fn unrun_report(index: usize, step: &Step, status: StepStatus) -> StepReport {
         download: None,
         error: None,
         screenshot: None,
+        screenshot_withheld: None,
     }
 }
 

@@ -1,48 +1,20 @@
 //! The run folder of one browser-tool call: `NN-<step>.png` and `NN-<step>.thumb.png` per step
 //! and `report.json` (tool, status, error, final URL, outputs, and per step: status, time,
-//! winning selector, navigation, error, screenshot file names). Secret input values are
-//! replaced by `[REDACTED]` in everything written.
+//! winning selector, navigation, error, screenshot file names). Every value is redacted by
+//! the run's one redactor (the Rider's) before the document is serialised; the screenshots
+//! were taken with secrets masked.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
 use crate::ReplayReport;
+use crate::secrets::ReplaySecrets;
 use browserflow_cdp::thumbnail::thumbnail_png;
 use browserflow_steps::ToolFile;
 
 /// Width of step thumbnails, in pixels.
 pub const THUMBNAIL_WIDTH: u32 = 320;
-
-/// What replaces a secret value in reports and errors.
-pub const REDACTED: &str = "[REDACTED]";
-
-/// Secret strings that must not appear in anything written.
-#[derive(Debug, Clone, Default)]
-pub struct Redactions(Vec<String>);
-
-impl Redactions {
-    /// Adds a value (empty strings are ignored: they would match everywhere).
-    pub fn add(&mut self, secret: &str) {
-        if !secret.is_empty() {
-            self.0.push(secret.to_string());
-        }
-    }
-
-    /// `text` with every secret replaced by [`REDACTED`].
-    pub fn apply(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for secret in &self.0 {
-            out = out.replace(secret.as_str(), REDACTED);
-        }
-        out
-    }
-
-    /// Whether there is nothing to redact.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
 
 /// `<root>/<name>@<version>-<idempotency key>`, with `/` in tool names made safe.
 pub fn call_dir(root: &Path, reference: &str, idempotency_key: &str) -> PathBuf {
@@ -65,14 +37,14 @@ pub fn write(
     file: &ToolFile,
     report: &ReplayReport,
     error: Option<&str>,
-    secrets: &Redactions,
+    secrets: &ReplaySecrets,
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut steps = Vec::with_capacity(report.steps.len());
     for step in &report.steps {
         let mut entry = serde_json::to_value(step).unwrap_or(Value::Null);
         if let Some(png) = &step.screenshot {
-            let stem = format!("{:02}-{}", step.index + 1, step.kind);
+            let stem = secrets.redact(&format!("{:02}-{}", step.index + 1, step.kind));
             let shot = format!("{stem}.png");
             std::fs::write(dir.join(&shot), png)?;
             entry["screenshot"] = json!(shot);
@@ -93,6 +65,7 @@ pub fn write(
         "outputs": report.outputs,
         "steps": steps,
     });
+    let document = secrets.redactor().redact_json(&document);
     let text = serde_json::to_string_pretty(&document).unwrap_or_default();
-    std::fs::write(dir.join("report.json"), secrets.apply(&text) + "\n")
+    std::fs::write(dir.join("report.json"), text + "\n")
 }

@@ -16,13 +16,13 @@
 use std::sync::{Arc, Mutex, Weak};
 
 use browserflow_contract::ToolContract;
-use browserflow_rider::secrecy::ExposeSecret;
+use browserflow_rider::secrecy::SecretString;
 use browserflow_rider::{BrowserCapability, SecretInput, Tool, ToolCtx, ToolError};
 use serde_json::{Map, Value};
 
 use crate::classify::{classify_browser_error, classify_replay_error};
-use crate::run_dir::{self, Redactions};
-use crate::{ReplayOptions, ReplayReport, Replayer};
+use crate::run_dir;
+use crate::{ReplayOptions, ReplayReport, ReplaySecrets, Replayer};
 use browserflow_cdp::BrowserError;
 use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
 use browserflow_steps::ToolFile;
@@ -301,13 +301,13 @@ impl BrowserTool {
     }
 
     /// The replay inputs: plain slots as given, secret slots resolved through the `secrets`
-    /// capability now, at the last moment. Returns the resolved secret strings so that they
-    /// can be redacted from everything written.
+    /// capability now, at the last moment. Returns the resolved secrets with the run's
+    /// redactor, so that screenshots mask them and everything written is redacted of them.
     fn replay_inputs(
         &self,
         input: &Value,
         ctx: &ToolCtx,
-    ) -> Result<(Map<String, Value>, Redactions), ToolError> {
+    ) -> Result<(Map<String, Value>, ReplaySecrets), ToolError> {
         let mut given = match input {
             Value::Object(map) => map.clone(),
             Value::Null => Map::new(),
@@ -317,7 +317,7 @@ impl BrowserTool {
                 )));
             }
         };
-        let mut secrets = Redactions::default();
+        let mut secrets: Vec<SecretString> = Vec::new();
         for decl in self.file.contract.inputs() {
             if !decl.secret {
                 continue;
@@ -328,11 +328,12 @@ impl BrowserTool {
             let reference = SecretInput::from_json(value)
                 .map_err(|e| ToolError::terminal(format!("input `{}`: {e}", decl.name)))?;
             let exposed = ctx.require_secrets()?.expose(&reference)?;
-            let text = exposed.expose_secret().to_string();
-            secrets.add(&text);
+            let text =
+                browserflow_rider::secrecy::ExposeSecret::expose_secret(&exposed).to_string();
             given.insert(decl.name.clone(), Value::String(text));
+            secrets.push(exposed);
         }
-        Ok((given, secrets))
+        Ok((given, ReplaySecrets::new(ctx.redactor().clone(), secrets)))
     }
 
     /// The tool's output from the extracted fields: the contract's object properties, or
@@ -419,6 +420,7 @@ impl Tool for BrowserTool {
                 .map(|dir| dir.join("downloads"))
                 .or_else(|| shared.replay.download_dir.clone()),
             deadline: ctx.deadline().or(shared.replay.deadline),
+            secrets: secrets.clone(),
             ..shared.replay.clone()
         };
         let (context, relaunched) = shared
@@ -466,7 +468,7 @@ impl Tool for BrowserTool {
         if let Some(dir) = &run_dir
             && let Some(report) = &report
         {
-            let error_text = error.as_ref().map(|e| secrets.apply(&e.to_string()));
+            let error_text = error.as_ref().map(|e| secrets.redact(&e.to_string()));
             if let Err(e) = run_dir::write(dir, &self.file, report, error_text.as_deref(), &secrets)
             {
                 ctx.logger().warn(format!(
@@ -476,7 +478,9 @@ impl Tool for BrowserTool {
             }
         }
         if let Some(report) = &report {
-            shared.keep_report(ctx.idempotency_key(), report.clone());
+            // What the caller reads back (the CLI's step lines, the app's preview) is
+            // redacted like the run folder.
+            shared.keep_report(ctx.idempotency_key(), secrets.redact_report(report));
         }
         match (report, error) {
             (_, Some(error)) => Err(classify_replay_error(&error, browser_alive, &secrets)),

@@ -139,6 +139,12 @@ impl ToolCtx {
         &self.logger
     }
 
+    /// The run's redactor: what a tool writes itself (a run folder, a report) passes through
+    /// it, like everything the Rider writes.
+    pub fn redactor(&self) -> &crate::redact::Redactor {
+        self.logger.redactor()
+    }
+
     /// Fires when the run is cancelled.
     pub fn signal(&self) -> &CancelSignal {
         &self.signal

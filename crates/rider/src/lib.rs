@@ -55,6 +55,7 @@ mod options;
 mod plan_identity;
 mod random;
 mod redact;
+mod redact_forms;
 mod redact_writer;
 mod registry;
 mod retry;

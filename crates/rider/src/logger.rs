@@ -21,6 +21,11 @@ impl Logger {
         }
     }
 
+    /// The redactor every message passes through.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
     /// The span, for tools that instrument their own futures.
     pub fn span(&self) -> &tracing::Span {
         &self.span

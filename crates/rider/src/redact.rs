@@ -1,31 +1,51 @@
 //! The redactor: the one filter every writer goes through.
 //!
-//! When a tool resolves a secret, its value is registered here, together with every
-//! encoding a secret is likely to be written in: raw, JSON-escaped, Base64 (standard and
-//! URL-safe alphabets, padded or not, and at each of the three byte alignments it can have
-//! inside a longer encoded blob), hex (lower and upper case) and URL-encoded (percent and
-//! form encoding). Journal rows, log lines, error messages and reports are passed through
-//! [`Redactor::redact`] before they are written, so none of those forms survives.
+//! When a tool resolves a secret, its value is registered here, and with it every form the
+//! secret is likely to be written in (see `redact_forms`: raw and case variants, JSON, URL,
+//! Rust escapes, two layers deep, Base64, hex, identifying fragments). Journal rows, log
+//! lines, error messages, run folders and reports pass through [`Redactor::redact`] (or
+//! [`Redactor::redact_json`], before serialising) before they are written, so none of those
+//! forms survives.
+//!
+//! Matching is one Aho-Corasick automaton over every form of every secret, ASCII
+//! case-insensitive (hex digits and percent escapes come in both cases); every stretch of
+//! text covered by any match, overlapping ones included, becomes one [`REDACTED`]. Text
+//! without a secret costs one scan and no allocation.
 
 use std::borrow::Cow;
 use std::sync::{Arc, RwLock};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+use aho_corasick::AhoCorasick;
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
+
+use crate::redact_forms::encoded_forms;
+
+/// Adds `forms` to each redactor of `start` and, transitively, to their followers; a
+/// redactor that learns nothing new tells no one, so a cycle of followers ends.
+fn spread(start: Vec<Redactor>, forms: &std::collections::BTreeSet<String>) {
+    let mut pending = start;
+    while let Some(redactor) = pending.pop() {
+        pending.extend(redactor.add_forms(forms.iter().cloned()));
+    }
+}
 
 /// What a redacted secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
 
-/// Base64 fragments shorter than this are not redacted on their own: a short fragment would
-/// match innocent text everywhere, while a full standalone encoding is still caught.
-const MIN_FRAGMENT_LEN: usize = 8;
-
 /// Shared, cheap to clone; every clone sees every registered secret.
 #[derive(Clone, Default)]
 pub struct Redactor {
-    needles: Arc<RwLock<Vec<String>>>,
+    needles: Arc<RwLock<Needles>>,
+}
+
+/// Every registered form, and the automaton that finds them (none before the first secret).
+#[derive(Default)]
+struct Needles {
+    forms: std::collections::BTreeSet<String>,
+    matcher: Option<Arc<AhoCorasick>>,
+    /// Redactors that learn every secret this one learns (a process's log writer).
+    followers: Vec<Redactor>,
 }
 
 impl std::fmt::Debug for Redactor {
@@ -33,7 +53,7 @@ impl std::fmt::Debug for Redactor {
         f.debug_struct("Redactor")
             .field(
                 "patterns",
-                &self.needles.read().map(|n| n.len()).unwrap_or(0),
+                &self.needles.read().map(|n| n.forms.len()).unwrap_or(0),
             )
             .finish()
     }
@@ -45,43 +65,115 @@ impl Redactor {
         Redactor::default()
     }
 
+    /// From now on `follower` learns every secret this redactor learns (and those it knows
+    /// already): a writer made before a run's Rider existed (the process's log output) redacts
+    /// that run's secrets too.
+    pub fn forward_to(&self, follower: &Redactor) {
+        if Arc::ptr_eq(&self.needles, &follower.needles) {
+            return;
+        }
+        // Follow first, then copy what is known: a secret registered in between reaches the
+        // follower either way, and no two locks are ever held at once.
+        let known = match self.needles.write() {
+            Ok(mut needles) => {
+                needles.followers.push(follower.clone());
+                needles.forms.clone()
+            }
+            Err(_) => return,
+        };
+        spread(vec![follower.clone()], &known);
+    }
+
     /// Registers a resolved secret: from now on every encoded form of it is redacted.
     pub fn register(&self, secret: &SecretString) {
         let value = secret.expose_secret();
         if value.is_empty() {
             return;
         }
-        let forms = encoded_forms(value.as_bytes(), value);
+        spread(vec![self.clone()], &encoded_forms(value));
+    }
+
+    /// Adds `forms`, rebuilding the automaton when one is new; returns the followers to tell
+    /// (none when nothing was new, which also ends a cycle of followers).
+    fn add_forms(&self, forms: impl Iterator<Item = String>) -> Vec<Redactor> {
         let Ok(mut needles) = self.needles.write() else {
-            return;
+            return Vec::new();
         };
-        for form in forms {
-            if !form.is_empty() && !needles.contains(&form) {
-                needles.push(form);
+        let before = needles.forms.len();
+        needles.forms.extend(forms);
+        if needles.forms.len() == before {
+            return Vec::new();
+        }
+        match AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&needles.forms)
+        {
+            Ok(matcher) => needles.matcher = Some(Arc::new(matcher)),
+            // Only a pattern set beyond the automaton's size limits fails; refusing to leak
+            // then means redacting everything, which `redact` does for a cleared matcher
+            // with forms registered.
+            Err(error) => {
+                tracing::error!(%error, "the redactor cannot index its secrets");
+                needles.matcher = None;
             }
         }
-        // Longest first, so a full encoding is replaced before a fragment of it.
-        needles.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        needles.followers.clone()
     }
 
     /// Whether no secret has been registered.
     pub fn is_empty(&self) -> bool {
-        self.needles.read().map(|n| n.is_empty()).unwrap_or(true)
+        self.needles
+            .read()
+            .map(|n| n.forms.is_empty())
+            .unwrap_or(true)
     }
 
     /// `text` with every registered form of every secret replaced by [`REDACTED`].
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let Ok(needles) = self.needles.read() else {
+        let matcher = match self.needles.read() {
+            Ok(needles) => match (&needles.matcher, needles.forms.is_empty()) {
+                (Some(matcher), _) => matcher.clone(),
+                (None, true) => return Cow::Borrowed(text),
+                (None, false) => return Cow::Owned(REDACTED.to_owned()),
+            },
             // A poisoned lock means a writer panicked mid-update; refuse to leak.
-            return Cow::Owned(REDACTED.to_owned());
+            Err(_) => return Cow::Owned(REDACTED.to_owned()),
         };
-        let mut out = Cow::Borrowed(text);
-        for needle in needles.iter() {
-            if out.contains(needle.as_str()) {
-                out = Cow::Owned(out.replace(needle.as_str(), REDACTED));
-            }
+        let mut covered: Vec<(usize, usize)> = Vec::new();
+        for found in matcher.find_overlapping_iter(text) {
+            covered.push((found.start(), found.end()));
         }
-        out
+        if covered.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        covered.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut written = 0;
+        let mut iter = covered.into_iter().peekable();
+        while let Some((start, mut end)) = iter.next() {
+            // Merge every match that overlaps or touches this one into one stretch.
+            while let Some(&(next_start, next_end)) = iter.peek() {
+                if next_start > end {
+                    break;
+                }
+                end = end.max(next_end);
+                iter.next();
+            }
+            // Merged stretches are disjoint and sorted, so `start >= written`. Forms are
+            // whole UTF-8 strings, so matches start and end on char boundaries; should one
+            // not, nothing of the text is kept.
+            let Some(before) = text.get(written..start) else {
+                return Cow::Owned(REDACTED.to_owned());
+            };
+            out.push_str(before);
+            out.push_str(REDACTED);
+            written = end;
+        }
+        match text.get(written..) {
+            Some(rest) => out.push_str(rest),
+            None => return Cow::Owned(REDACTED.to_owned()),
+        }
+        Cow::Owned(out)
     }
 
     /// [`Redactor::redact`] as an owned `String`.
@@ -115,105 +207,6 @@ impl Redactor {
     }
 }
 
-/// Every form of `bytes` (whose text is `text`) that the redactor replaces.
-fn encoded_forms(bytes: &[u8], text: &str) -> Vec<String> {
-    let mut forms = vec![text.to_owned()];
-    // JSON-escaped (quotes, backslashes, control characters).
-    if let Ok(json) = serde_json::to_string(text) {
-        forms.push(json[1..json.len() - 1].to_owned());
-    }
-    for engine in [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD] {
-        forms.push(engine.encode(bytes));
-    }
-    for url_safe in [false, true] {
-        for offset in 0..3 {
-            let fragment = base64_fragment(bytes, offset, url_safe);
-            if fragment.len() >= MIN_FRAGMENT_LEN {
-                forms.push(fragment);
-            }
-        }
-    }
-    let hex = hex::encode(bytes);
-    forms.push(hex.to_uppercase());
-    forms.push(hex);
-    for set in UrlSet::ALL {
-        forms.push(percent_encode(bytes, set, false));
-        forms.push(percent_encode(bytes, set, true));
-    }
-    forms
-}
-
-/// Which bytes a URL encoder leaves alone: encoders differ (RFC 3986, `encodeURIComponent`,
-/// forms, and the WHATWG URL parser's query, path and userinfo sets, which is what an HTTP
-/// client writes on the wire), so each variant is redacted.
-#[derive(Clone, Copy)]
-enum UrlSet {
-    Unreserved,
-    UriComponent,
-    Form,
-    Query,
-    Path,
-    Userinfo,
-}
-
-impl UrlSet {
-    const ALL: [UrlSet; 6] = [
-        UrlSet::Unreserved,
-        UrlSet::UriComponent,
-        UrlSet::Form,
-        UrlSet::Query,
-        UrlSet::Path,
-        UrlSet::Userinfo,
-    ];
-
-    fn keeps(self, b: u8) -> bool {
-        if b.is_ascii_alphanumeric() {
-            return true;
-        }
-        let printable = (0x21..0x7F).contains(&b);
-        match self {
-            UrlSet::Unreserved => b"-._~".contains(&b),
-            UrlSet::UriComponent => b"-_.!~*'()".contains(&b),
-            UrlSet::Form => b"*-._".contains(&b),
-            UrlSet::Query => printable && !b"\"#<>'".contains(&b),
-            UrlSet::Path => printable && !b"\"#<>?^`{}".contains(&b),
-            UrlSet::Userinfo => printable && !b"\"#<>?^`{}/:;=@[\\]|".contains(&b),
-        }
-    }
-}
-
-/// The part of the Base64 encoding of `bytes` that is the same wherever `bytes` sits inside
-/// a longer input, given that it starts `offset` bytes (mod 3) into a 3-byte group.
-fn base64_fragment(bytes: &[u8], offset: usize, url_safe: bool) -> String {
-    let mut padded = vec![0u8; offset];
-    padded.extend_from_slice(bytes);
-    let encoded = if url_safe {
-        URL_SAFE_NO_PAD.encode(&padded)
-    } else {
-        STANDARD_NO_PAD.encode(&padded)
-    };
-    // Characters wholly made of the secret's bits: skip those touching the prefix, and the
-    // last one when it also holds bits of whatever follows.
-    let start = (8 * offset).div_ceil(6);
-    let end = (8 * padded.len()) / 6;
-    encoded.get(start..end).unwrap_or_default().to_owned()
-}
-
-/// Percent-encoding of every byte `set` does not keep; the form set writes a space as `+`;
-/// `lower` uses lowercase hex digits.
-fn percent_encode(bytes: &[u8], set: UrlSet, lower: bool) -> String {
-    let mut out = String::with_capacity(bytes.len() * 3);
-    for &b in bytes {
-        match b {
-            b' ' if matches!(set, UrlSet::Form) => out.push('+'),
-            _ if set.keeps(b) => out.push(b as char),
-            _ if lower => out.push_str(&format!("%{b:02x}")),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,25 +218,41 @@ mod tests {
     }
 
     #[test]
-    fn base64_inside_a_longer_blob_is_caught_at_every_alignment() {
-        let secret = "canary-9f8e7d6c5b4a";
-        let r = redactor_for(secret);
-        for prefix in ["", "u", "us", "user:"] {
-            let blob = STANDARD.encode(format!("{prefix}{secret}:tail"));
-            let out = r.redact(&blob);
-            assert!(out.contains(REDACTED), "prefix {prefix:?}: {out}");
-        }
+    fn overlapping_matches_become_one_marker() {
+        let r = redactor_for("abcdefgh");
+        r.register(&SecretString::from("efghijkl".to_owned()));
+        assert_eq!(r.redact("x abcdefghijkl y"), "x [REDACTED] y");
     }
 
     #[test]
-    fn every_simple_form_is_replaced() {
-        let secret = "p@ss word/ü\"";
-        let r = redactor_for(secret);
-        let forms = encoded_forms(secret.as_bytes(), secret);
-        for form in forms {
-            let text = format!("before {form} after");
-            let out = r.redact(&text);
-            assert!(!out.contains(&form), "{form} survived in {out}");
-        }
+    fn a_follower_learns_known_and_later_secrets() {
+        let run = redactor_for("abcdefgh");
+        let logs = Redactor::new();
+        run.forward_to(&logs);
+        // A cycle must not loop.
+        logs.forward_to(&run);
+        run.register(&SecretString::from("ijklmnop".to_owned()));
+        assert_eq!(logs.redact("abcdefgh ijklmnop"), "[REDACTED] [REDACTED]");
+    }
+
+    #[test]
+    fn text_without_a_secret_is_borrowed() {
+        let r = redactor_for("abcdefgh");
+        assert!(matches!(r.redact("nothing here"), Cow::Borrowed(_)));
+        assert!(matches!(
+            Redactor::new().redact("abcdefgh"),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn hex_and_percent_escapes_match_in_either_case() {
+        let r = redactor_for("Ca Na/Ry+x&y=1é");
+        let out = r.redact("q=ca+na%2fry%2bx%26y%3d1%c3%a9 and 4341204E61");
+        assert_eq!(out, "q=[REDACTED] and 4341204E61");
+        assert!(
+            r.redact(&hex::encode_upper("Ca Na/Ry+x&y=1é"))
+                .contains(REDACTED)
+        );
     }
 }

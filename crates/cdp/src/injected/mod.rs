@@ -18,6 +18,11 @@ pub const RESOLVE_JS: &str = concat!(
     "\n;\nresolve.roles = ROLES;\nreturn resolve;\n})()"
 );
 
+/// The masker (`mask.js`): a function `(texts, action)` evaluated in the replayer's isolated
+/// world of each frame, which draws solid boxes over every element showing one of `texts`
+/// (`"mask"`) and removes them (`"unmask"`), each time returning what it found.
+pub const MASK_JS: &str = include_str!("mask.js");
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,6 +38,7 @@ pub use file_chooser::FileChooser;
 use frames::seed_child_tree;
 pub use frames::{FramePoint, FrameState};
 pub use navigation::NavMark;
+pub use screenshot::MaskedScreenshotError;
 use worlds::CachedWorld;
 
 /// Name of the isolated JavaScript world the replayer evaluates in, so page scripts cannot

@@ -5,6 +5,7 @@
 
 mod browser_crash;
 mod budget;
+mod canary;
 mod check;
 mod contract;
 mod daily_price_watch;

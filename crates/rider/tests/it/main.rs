@@ -13,6 +13,7 @@ mod divergence;
 mod lease;
 mod plan_change;
 mod read_only;
+mod redact;
 mod run;
 mod server;
 mod tools;
