@@ -175,7 +175,7 @@ impl Recorder {
                 (tmp.path().to_path_buf(), Some(tmp))
             }
         };
-        allow_downloads(&conn, context.id(), &download_dir)
+        allow_downloads(&conn, Some(context.id()), &download_dir)
             .await
             .map_err(|message| RecordError::Install {
                 what: "the download folder".into(),

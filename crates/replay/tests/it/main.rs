@@ -11,5 +11,6 @@ mod files;
 mod frames;
 mod journey;
 mod pages;
+mod profile;
 mod selectors;
 mod support;
