@@ -62,7 +62,7 @@ pub mod run_dir;
 mod tool;
 
 pub use browserflow_cdp::DownloadRecord;
-pub use failure::{FailureKind, Missing, Unactionable};
+pub use failure::{Blocked, FailureKind, Missing, Unactionable};
 pub use tool::{BrowserTool, RUN_DIR_ENV, SharedBrowser};
 
 use std::path::PathBuf;
@@ -93,6 +93,11 @@ pub struct ReplayOptions {
     pub download_dir: Option<PathBuf>,
     /// Told about each step the moment it finishes (a live timeline), before the replay ends.
     pub on_step: Option<StepObserver>,
+    /// The origins top-level pages may navigate to (a tool file's
+    /// [`allowed_origins`](browserflow_steps::ToolFile::allowed_origins)); `None`: those of
+    /// the steps replayed ([`Origins::of_steps`](browserflow_steps::Origins::of_steps)).
+    /// Whatever it says, only web URLs are ever loaded.
+    pub origins: Option<browserflow_steps::Origins>,
 }
 
 impl Default for ReplayOptions {
@@ -103,6 +108,7 @@ impl Default for ReplayOptions {
             screenshots: false,
             download_dir: None,
             on_step: None,
+            origins: None,
         }
     }
 }

@@ -411,6 +411,7 @@ impl Tool for BrowserTool {
                 .as_ref()
                 .map(|dir| dir.join("downloads"))
                 .or_else(|| shared.replay.download_dir.clone()),
+            origins: Some(self.file.allowed_origins()),
             ..shared.replay.clone()
         };
         let context = shared

@@ -5,6 +5,7 @@ use browserflow_contract::{Problems, ToolContract};
 use serde_json::{Map, Value};
 
 use crate::Step;
+use crate::origins::Origins;
 
 /// A recorded browser tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,6 +16,9 @@ pub struct ToolFile {
     pub steps: Vec<Step>,
     /// Anything else worth keeping (recorder version, start URL, …); not part of the contract.
     pub metadata: Map<String, Value>,
+    /// The origins its top-level pages may navigate to (`origins`); `None` in a file written
+    /// before the field existed (see [`ToolFile::allowed_origins`]).
+    pub origins: Option<Origins>,
 }
 
 /// Why a tool file could not be read.
@@ -47,7 +51,7 @@ pub enum ToolFileError {
     },
 }
 
-const FIELDS: [&str; 3] = ["contract", "steps", "metadata"];
+const FIELDS: [&str; 4] = ["contract", "origins", "steps", "metadata"];
 
 impl ToolFile {
     /// Parses and checks a tool file: the contract by the contract rules, every step by serde
@@ -98,18 +102,27 @@ impl ToolFile {
                 ));
             }
         };
+        let origins = object
+            .remove("origins")
+            .map(|value| Origins::from_json(&value))
+            .transpose()
+            .map_err(|message| ToolFileError::Shape(format!("has {message}")))?;
         Ok(Self {
             contract,
             steps,
             metadata,
+            origins,
         })
     }
 
-    /// The file as JSON (`contract`, `steps`, and `metadata` when not empty), in a stable key
-    /// order.
+    /// The file as JSON (`contract`, `origins` when set, `steps`, and `metadata` when not
+    /// empty), in a stable key order.
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert("contract".into(), self.contract.to_json());
+        if let Some(origins) = &self.origins {
+            object.insert("origins".into(), origins.to_json());
+        }
         object.insert(
             "steps".into(),
             Value::Array(
@@ -175,10 +188,32 @@ impl ToolFile {
         let Value::Object(metadata) = metadata else {
             return self.clone();
         };
+        let origins = self.origins.as_ref().map(|origins| match origins {
+            Origins::Any => Origins::Any,
+            Origins::Only(list) => Origins::only(list.iter().map(|origin| {
+                if origin == from {
+                    to.to_string()
+                } else {
+                    origin.clone()
+                }
+            })),
+        });
         ToolFile {
             contract: self.contract.clone(),
             steps,
             metadata,
+            origins,
+        }
+    }
+
+    /// Where the tool's top-level pages may go: its `origins`, or for a file written before
+    /// that field existed, the origins of its steps ([`Origins::of_steps`]: where it was
+    /// recorded to go). Such a tool keeps working as long as it stays on those origins, and
+    /// never silently gains the freedom to go anywhere.
+    pub fn allowed_origins(&self) -> Origins {
+        match &self.origins {
+            Some(origins) => origins.clone(),
+            None => Origins::of_steps(&self.steps),
         }
     }
 

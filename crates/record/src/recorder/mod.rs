@@ -321,6 +321,7 @@ impl Recorder {
         draft.steps = builder.steps;
         draft.inputs = builder.inputs;
         draft.model_calls.extend(builder.model_calls);
+        draft.origins_seen.extend(builder.origins);
         lock(&self.shared.pages).clear();
         // Popup attach tasks may still hold the context for a moment; it is disposed when the
         // last holder drops it.

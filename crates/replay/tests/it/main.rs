@@ -9,6 +9,7 @@ mod devtools_conformance;
 mod failures;
 mod files;
 mod frames;
+mod guard;
 mod journey;
 mod pages;
 mod profile;

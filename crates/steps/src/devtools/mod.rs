@@ -115,10 +115,13 @@ pub fn import_devtools(json: &str, name: &str, version: &str) -> Result<ToolFile
     if !state.notes.is_empty() {
         metadata.insert("import_notes".into(), json!(state.notes));
     }
+    // Where the recording went is where the imported tool may go.
+    let origins = Some(crate::Origins::of_steps(&state.steps));
     Ok(ToolFile {
         contract,
         steps: state.steps,
         metadata,
+        origins,
     })
 }
 

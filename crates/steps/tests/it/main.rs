@@ -5,5 +5,6 @@
 #![allow(clippy::unwrap_used)]
 
 mod export_import;
+mod origins;
 mod steps_json;
 mod tool_file;
