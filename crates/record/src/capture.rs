@@ -22,7 +22,7 @@ use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{
     ClickStep, ExpectedNavigation, FillStep, HandleDialogStep, KeyPressStep, Modifier, MouseButton,
     NavigateStep, Selector, SelectorCandidate, SelectorKind, SetViewportStep, Step, SwitchPageStep,
-    WaitForElementStep,
+    WaitForElementStep, web_origin,
 };
 use effects::{PendingChooser, PendingDownload, PendingScroll};
 
@@ -38,6 +38,8 @@ pub(crate) enum Observed {
         /// The page asked for it (link, form, script) rather than the browser (address bar).
         renderer_initiated: bool,
     },
+    /// A page's main frame asked for a navigation (a link, a form, a script), or a popup.
+    NavigationRequested { url: String },
     /// A JavaScript dialog opened.
     DialogOpened { kind: String },
     /// A JavaScript dialog closed.
@@ -157,6 +159,9 @@ pub(crate) struct Builder {
     answered_names: Option<Vec<String>>,
     /// Model calls made while recording (selector suggestions).
     pub model_calls: Vec<ModelCall>,
+    /// The web origin of every top-level document the recording asked for or showed: the
+    /// start of a redirect (what a link or form asked for) and its end (what committed).
+    pub origins: std::collections::BTreeSet<String>,
 }
 
 impl Builder {
@@ -309,7 +314,15 @@ impl Builder {
         observed: Observed,
         frames: &[(String, String)],
     ) -> Vec<RecordEvent> {
+        if let Observed::MainNavigated { url, .. }
+        | Observed::NavigationRequested { url }
+        | Observed::PopupOpened { url, .. } = &observed
+            && let Some(origin) = web_origin(url)
+        {
+            self.origins.insert(origin);
+        }
         match observed {
+            Observed::NavigationRequested { .. } => Vec::new(),
             Observed::Script { page, payload } => {
                 match serde_json::from_value::<Payload>(payload) {
                     Ok(payload) => self.script(&page, payload, frames),

@@ -184,12 +184,13 @@ fn handle(
             lock(&shared.worlds).retain(|w| w.session != session);
             shared.bump();
         }
-        PageEventKind::NavigationRequested { frame_id, .. }
-            if top_session
-                && frame_id == page_handle.target_id()
-                && !state.requested.iter().any(|r| r == page) =>
+        PageEventKind::NavigationRequested { frame_id, url, .. }
+            if top_session && frame_id == page_handle.target_id() =>
         {
-            state.requested.push(page.to_string());
+            if !state.requested.iter().any(|r| r == page) {
+                state.requested.push(page.to_string());
+            }
+            observe(Observed::NavigationRequested { url });
         }
         PageEventKind::FrameNavigated {
             parent_id: None,

@@ -5,6 +5,7 @@
 use browserflow_cdp::BrowserError;
 use browserflow_cdp::page::EvalError;
 use browserflow_cdp::session::CdpError;
+use browserflow_steps::NavigationRefusal;
 
 /// What kind of failure stopped a replay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +23,9 @@ pub enum FailureKind {
     /// A navigation, popup or download began but did not finish loading in time, or the
     /// network failed it. Transient: a slow or flaky server may answer next time.
     LoadFailed,
+    /// The navigation is not allowed: a URL off the web, or an origin the tool does not list
+    /// (see [`Blocked`]). Nothing of its target was loaded.
+    NavigationBlocked(Blocked),
     /// The browser refused the navigation (an invalid URL) or the network failed it outright
     /// (`net::ERR_CONNECTION_REFUSED`, a bad certificate): trying again fails the same way.
     NavigationRefused,
@@ -40,6 +44,16 @@ pub enum FailureKind {
     Browser,
     /// A local folder or file could not be made or written (the download folder, a download).
     LocalFile,
+}
+
+/// Why a navigation was not allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Blocked {
+    /// Not a web URL: `file:`, `chrome:`, `chrome-extension:`, `devtools:`, `view-source:`,
+    /// `javascript:`, or `data:` at the top level.
+    NotWeb,
+    /// A top-level page on an origin the tool file's `origins` does not list.
+    OriginNotAllowed,
 }
 
 /// What the step needed that is not there.
@@ -134,6 +148,16 @@ impl Failure {
         Self::new(kind, message)
     }
 
+    /// A navigation the tool may not make; the message names the URL (and the origins
+    /// allowed).
+    pub(crate) fn blocked(refusal: &NavigationRefusal) -> Self {
+        let blocked = match refusal {
+            NavigationRefusal::Scheme { .. } => Blocked::NotWeb,
+            NavigationRefusal::Origin { .. } => Blocked::OriginNotAllowed,
+        };
+        Self::new(FailureKind::NavigationBlocked(blocked), refusal.to_string())
+    }
+
     pub(crate) fn with_winner(mut self, winner: usize) -> Self {
         self.winner = Some(winner);
         self
@@ -201,6 +225,8 @@ mod tests {
             FailureKind::Gone,
             FailureKind::Browser,
             FailureKind::LocalFile,
+            FailureKind::NavigationBlocked(Blocked::NotWeb),
+            FailureKind::NavigationBlocked(Blocked::OriginNotAllowed),
         ];
         assert!(transient.iter().all(|k| k.is_transient()));
         assert!(terminal.iter().all(|k| !k.is_transient()));

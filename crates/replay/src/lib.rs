@@ -64,7 +64,7 @@ mod secrets;
 mod tool;
 
 pub use browserflow_cdp::DownloadRecord;
-pub use failure::{FailureKind, Missing, Unactionable};
+pub use failure::{Blocked, FailureKind, Missing, Unactionable};
 pub use secrets::ReplaySecrets;
 pub use tool::{BrowserTool, RUN_DIR_ENV, SharedBrowser};
 
@@ -102,6 +102,11 @@ pub struct ReplayOptions {
     /// The replay's secrets: screenshots mask them, reports told to `on_step` are redacted
     /// of them. A browser tool fills this in per call; empty costs nothing.
     pub secrets: ReplaySecrets,
+    /// The origins top-level pages may navigate to (a tool file's
+    /// [`allowed_origins`](browserflow_steps::ToolFile::allowed_origins)); `None`: those of
+    /// the steps replayed ([`Origins::of_steps`](browserflow_steps::Origins::of_steps)).
+    /// Whatever it says, only web URLs are ever loaded.
+    pub origins: Option<browserflow_steps::Origins>,
 }
 
 impl Default for ReplayOptions {
@@ -114,6 +119,7 @@ impl Default for ReplayOptions {
             on_step: None,
             deadline: None,
             secrets: ReplaySecrets::default(),
+            origins: None,
         }
     }
 }

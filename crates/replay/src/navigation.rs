@@ -9,7 +9,10 @@ use tokio::time::Instant;
 use browserflow_cdp::page::{EvalError, NavMark, Page};
 use browserflow_cdp::session::CdpError;
 use browserflow_cdp::{BrowserError, NavigationFailure};
-use browserflow_steps::{ExpectedNavigation, NavigateStep, glob_match};
+use browserflow_steps::{
+    ExpectedNavigation, NavigateStep, NavigationRefusal, Origins, check_navigation as may_navigate,
+    glob_match,
+};
 
 use crate::failure::{Failure, FailureKind};
 use crate::js;
@@ -34,6 +37,18 @@ impl Follow<'_> {
 }
 
 impl Run<'_> {
+    /// Guards `page` (once): from now on its navigations go only where the tool may go.
+    pub(crate) async fn guard(&mut self, page: &Page) -> Result<(), Failure> {
+        if self.guarded.iter().any(|t| t == page.target_id()) {
+            return Ok(());
+        }
+        page.guard_navigations(self.origins.clone())
+            .await
+            .map_err(|e| Failure::browser(&e, e.to_string()))?;
+        self.guarded.push(page.target_id().to_string());
+        Ok(())
+    }
+
     pub(crate) async fn navigate(
         &mut self,
         page: &Page,
@@ -43,9 +58,13 @@ impl Run<'_> {
             .timeout_ms
             .map(std::time::Duration::from_millis)
             .unwrap_or(self.options.navigation_timeout);
-        page.navigate(&s.url, timeout)
-            .await
-            .map_err(|e| Failure::new(navigate_failure_kind(page, &e), e.to_string()))?;
+        // Refused here, a URL is never handed to the browser at all.
+        may_navigate(&s.url, true, &self.origins).map_err(|r| Failure::blocked(&r))?;
+        let refused_before = page.refused_navigations().len();
+        let navigated = page.navigate(&s.url, timeout).await;
+        // A redirect the guard refused fails the navigation; that is the reason to give.
+        refused_since(page, refused_before)?;
+        navigated.map_err(|e| Failure::new(navigate_failure_kind(page, &e), e.to_string()))?;
         if let Some(expected) = &s.navigation {
             check_navigation(page, expected, self.options.navigation_timeout).await?;
         }
@@ -55,12 +74,39 @@ impl Run<'_> {
         })
     }
 
+    /// [`Self::follow`] of an action, except that a navigation the tool may not make fails
+    /// the step naming it: one it was recorded as making (refused before acting: Chromium
+    /// silently drops a web page's navigation to `file:` or `chrome:`), or one the page's
+    /// guard refused while the action ran (a link, a form, a redirect, a script).
+    pub(crate) async fn act_and_follow<F, Fut>(
+        &mut self,
+        page: &Page,
+        frame: Option<&str>,
+        follow: Follow<'_>,
+        action: F,
+    ) -> Result<Option<String>, Failure>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<(), CdpError>>,
+    {
+        if let Some(url) = follow.navigation.and_then(|n| n.url.as_deref())
+            && let Err(refusal @ NavigationRefusal::Scheme { .. }) =
+                may_navigate(url, frame.is_none(), &Origins::Any)
+        {
+            return Err(Failure::blocked(&refusal));
+        }
+        let refused_before = page.refused_navigations().len();
+        let followed = self.follow(page, frame, follow, action).await;
+        refused_since(page, refused_before)?;
+        followed
+    }
+
     /// Runs an action that may navigate or open a popup, and follows what it caused: waits for
     /// the new document (a navigation is an outcome, not an error), checks an expected
     /// navigation, and switches to an expected popup. `frame` is the child frame the action's
     /// element is in, if any: the expected navigation is then that frame's, waited for and
     /// checked once the action is done.
-    pub(crate) async fn act_and_follow<F, Fut>(
+    async fn follow<F, Fut>(
         &mut self,
         page: &Page,
         frame: Option<&str>,
@@ -146,6 +192,7 @@ impl Run<'_> {
         }
         if let Some(name) = follow.opens_popup {
             let popup = self.follow_popup(page, popups_before).await?;
+            self.guarded.push(popup.target_id().to_string());
             navigated_to = Some(popup.url());
             self.pages.retain(|(n, _)| n != name);
             self.pages.push((name.to_string(), popup));
@@ -221,9 +268,32 @@ impl Run<'_> {
             .await
             .map_err(|e| Failure::browser(&e, format!("could not attach to the popup: {e}")))?;
         popup.prewarm_worlds(&resolver_install());
+        // Its later navigations are guarded; its first one the opener's guard does not see
+        // (the popup is a target of its own), so where it went is checked once it is there.
+        popup
+            .guard_navigations(self.origins.clone())
+            .await
+            .map_err(|e| Failure::browser(&e, e.to_string()))?;
         wait_popup_loaded(&popup, deadline).await?;
+        if let Err(refusal) = may_navigate(&popup.url(), true, &self.origins) {
+            let _ = popup.close().await;
+            return Err(Failure::blocked(&refusal));
+        }
         let _ = popup.bring_to_front().await;
         Ok(popup)
+    }
+}
+
+/// The first navigation the page's guard refused since `before` (a count of refusals), as
+/// the step's failure.
+fn refused_since(page: &Page, before: usize) -> Result<(), Failure> {
+    match page
+        .refused_navigations()
+        .get(before..)
+        .and_then(<[_]>::first)
+    {
+        Some(refusal) => Err(Failure::blocked(refusal)),
+        None => Ok(()),
     }
 }
 

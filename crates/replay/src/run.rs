@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use browserflow_cdp::launch::BrowserContext;
 use browserflow_cdp::page::Page;
-use browserflow_steps::{Step, expand_step};
+use browserflow_steps::{Origins, Step, expand_step};
 
 use crate::actions::upload_paths;
 use crate::failure::{Failure, FailureKind};
@@ -52,6 +52,9 @@ pub(crate) struct Run<'a> {
     pub(crate) outputs: Map<String, Value>,
     /// The folder downloads go to, once the context allows them.
     pub(crate) download_dir: Option<PathBuf>,
+    /// Where top-level pages may go, and the pages already guarded (`navigation.rs`).
+    pub(crate) origins: Origins,
+    pub(crate) guarded: Vec<String>,
 }
 
 impl<'a> Run<'a> {
@@ -64,6 +67,8 @@ impl<'a> Run<'a> {
             current: 0,
             outputs: Map::new(),
             download_dir: None,
+            origins: options.origins.clone().unwrap_or(Origins::Any),
+            guarded: Vec::new(),
         }
     }
 
@@ -77,6 +82,9 @@ impl<'a> Run<'a> {
         inputs: &Map<String, Value>,
     ) -> Result<ReplayReport, ReplayError> {
         let expanded = expand_all(steps, inputs)?;
+        if self.options.origins.is_none() {
+            self.origins = Origins::of_steps(&expanded);
+        }
         let started = Instant::now();
         let mut reports: Vec<StepReport> = Vec::with_capacity(steps.len());
         let mut screenshots = Vec::new();
@@ -196,6 +204,7 @@ impl<'a> Run<'a> {
         if page.is_closed() {
             return Err(Failure::new(FailureKind::Gone, "the page is closed"));
         }
+        self.guard(&page).await?;
         let shown = original.selector();
         match step {
             Step::Navigate(s) => self.navigate(&page, s).await,

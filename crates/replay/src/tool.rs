@@ -421,6 +421,7 @@ impl Tool for BrowserTool {
                 .or_else(|| shared.replay.download_dir.clone()),
             deadline: ctx.deadline().or(shared.replay.deadline),
             secrets: secrets.clone(),
+            origins: Some(self.file.allowed_origins()),
             ..shared.replay.clone()
         };
         let (context, relaunched) = shared

@@ -4,7 +4,8 @@
 //!
 //! * [`Step`] and its kinds, [`Selector`] with ranked [`SelectorCandidate`]s: pretty, stable
 //!   JSON; unknown fields rejected.
-//! * [`ToolFile`]: a recorded tool on disk (contract, steps, metadata).
+//! * [`ToolFile`]: a recorded tool on disk (contract, origins, steps, metadata);
+//!   [`check_navigation`]: only web URLs, and at the top level only the tool's [`Origins`].
 //! * [`expand_step`]: `{{name}}` input references, expanded before a step runs;
 //!   [`template_parts`] is the one scanner of them.
 //! * [`coerce`]: extracted text to typed values (`"$1,299.00"` → `1299.0`, currency `USD`).
@@ -32,6 +33,7 @@ mod coerce;
 mod devtools;
 mod glob;
 mod interpolate;
+mod origins;
 mod playwright;
 mod selector;
 mod step;
@@ -42,6 +44,7 @@ pub use coerce::{CoerceError, coerce, currency_code, parse_number};
 pub use devtools::{ImportError, import_devtools, import_devtools_file};
 pub use glob::glob_match;
 pub use interpolate::{InterpolateError, TemplatePart, expand_step, expand_text, template_parts};
+pub use origins::{ANY_ORIGIN, NavigationRefusal, Origins, check_navigation, web_origin};
 pub use playwright::export_playwright;
 pub use selector::*;
 pub use step::*;

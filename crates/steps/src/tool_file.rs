@@ -18,6 +18,7 @@ use crate::step::{
 
 mod located;
 
+use crate::origins::Origins;
 use located::from_value_at;
 
 /// A recorded browser tool.
@@ -29,6 +30,9 @@ pub struct ToolFile {
     pub steps: Vec<Step>,
     /// Anything else worth keeping (recorder version, start URL, …); not part of the contract.
     pub metadata: Map<String, Value>,
+    /// The origins its top-level pages may navigate to (`origins`); `None` in a file written
+    /// before the field existed (see [`ToolFile::allowed_origins`]).
+    pub origins: Option<Origins>,
 }
 
 /// Why a tool file could not be read.
@@ -100,6 +104,16 @@ impl ToolFile {
             .optional_object("metadata", &mut out)
             .map(|(map, _)| map.clone())
             .unwrap_or_default();
+        let origins =
+            fields
+                .optional("origins")
+                .and_then(|(value, at)| match Origins::from_json(value) {
+                    Ok(origins) => Some(origins),
+                    Err(message) => {
+                        out.push(Problem::new(at, Rule::InvalidValue, message));
+                        None
+                    }
+                });
         fields.reject_unknown(&mut out);
         Problems::check(out)?;
         match (contract, steps) {
@@ -107,16 +121,20 @@ impl ToolFile {
                 contract,
                 steps,
                 metadata,
+                origins,
             }),
             _ => unreachable!("a missing contract or steps list always leaves a problem"),
         }
     }
 
-    /// The file as JSON (`contract`, `steps`, and `metadata` when not empty), in a stable key
-    /// order.
+    /// The file as JSON (`contract`, `origins` when set, `steps`, and `metadata` when not
+    /// empty), in a stable key order.
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert("contract".into(), self.contract.to_json());
+        if let Some(origins) = &self.origins {
+            object.insert("origins".into(), origins.to_json());
+        }
         object.insert(
             "steps".into(),
             Value::Array(
@@ -182,10 +200,32 @@ impl ToolFile {
         let Value::Object(metadata) = metadata else {
             return self.clone();
         };
+        let origins = self.origins.as_ref().map(|origins| match origins {
+            Origins::Any => Origins::Any,
+            Origins::Only(list) => Origins::only(list.iter().map(|origin| {
+                if origin == from {
+                    to.to_string()
+                } else {
+                    origin.clone()
+                }
+            })),
+        });
         ToolFile {
             contract: self.contract.clone(),
             steps,
             metadata,
+            origins,
+        }
+    }
+
+    /// Where the tool's top-level pages may go: its `origins`, or for a file written before
+    /// that field existed, the origins of its steps ([`Origins::of_steps`]: where it was
+    /// recorded to go). Such a tool keeps working as long as it stays on those origins, and
+    /// never silently gains the freedom to go anywhere.
+    pub fn allowed_origins(&self) -> Origins {
+        match &self.origins {
+            Some(origins) => origins.clone(),
+            None => Origins::of_steps(&self.steps),
         }
     }
 

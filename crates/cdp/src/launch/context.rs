@@ -13,10 +13,7 @@ use crate::session::{CdpError, CdpSession};
 /// by [`BrowserContext::close`] or, failing that, when dropped.
 pub struct BrowserContext {
     pub(super) browser_session: CdpSession,
-    /// `None` for the browser's default context.
-    pub(super) context_id: Option<String>,
-    /// The target of the first page (the one a default context closes when it ends).
-    pub(super) first_target: String,
+    pub(super) context_id: String,
     pub(super) page: Option<Page>,
     pub(super) popups: Arc<BrowserWatcher>,
     /// Not yet closed (or disposed on drop).
@@ -41,9 +38,9 @@ impl BrowserContext {
             .unwrap_or_else(|| unreachable!("a BrowserContext always has its page"))
     }
 
-    /// The CDP browser context id (`None` for the browser's default context).
-    pub fn id(&self) -> Option<&str> {
-        self.context_id.as_deref()
+    /// The CDP browser context id.
+    pub fn id(&self) -> &str {
+        &self.context_id
     }
 
     /// The browser session's typed events from now on (popups opening, targets going away,
@@ -62,9 +59,7 @@ impl BrowserContext {
         .await
     }
 
-    /// Disposes the context: its pages close and its cookies and storage are gone. (The
-    /// default context cannot be disposed: its first page is closed, and the context is never
-    /// handed out again.)
+    /// Disposes the context: its pages close and its cookies, storage and cache are gone.
     pub async fn close(mut self) -> Result<(), BrowserError> {
         self.open = false;
         self.end()
@@ -73,16 +68,10 @@ impl BrowserContext {
     }
 
     fn end(&self) -> impl Future<Output = Result<(), CdpError>> + Send + 'static {
-        let call = match &self.context_id {
-            Some(id) => self.browser_session.start(
-                "Target.disposeBrowserContext",
-                json!({ "browserContextId": id }),
-            ),
-            None => self.browser_session.start(
-                "Target.closeTarget",
-                json!({ "targetId": self.first_target }),
-            ),
-        };
+        let call = self.browser_session.start(
+            "Target.disposeBrowserContext",
+            json!({ "browserContextId": self.context_id }),
+        );
         async move { call.await.map(|_| ()) }
     }
 }

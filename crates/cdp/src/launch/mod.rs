@@ -20,7 +20,7 @@ mod process;
 pub use context::BrowserContext;
 pub use discover::{CHROME_ENV, find_chromium};
 pub use process::{BASE_FLAGS, kill_and_remove_profile, launch_args, sigkill_tree, wait_exited};
-use process::{ChromeProcess, guard_against_orphaning, read_ws_endpoint};
+use process::{ChromeProcess, guard_against_orphaning, in_memory_profile, read_ws_endpoint};
 
 /// How to obtain a browser.
 #[derive(Debug, Clone)]
@@ -56,9 +56,6 @@ pub struct Browser {
     ws_endpoint: String,
     process: Option<ChromeProcess>,
     popups: Arc<BrowserWatcher>,
-    /// A browser we launched has a default context nobody used yet (its profile is a fresh
-    /// throwaway): the first context taken is that one, which saves creating one.
-    default_context_unused: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Browser {
@@ -77,10 +74,7 @@ impl Browser {
             return Self::connect(endpoint).await;
         }
         let path = find_chromium(config.chrome_path.as_deref())?;
-        let user_data_dir = tempfile::Builder::new()
-            .prefix("browserflow-profile-")
-            .tempdir()
-            .map_err(BrowserError::UserDataDir)?;
+        let user_data_dir = in_memory_profile().map_err(BrowserError::UserDataDir)?;
         let mut command = Command::new(&path);
         command.args(launch_args(config, user_data_dir.path()));
         command
@@ -110,7 +104,6 @@ impl Browser {
         tracing::debug!(target: "browserflow::timing", "devtools endpoint announced");
         let mut browser = Self::connect(&ws_endpoint).await?;
         tracing::debug!(target: "browserflow::timing", "connected");
-        browser.default_context_unused = true.into();
         browser.process = Some(ChromeProcess {
             child,
             user_data_dir: Some(user_data_dir),
@@ -151,13 +144,21 @@ impl Browser {
             ws_endpoint: ws_endpoint.to_string(),
             process: None,
             popups,
-            default_context_unused: false.into(),
         })
     }
 
     /// The process id of a browser we launched (`None` when connected to).
     pub fn pid(&self) -> Option<u32> {
         self.process.as_ref().and_then(|p| p.child.id())
+    }
+
+    /// The profile directory of a browser we launched (`None` when connected to); it is
+    /// removed once the browser's processes are gone.
+    pub fn profile_dir(&self) -> Option<&std::path::Path> {
+        self.process
+            .as_ref()
+            .and_then(|p| p.user_data_dir.as_ref())
+            .map(tempfile::TempDir::path)
     }
 
     /// Whether the CDP connection is still open (false once the browser exited or the
@@ -183,35 +184,25 @@ impl Browser {
     }
 
     /// A fresh, isolated browser context (its own cookies, storage and cache) with one blank page.
-    /// The first context of a browser we launched is its default context (as fresh as any,
-    /// since the profile is new, and never handed out again).
+    /// Never the browser's default context: only a created context is off the record (kept in
+    /// memory), while the default one writes the session, autofilled form values and the
+    /// cache into the profile (`browserflow-replay`'s `tests/it/profile.rs` checks it).
     pub async fn new_context(&self) -> Result<BrowserContext, BrowserError> {
         let browser_session = self.conn.session(None);
-        let take_default = self
-            .default_context_unused
-            .swap(false, std::sync::atomic::Ordering::SeqCst);
-        let context_id = if take_default {
-            None
-        } else {
-            let created = browser_session
-                .call(
-                    "Target.createBrowserContext",
-                    json!({ "disposeOnDetach": true }),
-                )
-                .await
-                .map_err(BrowserError::cdp("creating a browser context"))?;
-            let id = answer_text(
-                &created,
-                "browserContextId",
-                "createBrowserContext returned no id",
-            )?;
-            tracing::debug!(target: "browserflow::timing", "browser context created");
-            Some(id)
-        };
-        let mut params = json!({ "url": "about:blank" });
-        if let Some(id) = &context_id {
-            params["browserContextId"] = json!(id);
-        }
+        let created = browser_session
+            .call(
+                "Target.createBrowserContext",
+                json!({ "disposeOnDetach": true }),
+            )
+            .await
+            .map_err(BrowserError::cdp("creating a browser context"))?;
+        let context_id = answer_text(
+            &created,
+            "browserContextId",
+            "createBrowserContext returned no id",
+        )?;
+        tracing::debug!(target: "browserflow::timing", "browser context created");
+        let params = json!({ "url": "about:blank", "browserContextId": context_id });
         let target = browser_session
             .call("Target.createTarget", params)
             .await
@@ -221,7 +212,6 @@ impl Browser {
         let mut context = BrowserContext {
             browser_session,
             context_id,
-            first_target: target_id.clone(),
             page: None,
             popups: self.popups.clone(),
             open: true,

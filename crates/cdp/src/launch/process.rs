@@ -1,5 +1,5 @@
 //! The Chromium process we launch: its command line, its own process group (ended with one
-//! SIGKILL), its throwaway profile (removed once its processes are gone), a guard that ends
+//! SIGKILL), its throwaway profile in memory (removed once its processes are gone), a guard that ends
 //! it if we die first, and the DevTools endpoint it announces on stderr.
 
 use std::os::unix::process::CommandExt;
@@ -66,6 +66,36 @@ pub fn launch_args(config: &BrowserConfig, user_data_dir: &Path) -> Vec<String> 
     }
     args.extend(config.extra_args.iter().cloned());
     args
+}
+
+/// Where launched profiles go: memory, so that nothing of a run reaches a disk even while it
+/// lasts (the profile holds only browser-wide state; pages live in off-the-record contexts).
+const SHARED_MEMORY: &str = "/dev/shm";
+
+/// A fresh profile directory in memory (under [`SHARED_MEMORY`]); where that is missing or
+/// cannot be written, a private directory under the system temp dir, with a warning (that
+/// may be a disk).
+pub(super) fn in_memory_profile() -> std::io::Result<tempfile::TempDir> {
+    let builder = || {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("browserflow-profile-");
+        builder
+    };
+    let shared_memory = Path::new(SHARED_MEMORY);
+    let refused = if shared_memory.is_dir() {
+        match builder().tempdir_in(shared_memory) {
+            Ok(dir) => return Ok(dir),
+            Err(error) => error.to_string(),
+        }
+    } else {
+        "it does not exist".to_string()
+    };
+    let dir = builder().tempdir()?;
+    tracing::warn!(
+        profile = %dir.path().display(),
+        "no Chromium profile in memory ({SHARED_MEMORY}: {refused}); using the temp dir instead"
+    );
+    Ok(dir)
 }
 
 /// A launched browser process and the profile directory it owns.

@@ -6,11 +6,12 @@
 //! sends nothing itself, so it is tested by feeding it JSON (`interpreter/tests.rs`); the
 //! watcher (`watcher.rs`) carries out the effects and publishes the events.
 
-use chromiumoxide::cdp::browser_protocol::{inspector, page, target};
+use chromiumoxide::cdp::browser_protocol::{fetch, inspector, page, target};
 use chromiumoxide::cdp::js_protocol::runtime;
 use serde::de::DeserializeOwned;
 
 use super::events::PageEventKind;
+use super::guard::{PausedDocument, RequestPaused};
 use super::{DialogRecord, DialogResponse, FileChooser, PageState};
 use crate::session::CdpEvent;
 
@@ -37,6 +38,8 @@ pub(super) enum Effect {
     },
     /// Let an attached target we do not drive (a worker) run.
     Resume { session_id: String },
+    /// Let a paused document request go on, or refuse it (`guard.rs`).
+    GuardDocument(PausedDocument),
 }
 
 /// The meaning of one event and the effect it calls for.
@@ -134,6 +137,18 @@ pub(super) fn interpret(state: &mut PageState, source: &Source, event: &CdpEvent
                 })
             })
         }
+        fetch::EventRequestPaused::IDENTIFIER => decode(event).map(|e: RequestPaused| {
+            // The main frame is known from the start; a frame not seen yet is a child.
+            let top_level = source.child_frame.is_none()
+                && state
+                    .frames
+                    .get(&e.frame_id)
+                    .is_some_and(|f| f.parent.is_none());
+            Interpreted {
+                event: None,
+                effect: Some(Effect::GuardDocument(e.into_document(top_level))),
+            }
+        }),
         target::EventAttachedToTarget::IDENTIFIER => {
             decode(event).map(|e| target_attached(state, e))
         }

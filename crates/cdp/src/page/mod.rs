@@ -21,6 +21,7 @@ mod evaluate;
 mod events;
 mod file_chooser;
 mod frames;
+mod guard;
 mod input;
 mod interpreter;
 pub mod keys;
@@ -77,6 +78,8 @@ struct Shared {
     prewarm: Mutex<Option<Arc<str>>>,
     /// Who hears the page's typed events ([`Page::subscribe`]).
     subscribers: Subscribers<PageEvent>,
+    /// Where the page may navigate ([`Page::guard_navigations`]).
+    guard: guard::Guard,
 }
 
 /// Sends a page's setup calls at once; the answer is its frame tree.
@@ -185,6 +188,7 @@ impl Page {
             changed: watch::channel(0).0,
             prewarm: Mutex::new(None),
             subscribers: Subscribers::default(),
+            guard: guard::Guard::default(),
         });
         watcher::watch(&session, &shared, None);
         let page = Self {

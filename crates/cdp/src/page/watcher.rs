@@ -10,6 +10,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::events::PageEvent;
+use super::guard;
 use super::interpreter::{Effect, Source, interpret};
 use super::worlds::prewarm_world;
 use super::{Page, Shared, seed_child_tree};
@@ -107,6 +108,7 @@ impl SessionWatcher {
                         .await;
                 });
             }
+            Effect::GuardDocument(document) => guard::answer(&self.session, shared, document),
             Effect::Resume { session_id } => {
                 // Sent now; nobody needs the answer.
                 drop(

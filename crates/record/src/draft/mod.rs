@@ -1,6 +1,8 @@
 //! A finished recording being edited: remove and move steps, mark inputs and outputs, then
 //! build the tool file (contract checked by the contract rules, steps by the step rules).
 
+use std::collections::BTreeSet;
+
 use browserflow_contract::ToolContract;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -11,7 +13,9 @@ use browserflow_steps::{
     ExtractSource, ExtractStep, OutputKind, Selector, SelectorCandidate, SelectorKind, Step,
     SwitchPageStep,
 };
-use browserflow_steps::{ORIGIN_KEY, TemplatePart, ToolFile, origin_of, template_parts};
+use browserflow_steps::{
+    ORIGIN_KEY, Origins, TemplatePart, ToolFile, origin_of, template_parts, web_origin,
+};
 
 mod marks;
 
@@ -41,6 +45,10 @@ pub struct Draft {
     /// Every model-assistance call made for this recording.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub model_calls: Vec<ModelCall>,
+    /// The web origins the recording's pages asked for or showed (redirects included); with
+    /// those of the start URL and the steps, the tool's `origins`.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub origins_seen: BTreeSet<String>,
 }
 
 /// True for names usable as `{{name}}` and as contract slot / output field names.
@@ -133,6 +141,7 @@ impl Draft {
             recorded_at: now_rfc3339(),
             steps: Vec::new(),
             inputs: Vec::new(),
+            origins_seen: BTreeSet::new(),
             description: None,
             suggested_name: None,
             model_calls: Vec::new(),
@@ -439,10 +448,19 @@ impl Draft {
                 serde_json::to_value(&self.model_calls).unwrap_or(Value::Null),
             );
         }
+        let steps = self.tool_steps();
+        // Where the recording went is where the tool may go.
+        let origins = Origins::of_steps(&steps).with(
+            self.origins_seen
+                .iter()
+                .cloned()
+                .chain(web_origin(&self.start_url)),
+        );
         let file = ToolFile {
             contract,
-            steps: self.tool_steps(),
+            steps,
             metadata,
+            origins: Some(origins),
         };
         // The same checks as reading the file back from disk.
         ToolFile::from_json_str(&file.to_json_pretty())

@@ -175,7 +175,7 @@ impl Recorder {
                 (tmp.path().to_path_buf(), Some(tmp))
             }
         };
-        allow_downloads(&conn, context.id(), &download_dir)
+        allow_downloads(&conn, Some(context.id()), &download_dir)
             .await
             .map_err(|message| RecordError::Install {
                 what: "the download folder".into(),
@@ -328,6 +328,7 @@ impl Recorder {
         draft.steps = builder.steps;
         draft.inputs = builder.inputs;
         draft.model_calls.extend(builder.model_calls);
+        draft.origins_seen.extend(builder.origins);
         lock(&self.shared.pages).clear();
         // Popup attach tasks may still hold the context for a moment; it is disposed when the
         // last holder drops it.

@@ -8,3 +8,4 @@ mod frames;
 mod journeys;
 mod live;
 mod model;
+mod origins;

@@ -118,7 +118,7 @@ impl Run<'_> {
                 format!("cannot create the download folder {}: {e}", dir.display()),
             )
         })?;
-        allow_downloads(page.session().connection(), self.context.id(), &dir)
+        allow_downloads(page.session().connection(), Some(self.context.id()), &dir)
             .await
             .map_err(|message| Failure::new(FailureKind::Browser, message))?;
         self.download_dir = Some(dir.clone());

@@ -132,10 +132,13 @@ fn import_devtools_value(flow: &Value, name: &str, version: &str) -> Result<Tool
     if !state.notes.is_empty() {
         metadata.insert("import_notes".into(), json!(state.notes));
     }
+    // Where the recording went is where the imported tool may go.
+    let origins = Some(crate::Origins::of_steps(&state.steps));
     Ok(ToolFile {
         contract,
         steps: state.steps,
         metadata,
+        origins,
     })
 }
 

@@ -6,5 +6,6 @@
 
 mod export_import;
 mod fuzz;
+mod origins;
 mod steps_json;
 mod tool_file;
