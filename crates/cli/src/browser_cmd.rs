@@ -2,12 +2,12 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
 use browserflow_catalog::Catalog;
-use browserflow_catalog::run_tool::{self as browser_run, RunToolOptions};
-use browserflow_replay::SharedBrowser;
+use browserflow_catalog::run_tool::{self as browser_run, RunToolError, RunToolOptions};
+use browserflow_replay::{ReplayOptions, SharedBrowser, StepObserver};
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
@@ -96,13 +96,31 @@ pub fn run_tool(args: RunArgs) -> Outcome {
     }
     let runtime = runtime()?;
     // One call: no spare context after it. Chromium starts now, while the tool is looked up
-    // and the Rider prepared.
-    let browser = Arc::new(SharedBrowser::new(args.browser.config()).with_spare_context(false));
+    // and the Rider prepared. Each step is said the moment it finishes (the candidates of
+    // the tool's steps arrive once it is found, before its first step); a failing step's
+    // page is captured, so a failure always leaves something to look at.
+    let ranked: Arc<OnceLock<Vec<Vec<String>>>> = Arc::default();
+    let said = ranked.clone();
+    let printer = StepObserver::new(move |progress| {
+        let ranked = said.get().map(Vec::as_slice).unwrap_or_default();
+        for line in crate::progress::replay_step(&progress.report, ranked) {
+            eprintln!("{line}");
+        }
+    });
+    let browser = Arc::new(
+        SharedBrowser::new(args.browser.config())
+            .with_spare_context(false)
+            .with_replay_options(ReplayOptions {
+                on_step: Some(printer),
+                failure_screenshot: true,
+                ..ReplayOptions::default()
+            }),
+    );
     {
         let _inside = runtime.enter();
         browser.prelaunch();
     }
-    let outcome = run_prelaunched(&args, &runtime, &browser);
+    let outcome = run_prelaunched(&args, &runtime, &browser, &ranked);
     // The answer is out (or the run failed); the browser goes (killed, its throwaway profile
     // removed), never left for the orphan guard.
     runtime.block_on(browser.close());
@@ -114,12 +132,23 @@ fn run_prelaunched(
     args: &RunArgs,
     runtime: &tokio::runtime::Runtime,
     browser: &Arc<SharedBrowser>,
+    ranked: &OnceLock<Vec<Vec<String>>>,
 ) -> Outcome {
     let mut dirs = args.tools.clone();
     dirs.push(PathBuf::from("recordings"));
     let catalog = Catalog::with_store(dirs, args.store.clone());
     crate::logging::warn_strangers(&catalog);
     let file = catalog.tool_file(&args.tool)?;
+    let _ = ranked.set(
+        file.steps
+            .iter()
+            .map(|s| {
+                s.selector()
+                    .map(|sel| sel.candidates.iter().map(|c| c.describe()).collect())
+                    .unwrap_or_default()
+            })
+            .collect(),
+    );
     let mut options = RunToolOptions {
         browser: browser.clone(),
         run_dir: args.screenshots.clone(),
@@ -129,21 +158,56 @@ fn run_prelaunched(
     if let Some(budget) = args.budget.step_budget {
         options.rider.step_budget = budget;
     }
-    let run = runtime.block_on(browser_run::run_tool(&file, &args.inputs, options))?;
-    if let Some(report) = &run.report {
-        for step in &report.steps {
-            eprintln!(
-                "  {} {:?} {:.0} ms",
-                step.kind, step.status, step.duration_ms
-            );
+    let run = match runtime.block_on(browser_run::run_tool(&file, &args.inputs, options)) {
+        Ok(run) => run,
+        Err(error) => {
+            keep_failure(args, &file, &error);
+            return Err(error.into());
         }
-    }
+    };
     if let Some(dir) = &run.call_dir {
         eprintln!("screenshots: {}", dir.display());
     }
     println!("{}", serde_json::to_string_pretty(&run.output)?);
     tracing::debug!(target: "browserflow::timing", "output printed");
     Ok(true)
+}
+
+/// After a failed `bflow run`: says where its run folder is — the `--screenshots` folder, or
+/// one made for it under the data folder's `runs/` holding `report.json` and the failing page's
+/// screenshot (both redacted and masked like everything a run writes).
+fn keep_failure(args: &RunArgs, file: &browserflow_steps::ToolFile, error: &RunToolError) {
+    let RunToolError::Run { failure, report } = error else {
+        return;
+    };
+    if let Some(dir) = &args.screenshots {
+        eprintln!("run folder (screenshots, report.json): {}", dir.display());
+        return;
+    }
+    let Some(report) = report else { return };
+    let root = browserflow_rider::Journal::default_path()
+        .map(|journal| browserflow_catalog::runs_folder(&journal))
+        .unwrap_or_else(|_| std::env::temp_dir().join("bflow-runs"));
+    let run_id = failure.run_id.as_deref().unwrap_or("run");
+    let dir = browserflow_replay::run_dir::call_dir(&root, &file.contract.reference(), run_id);
+    // The report and the message were redacted when they were kept; nothing more to hide.
+    let written = browserflow_replay::run_dir::write(
+        &dir,
+        file,
+        report,
+        Some(&failure.message),
+        &browserflow_replay::ReplaySecrets::default(),
+    );
+    match written {
+        Ok(()) => eprintln!(
+            "run folder (the failing page, report.json): {}",
+            dir.display()
+        ),
+        Err(e) => eprintln!(
+            "warning: could not keep the run folder {}: {e}",
+            dir.display()
+        ),
+    }
 }
 
 pub fn demo(args: DemoArgs) -> Outcome {

@@ -1,5 +1,6 @@
 //! Run progress on stderr, one line per event: ids, statuses and timings, never values.
 
+use browserflow_replay::{StepReport, StepStatus};
 use browserflow_rider::RunEvent;
 
 pub fn print(event: &RunEvent) {
@@ -31,4 +32,53 @@ pub fn print(event: &RunEvent) {
         } => eprintln!("  {step_id} {status} in {duration_ms:.0} ms"),
         RunEvent::RunFinished { run_id, status } => eprintln!("run {run_id} {status}"),
     }
+}
+
+/// A browser step that just finished, as `bflow run` says it the moment it does: its number,
+/// its label (the recorder's description), how it ended, its time and the selector that
+/// found its element. `ranked` holds each step's candidates, described, best first; a step
+/// won by a lower-ranked one gets a warning naming those that found nothing.
+pub fn replay_step(report: &StepReport, ranked: &[Vec<String>]) -> Vec<String> {
+    let what = report
+        .label
+        .clone()
+        .unwrap_or_else(|| report.kind.replace('_', " "));
+    let status = match report.status {
+        StepStatus::Passed => "passed",
+        StepStatus::Failed => "FAILED",
+        StepStatus::Skipped => "skipped",
+    };
+    let via = report
+        .selector
+        .as_ref()
+        .map(|s| format!(" via {}", s.description))
+        .unwrap_or_default();
+    let mut lines = vec![format!(
+        "  {}. {what} — {status} in {:.0} ms{via}",
+        report.index + 1,
+        report.duration_ms
+    )];
+    if let Some(winner) = report.selector.as_ref().filter(|s| s.index > 0) {
+        let above: Vec<&str> = ranked
+            .get(report.index)
+            .map(|c| c.iter().take(winner.index).map(String::as_str).collect())
+            .unwrap_or_default();
+        lines.push(format!(
+            "  warning: step {} ({what}) matched only on its selector #{} ({}); {} ranked above it found nothing{}. \
+             The page has changed since recording: check the step or record it again.",
+            report.index + 1,
+            winner.index + 1,
+            winner.description,
+            winner.index,
+            if above.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", above.join(", "))
+            }
+        ));
+    }
+    if let Some(why) = &report.screenshot_withheld {
+        lines.push(format!("  (step {}: {why})", report.index + 1));
+    }
+    lines
 }

@@ -90,6 +90,9 @@ pub struct ReplayOptions {
     pub navigation_timeout: Duration,
     /// Take a PNG screenshot after every step (and of a failing step).
     pub screenshots: bool,
+    /// Without `screenshots`: still take one of the page when a step fails (masked like the
+    /// others), so a failure can always be looked at; costs nothing while steps pass.
+    pub failure_screenshot: bool,
     /// Where `download` steps save files. When absent, a replay that downloads creates a
     /// fresh `browserflow-downloads-*` folder under the system temp dir and keeps it (the
     /// step's output names the file in it).
@@ -115,6 +118,7 @@ impl Default for ReplayOptions {
             candidate_timeout: Duration::from_secs(5),
             navigation_timeout: Duration::from_secs(30),
             screenshots: false,
+            failure_screenshot: false,
             download_dir: None,
             on_step: None,
             deadline: None,

@@ -143,6 +143,21 @@ impl<'a> Run<'a> {
                     reports.push(report);
                 }
                 Err(failure) => {
+                    if !self.options.screenshots
+                        && self.options.failure_screenshot
+                        && !self.page().is_closed()
+                    {
+                        // The page as the step left it: what the person looks at first.
+                        let captured = self.capture_after_step().await;
+                        report.screenshot_withheld = captured.withheld();
+                        let capture = captured.base64();
+                        screenshots.push((
+                            index,
+                            tokio::task::spawn_blocking(move || {
+                                capture.and_then(|b| decode_png(&b))
+                            }),
+                        ));
+                    }
                     report.status = StepStatus::Failed;
                     report.selector = failure.winner.and_then(|i| winning(original, i));
                     report.error = Some(failure.message.clone());

@@ -248,8 +248,12 @@ impl SharedBrowser {
     }
 
     fn keep_report(&self, key: &str, mut report: ReplayReport) {
+        // Screenshots are in the run folder; only a failing step's page is kept here, for a
+        // caller that had no run folder to show the failure with.
         for step in &mut report.steps {
-            step.screenshot = None;
+            if step.status != crate::StepStatus::Failed {
+                step.screenshot = None;
+            }
         }
         if let Ok(mut reports) = self.reports.lock() {
             reports.retain(|(k, _)| k != key);
