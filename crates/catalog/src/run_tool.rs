@@ -64,7 +64,7 @@ pub enum RunToolError {
     #[error("could not prepare the run: {0}")]
     Prepare(String),
     /// The run failed; the replay report of the failed call is attached when there is one.
-    #[error("{}", .failure.message)]
+    #[error("{}", tool_run_message(failure))]
     Run {
         /// The Rider's failure (code, run id, redacted message).
         failure: Box<RunFailure>,
@@ -144,6 +144,24 @@ impl RunToolOptions {
             browser: Arc::new(SharedBrowser::new(config)),
             ..RunToolOptions::default()
         }
+    }
+}
+
+/// A single tool's failure in the tool's words: the one-step flow it ran in is an internal
+/// detail (`step `run`: …`), so only the tool, what went wrong and how often it was tried.
+fn tool_run_message(failure: &RunFailure) -> String {
+    match &failure.error {
+        // The tool's own message, redacted by the Rider like the whole one.
+        browserflow_rider::RunError::ToolFailed {
+            tool,
+            attempts,
+            message,
+            ..
+        } => match attempts {
+            1 => format!("`{tool}` failed: {message}"),
+            n => format!("`{tool}` failed ({n} attempts): {message}"),
+        },
+        _ => failure.message.clone(),
     }
 }
 

@@ -70,7 +70,7 @@ pub enum RunError {
         violations: Vec<Violation>,
     },
     /// A tool failed (after any retries).
-    #[error("step `{step}`: `{tool}` failed after {attempts} attempt(s): {message}")]
+    #[error("step `{step}`: `{tool}` failed after {}: {message}", attempts_said(*attempts))]
     ToolFailed {
         /// The step.
         step: String,
@@ -191,5 +191,13 @@ impl RunFailure {
     /// The stable code of the error.
     pub fn code(&self) -> &'static str {
         self.error.code()
+    }
+}
+
+/// "1 attempt", "4 attempts".
+fn attempts_said(attempts: u32) -> String {
+    match attempts {
+        1 => "1 attempt".to_owned(),
+        n => format!("{n} attempts"),
     }
 }

@@ -22,10 +22,15 @@ mod webhook;
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// Runs `bflow` with `args`.
+/// Runs `bflow` with `args`. Its data folder (the run folders a failed `bflow run` keeps) is
+/// the tests' own, not the user's.
 pub fn bflow(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bflow"))
         .args(args)
+        .env(
+            "XDG_DATA_HOME",
+            std::env::temp_dir().join("browserflow-cli-tests-data"),
+        )
         .output()
         .expect("bflow runs")
 }

@@ -198,7 +198,7 @@ async fn transient_http_errors_are_retried_with_the_same_key_and_terminal_ones_a
     );
     let failure = rider.run(&always, BTreeMap::new()).await.unwrap_err();
     assert!(
-        failure.message.contains("after 4 attempt(s)"),
+        failure.message.contains("after 4 attempts"),
         "{}",
         failure.message
     );
