@@ -28,6 +28,7 @@ pub mod run_tool;
 mod runtime;
 pub mod shop_view;
 mod tools;
+mod typed_path;
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +38,7 @@ use browserflow_pack::Store;
 pub use invocation::{Invocation, InvocationError, runs_folder};
 pub use lookup::{FoundTool, LookupError};
 pub use runtime::{CRASH_AT_ENV, RunSetup, SetupError, check_secrets, crash_hook_from_env};
+pub use typed_path::{typed_path, typed_path_in};
 
 /// The places tools are found.
 #[derive(Debug, Clone, Default)]

@@ -56,10 +56,39 @@ pub fn write(
         }
         steps.push(entry);
     }
+    // A step won by a lower-ranked selector: the earliest sign that the page drifts from the
+    // recording, said where a person reading the report looks first.
+    let warnings: Vec<String> = report
+        .steps
+        .iter()
+        .filter_map(|step| {
+            let winner = step.selector.as_ref().filter(|s| s.index > 0)?;
+            let above: Vec<String> = file
+                .steps
+                .get(step.index)
+                .and_then(|s| s.selector())
+                .map(|sel| {
+                    sel.candidates
+                        .iter()
+                        .take(winner.index)
+                        .map(|c| c.describe())
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some(format!(
+                "step {} matched only on its selector #{} ({}); found nothing: {}",
+                step.index + 1,
+                winner.index + 1,
+                winner.description,
+                above.join(", ")
+            ))
+        })
+        .collect();
     let document = json!({
         "tool": file.contract.reference(),
         "status": if error.is_some() { "failed" } else { "passed" },
         "error": error,
+        "warnings": warnings,
         "final_url": report.final_url,
         "duration_ms": report.duration_ms,
         "outputs": report.outputs,

@@ -48,7 +48,7 @@ pub async fn pack_export(
     out: Option<String>,
 ) -> Result<(String, ManifestView), AppError> {
     let out = match out.filter(|o| !o.trim().is_empty()) {
-        Some(out) => std::path::PathBuf::from(out),
+        Some(out) => browserflow_catalog::typed_path(&out),
         None => {
             std::fs::create_dir_all(state.paths.packs())?;
             let name = format!("{}@{}.bfpack", choice.name.trim(), choice.version.trim());
@@ -62,11 +62,14 @@ pub async fn pack_export(
 /// Verifies a pack file: every digest, and the signatures it has.
 #[tauri::command]
 pub async fn pack_verify(path: String) -> Result<VerifyView, AppError> {
-    Ok(verify_pack(path.as_ref()))
+    Ok(verify_pack(&browserflow_catalog::typed_path(&path)))
 }
 
 /// Verifies a pack file and installs it into the store.
 #[tauri::command]
 pub async fn pack_import(state: State<'_, AppState>, path: String) -> Result<VerifyView, AppError> {
-    Ok(import_pack(path.as_ref(), &state.paths.store))
+    Ok(import_pack(
+        &browserflow_catalog::typed_path(&path),
+        &state.paths.store,
+    ))
 }

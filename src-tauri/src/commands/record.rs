@@ -68,9 +68,8 @@ pub async fn record_answer_file_chooser(
     let recorder = state.recording.lock().await.live_recorder()?;
     let paths: Vec<PathBuf> = paths
         .iter()
-        .map(|p| p.trim())
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| browserflow_catalog::typed_path(p))
         .collect();
     recorder
         .answer_file_chooser(&paths)

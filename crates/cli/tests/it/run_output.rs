@@ -23,9 +23,13 @@ fn edited_tool(dir: &std::path::Path, edit: impl FnOnce(&mut Value)) -> String {
 }
 
 fn run(dir: &std::path::Path, tool: &str) -> std::process::Output {
+    run_with(dir, &["run", tool, "--input", "query=keyboard"])
+}
+
+fn run_with(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_bflow"))
         .current_dir(dir)
-        .args(["run", tool, "--input", "query=keyboard"])
+        .args(args)
         // The run folder of a failure goes under the data folder: here, the test's.
         .env("XDG_DATA_HOME", dir.join("data"))
         .env_remove("BROWSERFLOW_LOG")
@@ -56,6 +60,38 @@ fn steps_are_said_as_they_finish_and_a_fallback_is_a_warning() {
     );
     let output: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(output["price"], 89.99);
+
+    // The run report says it too.
+    let shots = dir.path().join("shots");
+    let shots_arg = shots.to_string_lossy().into_owned();
+    let out = run_with(
+        dir.path(),
+        &[
+            "run",
+            &tool,
+            "--input",
+            "query=keyboard",
+            "--screenshots",
+            &shots_arg,
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = std::fs::read_dir(&shots)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("report.json"))
+        .find(|p| p.is_file())
+        .expect("a report.json");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let warnings = report["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{report:#}");
+    assert!(
+        warnings[0]
+            .as_str()
+            .unwrap()
+            .starts_with("step 4 matched only on its selector #2"),
+        "{report:#}"
+    );
 }
 
 #[test]
