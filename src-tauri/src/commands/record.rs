@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use browserflow_catalog::library::LibraryItem;
 use browserflow_catalog::record_view::{
-    DraftView, OutputKindName, PickedView, RecordEventView, RecordStart, RecordStatusView,
+    DraftView, FieldProblem, OutputKindName, PickedView, RecordEventView, RecordStart,
+    RecordStatusView, check_name_and_version,
 };
 use tauri::{AppHandle, Emitter, Manager, Runtime, State};
 
@@ -120,6 +121,43 @@ pub async fn draft_mark_input(
 ) -> Result<DraftView, AppError> {
     let mut session = state.recording.lock().await;
     Ok(session.mark_input(index, &name, &kind)?)
+}
+
+/// Like `draft_mark_input`, but the input keeps no default: each call gives its value.
+#[tauri::command]
+pub async fn draft_mark_required_input(
+    state: State<'_, AppState>,
+    index: usize,
+    name: String,
+    kind: String,
+) -> Result<DraftView, AppError> {
+    let mut session = state.recording.lock().await;
+    Ok(session.mark_required_input(index, &name, &kind)?)
+}
+
+/// Removes the output field `name` (a price's currency field alone, when that is `name`).
+#[tauri::command]
+pub async fn draft_remove_output(
+    state: State<'_, AppState>,
+    name: String,
+) -> Result<DraftView, AppError> {
+    Ok(state.recording.lock().await.remove_output(&name)?)
+}
+
+/// Renames the output field `from` to `to`.
+#[tauri::command]
+pub async fn draft_rename_output(
+    state: State<'_, AppState>,
+    from: String,
+    to: String,
+) -> Result<DraftView, AppError> {
+    Ok(state.recording.lock().await.rename_output(&from, &to)?)
+}
+
+/// What is wrong with a tool name and version typed into the Save form, field by field.
+#[tauri::command]
+pub async fn draft_check_names(name: String, version: String) -> Vec<FieldProblem> {
+    check_name_and_version(&name, &version)
 }
 
 /// Turns pick number `pick` into the output field `name` of type `kind`.

@@ -23,6 +23,7 @@ fn generate(dir: &Path) {
     record::RecordEventView::export_all_to(dir).expect("RecordEventView");
     record::DraftView::export_all_to(dir).expect("DraftView");
     record::RecordStatusView::export_all_to(dir).expect("RecordStatusView");
+    record::FieldProblem::export_all_to(dir).expect("FieldProblem");
     browserflow_catalog::shop_view::ShopView::export_all_to(dir).expect("ShopView");
     record::OutputKindName::export_all_to(dir).expect("OutputKindName");
     model::ModelStatus::export_all_to(dir).expect("ModelStatus");

@@ -19,4 +19,9 @@ secret: boolean,
 /**
  * The step whose value it replaces.
  */
-step: number | null, };
+step: number | null, 
+/**
+ * Its default as JSON text (`"keyboard"`, `3`), when it has one: the value recorded, unless
+ * the input was made without.
+ */
+default: string | null, };

@@ -7,6 +7,7 @@ import type { AppPaths } from '../bindings/AppPaths';
 import type { DraftSuggestions } from '../bindings/DraftSuggestions';
 import type { DraftView } from '../bindings/DraftView';
 import type { ExportChoice } from '../bindings/ExportChoice';
+import type { FieldProblem } from '../bindings/FieldProblem';
 import type { FlowView } from '../bindings/FlowView';
 import type { LibraryItem } from '../bindings/LibraryItem';
 import type { ManifestView } from '../bindings/ManifestView';
@@ -24,7 +25,7 @@ import type { StepView } from '../bindings/StepView';
 import type { VerifyView } from '../bindings/VerifyView';
 
 export type {
-  AppError, DraftSuggestions, DraftView, FlowView, LibraryItem, ManifestView, ModelStatus, PickedView, PreviewResult,
+  AppError, DraftSuggestions, DraftView, FieldProblem, FlowView, LibraryItem, ManifestView, ModelStatus, PickedView, PreviewResult,
   RecordEventView, RecordStatusView, SelectorSuggestionView, ShopView, StepView, VerifyView,
 };
 
@@ -58,6 +59,10 @@ export const api = {
   recordStop: () => call<DraftView>('record_stop'),
   recordStatus: () => call<RecordStatusView>('record_status'),
   draftUndo: () => call<DraftView>('draft_undo'),
+  draftMarkRequiredInput: (index: number, name: string, kind: string) => call<DraftView>('draft_mark_required_input', { index, name, kind }),
+  draftRemoveOutput: (name: string) => call<DraftView>('draft_remove_output', { name }),
+  draftRenameOutput: (from: string, to: string) => call<DraftView>('draft_rename_output', { from, to }),
+  draftCheckNames: (name: string, version: string) => call<FieldProblem[]>('draft_check_names', { name, version }),
   draftRemoveStep: (index: number) => call<DraftView>('draft_remove_step', { index }),
   draftMoveStep: (from: number, to: number) => call<DraftView>('draft_move_step', { from, to }),
   draftMarkInput: (index: number, name: string, kind: string) => call<DraftView>('draft_mark_input', { index, name, kind }),

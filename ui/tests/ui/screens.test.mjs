@@ -586,3 +586,55 @@ test('preview: speaks the recorder’s language, ticks the running step, says sk
   assert.ok(okBox.y < timelineBox.y, 'the output sits above the steps');
   await page.close();
 });
+
+test('record: outputs are renamed and removed (a price’s currency too), an input may keep no default, name and version problems sit by their fields', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    const step = (i, kind, description) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: F.png });
+    window.__d ??= { start_url: 'http://x/', steps: [step(0, 'navigate', 'Open'), step(1, 'fill', 'Fill searchbox "Search"')], inputs: [], outputs: ['price', 'currency'], picks: [], can_undo: false };
+    const d = window.__d;
+    switch (cmd) {
+      case 'library_list': return [];
+      case 'record_status': return { phase: 'editing', draft: d };
+      case 'draft_mark_required_input': d.inputs.push({ name: args.name, kind: args.kind, secret: false, step: args.index, default: null }); return d;
+      case 'draft_mark_input': d.inputs.push({ name: args.name, kind: args.kind, secret: false, step: args.index, default: '"keyboard"' }); return d;
+      case 'draft_remove_output': d.outputs = d.outputs.filter((o) => o !== args.name); return d;
+      case 'draft_rename_output': d.outputs = d.outputs.map((o) => (o === args.from ? args.to : o)); return d;
+      case 'draft_check_names': return [
+        ...(/^[a-z][a-z0-9-]*$/.test(args.name) ? [] : [{ field: 'name', message: `\`${args.name}\` is not a valid tool name. Use lower-case letters, digits and dashes, like search-price.` }]),
+        ...(/^\d+\.\d+\.\d+$/.test(args.version) ? [] : [{ field: 'version', message: `\`${args.version}\` is not a version: write three numbers with dots, like 1.0.0 (or 2.1.0-beta.1).` }]),
+      ];
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { png: fx.png });
+  await page.locator('[data-nav="record"]').click();
+  // The currency a price brought is an output of its own, removable; outputs rename.
+  await page.locator('[data-remove-output="currency"]').click();
+  await page.locator('[data-output="currency"]').waitFor({ state: 'detached' });
+  await page.locator('[data-rename-output="price"]').fill('amount');
+  await page.locator('[data-rename-output="price"]').press('Enter');
+  await page.locator('[data-output="amount"]').waitFor();
+  assert.deepEqual((await calls(page, 'draft_rename_output')).map((c) => c.args), [{ from: 'price', to: 'amount' }]);
+
+  // An input made without the recorded default says so.
+  await page.locator('[data-mark-input="1"]').click();
+  await page.getByTestId('input-name').fill('query');
+  await page.getByTestId('input-keep-default').uncheck();
+  await page.getByTestId('input-ok').click();
+  await page.locator('li[data-rec-step="1"] .badge').waitFor();
+  assert.match(await page.locator('li[data-rec-step="1"] .badge').innerText(), /input query: string · no default/);
+  assert.equal((await calls(page, 'draft_mark_required_input')).length, 1);
+
+  // Problems with the name and version appear beside those fields, in words; Save waits.
+  await page.getByTestId('tool-name').fill('Search Price');
+  await page.getByTestId('tool-version').fill('1.2');
+  await page.getByTestId('version-problem').waitFor();
+  assert.match(await page.getByTestId('name-problem').innerText(), /not a valid tool name/);
+  assert.match(await page.getByTestId('version-problem').innerText(), /like 1\.0\.0/);
+  assert.equal(await page.getByTestId('save').isDisabled(), true);
+  await page.getByTestId('tool-name').fill('search-price');
+  await page.getByTestId('tool-version').fill('1.2.0');
+  await page.getByTestId('version-problem').waitFor({ state: 'detached' });
+  assert.equal(await page.getByTestId('name-problem').count(), 0);
+  assert.equal(await page.getByTestId('save').isDisabled(), false);
+  await page.close();
+});

@@ -244,6 +244,29 @@ impl RecordSession {
         self.edit(|draft| draft.mark_input(index, InputMark::typed(name.trim(), kind)))
     }
 
+    /// [`RecordSession::mark_input`] without a default: every call of the tool gives the
+    /// value (the one typed while recording is not kept).
+    pub fn mark_required_input(
+        &mut self,
+        index: usize,
+        name: &str,
+        kind: &str,
+    ) -> Result<DraftView, RecordViewError> {
+        let kind =
+            InputType::parse(kind).ok_or_else(|| RecordViewError::NotAnInputType(kind.into()))?;
+        self.edit(|draft| draft.mark_input(index, InputMark::required(name.trim(), kind)))
+    }
+
+    /// Removes the output field `name` (a price's currency field alone, if that is `name`).
+    pub fn remove_output(&mut self, name: &str) -> Result<DraftView, RecordViewError> {
+        self.edit(|draft| draft.remove_output(name))
+    }
+
+    /// Renames the output field `from` to `to`.
+    pub fn rename_output(&mut self, from: &str, to: &str) -> Result<DraftView, RecordViewError> {
+        self.edit(|draft| draft.rename_output(from, to.trim()))
+    }
+
     /// Turns pick number `pick` into the output field `name` of type `kind`.
     pub fn mark_output(
         &mut self,
@@ -311,6 +334,7 @@ impl RecordSession {
                     kind: i.kind.as_str().to_string(),
                     secret: i.secret,
                     step: step_using(draft, &i.name),
+                    default: i.default.as_ref().map(|d| d.to_string()),
                 })
                 .collect(),
             outputs: draft.output_fields(),
@@ -326,6 +350,42 @@ impl RecordSession {
             .map(|(i, p)| pick_view(i, p))
             .collect()
     }
+}
+
+/// What is wrong with a tool name and version typed into the Save form, field by field, in
+/// words (empty when both are fine): checked as the person types, before anything is saved.
+pub fn check_name_and_version(name: &str, version: &str) -> Vec<FieldProblem> {
+    let mut problems = Vec::new();
+    let name = name.trim();
+    if name.is_empty() {
+        problems.push(FieldProblem {
+            field: "name".into(),
+            message: "Give the tool a name, like search-price.".into(),
+        });
+    } else if let Err(e) = browserflow_contract::ToolName::parse(name) {
+        let why = e.0.first().map(|p| p.message.clone()).unwrap_or_default();
+        problems.push(FieldProblem {
+            field: "name".into(),
+            message: format!(
+                "{why}. Use lower-case letters, digits and dashes, like search-price."
+            ),
+        });
+    }
+    let version = version.trim();
+    if version.is_empty() {
+        problems.push(FieldProblem {
+            field: "version".into(),
+            message: "Give a version, like 1.0.0.".into(),
+        });
+    } else if semver::Version::parse(version).is_err() {
+        problems.push(FieldProblem {
+            field: "version".into(),
+            message: format!(
+                "`{version}` is not a version: write three numbers with dots, like 1.0.0 (or 2.1.0-beta.1)."
+            ),
+        });
+    }
+    problems
 }
 
 /// The address a recording starts at, as typed by a person: trimmed, with `http://` added when
@@ -510,6 +570,21 @@ mod tests {
             Err(e) => assert_eq!(e.code(), "bad_input", "{e}"),
             Ok(_) => panic!("started"),
         }
+    }
+
+    #[test]
+    fn name_and_version_problems_are_said_per_field_in_words() {
+        assert!(check_name_and_version("search-price", "1.2.0").is_empty());
+        let problems = check_name_and_version("Search Price", "1.2");
+        let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["name", "version"], "{problems:?}");
+        assert!(problems[1].message.contains("like 1.0.0"), "{problems:?}");
+        assert!(
+            !problems[1].message.contains("unexpected end"),
+            "{problems:?}"
+        );
+        let empty = check_name_and_version(" ", "");
+        assert_eq!(empty.len(), 2, "{empty:?}");
     }
 
     #[test]

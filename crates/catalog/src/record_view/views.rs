@@ -119,6 +119,19 @@ pub struct InputView {
     pub secret: bool,
     /// The step whose value it replaces.
     pub step: Option<usize>,
+    /// Its default as JSON text (`"keyboard"`, `3`), when it has one: the value recorded, unless
+    /// the input was made without.
+    pub default: Option<String>,
+}
+
+/// A problem with one field of the Save form, in words, for beside that field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FieldProblem {
+    /// `name` or `version`.
+    pub field: String,
+    /// What is wrong and how to write it.
+    pub message: String,
 }
 
 // What the Record screen offers: one of the step model's `OutputKind`s (`text` is

@@ -74,6 +74,9 @@ pub struct InputMark {
     /// A secret slot (password fields): no default, the value is never stored.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub secret: bool,
+    /// No default at all: every call must give a value (the recorded one is not kept).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
     /// What the slot is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -92,7 +95,16 @@ impl InputMark {
             kind,
             default: None,
             secret: false,
+            required: false,
             description: None,
+        }
+    }
+
+    /// A slot of `kind` with no default: each call gives its value.
+    pub fn required(name: impl Into<String>, kind: InputType) -> Self {
+        Self {
+            required: true,
+            ..Self::typed(name, kind)
         }
     }
 

@@ -219,6 +219,8 @@ impl Draft {
                 });
             }
             mark.default = None;
+        } else if mark.required {
+            mark.default = None;
         } else if mark.default.is_none() {
             let recorded_value = recorded
                 .recorded_value
@@ -246,6 +248,58 @@ impl Draft {
         self.inputs.retain(|i| used.contains(&i.name));
         self.inputs.push(mark);
         Ok(())
+    }
+
+    /// Removes the output field `name`: its extract step, or (for the currency read beside
+    /// a price) just that currency field.
+    pub fn remove_output(&mut self, name: &str) -> Result<(), RecordError> {
+        for (index, s) in self.steps.iter_mut().enumerate() {
+            if let Step::Extract(e) = &mut s.step {
+                if e.field == name {
+                    self.steps.remove(index);
+                    return Ok(());
+                }
+                if e.currency_field.as_deref() == Some(name) {
+                    e.currency_field = None;
+                    return Ok(());
+                }
+            }
+        }
+        Err(RecordError::Name(format!(
+            "there is no output named `{name}`"
+        )))
+    }
+
+    /// Renames the output field `from` to `to` (a currency field too).
+    pub fn rename_output(&mut self, from: &str, to: &str) -> Result<(), RecordError> {
+        if from == to {
+            return Ok(());
+        }
+        if !valid_name(to) {
+            return Err(RecordError::Name(format!(
+                "`{to}` is not a valid output name (use letters, digits, `_` or `-`, starting with a letter)"
+            )));
+        }
+        if self.output_fields().iter().any(|f| f == to) {
+            return Err(RecordError::Name(format!(
+                "there is already an output named `{to}`"
+            )));
+        }
+        for s in &mut self.steps {
+            if let Step::Extract(e) = &mut s.step {
+                if e.field == from {
+                    e.field = to.to_string();
+                    return Ok(());
+                }
+                if e.currency_field.as_deref() == Some(from) {
+                    e.currency_field = Some(to.to_string());
+                    return Ok(());
+                }
+            }
+        }
+        Err(RecordError::Name(format!(
+            "there is no output named `{from}`"
+        )))
     }
 
     /// Adds an output: an extract step at `mark.position` (the end by default), preceded by a
@@ -568,6 +622,41 @@ mod tests {
             tool.contract.to_json()["capabilities"],
             json!(["browser", "secrets"])
         );
+    }
+
+    #[test]
+    fn a_required_input_keeps_no_default() {
+        let mut d = draft();
+        d.mark_input(0, InputMark::required("query", InputType::String))
+            .unwrap();
+        let tool = d.into_tool_file("t", "1.0.0", None).unwrap();
+        let inputs = tool.contract.to_json()["inputs"].clone();
+        assert_eq!(inputs[1]["name"], "query");
+        assert!(inputs[1]["schema"].get("default").is_none(), "{inputs}");
+    }
+
+    #[test]
+    fn outputs_are_renamed_and_removed_and_a_currency_goes_alone() {
+        let mut d = draft();
+        let mut price = OutputMark::css("price", "#p", OutputKind::Number);
+        price.currency_field = Some("currency".into());
+        d.mark_output(price).unwrap();
+        d.mark_output(OutputMark::css("name", "#n", OutputKind::String))
+            .unwrap();
+        assert_eq!(d.output_fields(), ["price", "currency", "name"]);
+        d.rename_output("name", "title").unwrap();
+        let err = d.rename_output("title", "price").unwrap_err();
+        assert!(err.to_string().contains("already an output"), "{err}");
+        let err = d.rename_output("title", "9").unwrap_err();
+        assert!(err.to_string().contains("not a valid output name"), "{err}");
+        d.remove_output("currency").unwrap();
+        assert_eq!(d.output_fields(), ["price", "title"]);
+        let steps = d.steps.len();
+        d.remove_output("price").unwrap();
+        assert_eq!(d.steps.len(), steps - 1);
+        assert_eq!(d.output_fields(), ["title"]);
+        let err = d.remove_output("price").unwrap_err();
+        assert!(err.to_string().contains("no output named"), "{err}");
     }
 
     #[test]
