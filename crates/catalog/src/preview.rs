@@ -287,8 +287,9 @@ pub async fn run_preview_in(
 fn call_dir_of(runs_dir: &Path, file: &ToolFile, run_id: &str) -> PathBuf {
     browserflow_replay::run_dir::call_dir(
         runs_dir,
+        run_id,
+        crate::run_tool::STEP_ID,
         &file.contract.reference(),
-        &browserflow_rider::idempotency_key(run_id, crate::run_tool::STEP_ID),
     )
 }
 

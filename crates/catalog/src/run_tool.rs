@@ -231,7 +231,7 @@ pub async fn run_tool(
         options
             .run_dir
             .as_ref()
-            .map(|dir| call_dir(dir, &reference, &idempotency_key(run_id, STEP_ID)))
+            .map(|dir| call_dir(dir, run_id, STEP_ID, &reference))
     };
     match outcome {
         Ok(outcome) => {

@@ -189,7 +189,12 @@ fn keep_failure(args: &RunArgs, file: &browserflow_steps::ToolFile, error: &RunT
         .map(|journal| browserflow_catalog::runs_folder(&journal))
         .unwrap_or_else(|_| std::env::temp_dir().join("bflow-runs"));
     let run_id = failure.run_id.as_deref().unwrap_or("run");
-    let dir = browserflow_replay::run_dir::call_dir(&root, &file.contract.reference(), run_id);
+    let dir = browserflow_replay::run_dir::call_dir(
+        &root,
+        run_id,
+        browserflow_catalog::run_tool::STEP_ID,
+        &file.contract.reference(),
+    );
     // The report and the message were redacted when they were kept; nothing more to hide.
     let written = browserflow_replay::run_dir::write(
         &dir,

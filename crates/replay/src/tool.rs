@@ -412,8 +412,9 @@ impl Tool for BrowserTool {
         let run_dir = ctx.env().get(RUN_DIR_ENV).map(|dir| {
             run_dir::call_dir(
                 std::path::Path::new(dir),
+                ctx.run_id(),
+                ctx.step_id(),
                 &self.file.contract.reference(),
-                ctx.idempotency_key(),
             )
         });
         let options = ReplayOptions {

@@ -188,6 +188,32 @@ fn posts_once_under_the_threshold_and_never_over_it() {
     );
     let log = stderr(&under);
     assert!(log.contains("notify succeeded"), "{log}");
+    // The browser step's screenshots and report are in the run's own folder, beside the
+    // invocation that resumes it.
+    let run_folder = Path::new(&setup.journal())
+        .parent()
+        .unwrap()
+        .join("runs")
+        .join(result["run_id"].as_str().unwrap());
+    assert!(
+        run_folder.join("invocation.json").is_file(),
+        "{}",
+        run_folder.display()
+    );
+    let step_folder = run_folder.join("search-search-price@1.2.0");
+    assert!(
+        step_folder.join("report.json").is_file(),
+        "{}",
+        step_folder.display()
+    );
+    assert!(
+        std::fs::read_dir(&step_folder)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".png")),
+        "the step's screenshots: {}",
+        step_folder.display()
+    );
 
     let over = setup.run("50");
     let result = output_of(&over);

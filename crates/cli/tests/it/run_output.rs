@@ -76,10 +76,12 @@ fn steps_are_said_as_they_finish_and_a_fallback_is_a_warning() {
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
+    // `DIR/<run id>/run-<tool>/report.json`.
     let report = std::fs::read_dir(&shots)
         .unwrap()
         .flatten()
-        .map(|e| e.path().join("report.json"))
+        .flat_map(|run| std::fs::read_dir(run.path()).unwrap().flatten())
+        .map(|call| call.path().join("report.json"))
         .find(|p| p.is_file())
         .expect("a report.json");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
