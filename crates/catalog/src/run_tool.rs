@@ -20,10 +20,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use browserflow_contract::ToolContract;
 use browserflow_flow::{FlowSpec, compile};
 use browserflow_rider::{
-    EnvSecrets, Journal, Redactor, Rider, RiderOptions, RunFailure, SecretsProvider, ToolRegistry,
-    idempotency_key, parse_input_args,
+    EnvSecrets, InputArgError, Journal, Redactor, Rider, RiderOptions, RunFailure, SecretsProvider,
+    ToolRegistry, idempotency_key, parse_input_args,
 };
 use serde_json::{Value, json};
 
@@ -57,8 +58,9 @@ pub enum RunToolError {
     /// The tool was not found, or its file does not load.
     #[error(transparent)]
     Lookup(#[from] crate::LookupError),
-    /// An `--input` argument is malformed, unknown or duplicated.
-    #[error("--input: {0}")]
+    /// An `--input` argument is malformed, unknown or duplicated, or a required input is
+    /// missing.
+    #[error("{0}")]
     Input(String),
     /// The one-step flow could not be built (a contract the flow compiler refuses).
     #[error("could not prepare the run: {0}")]
@@ -147,6 +149,25 @@ impl RunToolOptions {
     }
 }
 
+/// An `--input` problem in the tool's words: it is the tool's inputs the person gives.
+fn tool_input_error(contract: &ToolContract, error: &InputArgError) -> RunToolError {
+    let message = match error {
+        InputArgError::Unknown { name, known } => {
+            let known = if known.is_empty() {
+                "none"
+            } else {
+                known.as_str()
+            };
+            format!(
+                "`--input {name}=…`: the tool `{}` has no input `{name}` (its inputs: {known})",
+                contract.reference()
+            )
+        }
+        other => other.to_string(),
+    };
+    RunToolError::Input(message)
+}
+
 /// A single tool's failure in the tool's words: the one-step flow it ran in is an internal
 /// detail (`step `run`: …`), so only the tool, what went wrong and how often it was tried.
 fn tool_run_message(failure: &RunFailure) -> String {
@@ -199,7 +220,28 @@ pub async fn run_tool(
         .contract_registry()
         .map_err(|e| RunToolError::Prepare(e.to_string()))?;
     let plan = compile(&spec, &contracts).map_err(|e| RunToolError::Prepare(e.to_string()))?;
-    let bound = parse_input_args(&plan, inputs).map_err(|e| RunToolError::Input(e.to_string()))?;
+    let bound = parse_input_args(&plan, inputs).map_err(|e| tool_input_error(&contract, &e))?;
+    // Said in the tool's terms before anything starts (the Rider would call it a flow input).
+    let missing: Vec<String> = contract
+        .inputs()
+        .iter()
+        .filter(|i| i.schema.default.is_none() && !bound.contains_key(&i.name))
+        .map(|i| {
+            let how = if i.secret {
+                format!("--input {}=secret.NAME", i.name)
+            } else {
+                format!("--input {}=…", i.name)
+            };
+            format!("`{}` ({}; give it with {how})", i.name, i.schema.describe())
+        })
+        .collect();
+    if !missing.is_empty() {
+        return Err(RunToolError::Input(format!(
+            "`{reference}` needs the tool input{} {}",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", ")
+        )));
+    }
     crate::check_secrets(options.secrets.clone(), &plan, &bound)
         .map_err(|missing| RunToolError::Setup(crate::SetupError::MissingSecrets(missing)))?;
 

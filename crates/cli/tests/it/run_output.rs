@@ -149,3 +149,35 @@ fn a_failing_run_says_its_passed_steps_and_keeps_a_run_folder_with_the_failing_p
         .collect();
     assert!(!pngs.is_empty(), "the failing page's screenshot is kept");
 }
+
+#[test]
+fn a_tools_inputs_are_called_tool_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = edited_tool(dir.path(), |t| {
+        t["contract"]["inputs"][0]["schema"]
+            .as_object_mut()
+            .unwrap()
+            .remove("default");
+    });
+    let missing = run_with(dir.path(), &["run", &tool]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains(
+            "`edited@1.2.0` needs the tool input `query` (string; give it with --input query=…)"
+        ) || stderr(&missing).contains("needs the tool input `query`"),
+        "{}",
+        stderr(&missing)
+    );
+    assert!(
+        !stderr(&missing).contains("flow input"),
+        "{}",
+        stderr(&missing)
+    );
+    let unknown = run_with(dir.path(), &["run", &tool, "--input", "qury=x"]);
+    assert!(
+        stderr(&unknown).contains("has no input `qury` (its inputs: query)")
+            && stderr(&unknown).contains("the tool `"),
+        "{}",
+        stderr(&unknown)
+    );
+}
