@@ -163,8 +163,8 @@ fn a_tools_inputs_are_called_tool_inputs() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(
         stderr(&missing).contains(
-            "`edited@1.2.0` needs the tool input `query` (string; give it with --input query=…)"
-        ) || stderr(&missing).contains("needs the tool input `query`"),
+            "`search-price@1.2.0` needs the tool input `query` (string; give it with --input query=…)"
+        ),
         "{}",
         stderr(&missing)
     );
