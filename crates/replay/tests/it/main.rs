@@ -10,6 +10,7 @@ mod failures;
 mod files;
 mod frames;
 mod journey;
+mod late_subresources;
 mod pages;
 mod selectors;
 mod support;
