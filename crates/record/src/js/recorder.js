@@ -1,5 +1,6 @@
 // The recorder, injected into an isolated world of every frame (present and future). It listens
-// to trusted input only, lifts clicks to the nearest interactive element, and describes each
+// to trusted input only, follows each press to its click (the click targets what was pressed),
+// lifts clicks to the nearest interactive element, and describes each
 // target with selector candidates, each checked in the live page by the replayer's own resolver
 // (resolve.js with roles.js, inserted below): how many elements it matches and whether the target
 // is one of them. Events go to the recorder through the `__bflow_record` binding as JSON.
@@ -266,10 +267,44 @@
     window.addEventListener(type, swallow, true);
   }
 
+  // The gesture model: a press (pointerdown) → release → click is one gesture, and the click
+  // step targets the element PRESSED. A widget that opens on the press may put a backdrop
+  // under the pointer; the release then lands on it, and the click's own target is the common
+  // ancestor of the two (often `body`). What a hover revealed is read at the press, before the
+  // press's own effects show or hide anything; later hovers start afresh.
+  let press = null;
+  const composedContains = (ancestor, node) => {
+    for (let n = node; n; n = composedParent(n)) if (n === ancestor) return true;
+    return false;
+  };
+  window.addEventListener('pointerdown', (e) => {
+    if (!e.isTrusted || picking || e.button !== 0) return;
+    const raw = deepTarget(e);
+    if (!raw) { press = null; return; }
+    const el = lift(raw);
+    press = { raw, el, hover: revealedBy(el) };
+    hoverHistory.length = 0;
+  }, true);
+  // What the press showed (a menu, its backdrop) was shown by the press, not by a hover: the
+  // hover history starts again from what is hidden once the press's handlers ran.
+  window.addEventListener('pointerup', (e) => {
+    if (!e.isTrusted || picking || e.button !== 0) return;
+    hoverHistory.length = 0;
+    hoverChain = [];
+    hiddenBefore = hiddenNow();
+  }, true);
+
   window.addEventListener('click', (e) => {
     if (!e.isTrusted) return;
-    const raw = deepTarget(e);
-    if (!raw) return;
+    const clicked = deepTarget(e);
+    if (!clicked) return;
+    const pressed = press;
+    press = null;
+    // The click ends the gesture its press began when its target holds the pressed element
+    // (the same element, or the common ancestor of press and release). A click without that
+    // press (a label's click on its control, Enter's click on a submit button) is its own.
+    const ofPress = pressed && composedContains(clicked, pressed.raw);
+    const raw = ofPress ? pressed.raw : clicked;
     if (picking) {
       e.preventDefault();
       e.stopImmediatePropagation();
@@ -280,13 +315,13 @@
     if (e.button !== 0 || e.detail > 1) return;
     // Enter in a form clicks its submit button (implicit submission): the key press is the step.
     if (e.detail === 0 && performance.now() - enterPressedAt < 1000) return;
-    const el = lift(raw);
+    const el = ofPress ? pressed.el : lift(raw);
     // A click on a label also clicks its control: record the label click only.
     if (labelClick && labelClick.control === el) { labelClick = null; return; }
     labelClick = el instanceof HTMLLabelElement && el.control ? { control: el.control } : null;
     if (labelClick) setTimeout(() => { labelClick = null; }, 0);
     flushScrolls();
-    const hover = revealedBy(el);
+    const hover = ofPress ? pressed.hover : revealedBy(el);
     // Announced at once: a download or file chooser it starts may be reported before the
     // click's description is ready.
     send({ type: 'clicking' });

@@ -5,6 +5,7 @@
 mod driver;
 mod effects;
 mod frames;
+mod gestures;
 mod journeys;
 mod live;
 mod model;
