@@ -346,6 +346,7 @@
     if (!e.isTrusted) return;
     const el = deepTarget(e);
     if (!el || el instanceof HTMLSelectElement || !editable(el)) return;
+    if (el === keyTarget) return;
     flushScrolls();
     emit(async () => {
       const target = await targetInfo(el);
@@ -364,6 +365,38 @@
   }, true);
 
   const EDITING_SHORTCUTS = new Set(['a', 'c', 'v', 'x', 'z', 'y']);
+  // Keys that change state: recorded whenever focus is on a widget they drive, or (outside
+  // text editing) whenever they changed the focus, a value or an ARIA state.
+  const STATE_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End',
+    'PageUp', 'PageDown', ' ', 'Backspace', 'Delete']);
+  const WIDGET_ROLES = new Set(['combobox', 'listbox', 'option', 'menu', 'menubar', 'menuitem',
+    'menuitemcheckbox', 'menuitemradio', 'slider', 'spinbutton', 'tab', 'tablist', 'grid', 'gridcell',
+    'tree', 'treeitem', 'treegrid', 'radio', 'radiogroup', 'checkbox', 'switch']);
+  const WIDGET_KEYS_IN_TEXT = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown']);
+  const NON_TEXT_TYPES = new Set(['range', 'color', 'date', 'time', 'datetime-local', 'month', 'week']);
+  const textEditing = (el) => (el instanceof HTMLInputElement && TEXT_TYPES.has(el.type) && !NON_TEXT_TYPES.has(el.type))
+    || el instanceof HTMLTextAreaElement || el.isContentEditable;
+  const NATIVE_SPACE_CLICKS = (el) => el instanceof HTMLButtonElement || el instanceof HTMLSummaryElement
+    || (el instanceof HTMLInputElement && ['checkbox', 'radio', 'button', 'submit', 'reset'].includes(el.type));
+  const widgetOf = (el) => {
+    for (let n = el, depth = 0; n && depth < 6; n = composedParent(n), depth++) {
+      if (n.nodeType === 1 && WIDGET_ROLES.has(roleOf(n))) return n;
+    }
+    return null;
+  };
+  const ARIA_STATES = ['aria-valuenow', 'aria-checked', 'aria-selected', 'aria-expanded', 'aria-pressed',
+    'aria-activedescendant'];
+  const deepActive = () => {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  };
+  const stateOf = (el) => JSON.stringify([tokenOf(deepActive() || document.body),
+    'value' in el ? String(el.value) : null, el.checked === undefined ? null : el.checked,
+    ARIA_STATES.map((a) => el.getAttribute(a))]);
+  // The `input` a recorded key causes (a range input's value) is the key's, not a fill.
+  let keyTarget = null;
+  const keyDriven = (el) => { keyTarget = el; setTimeout(() => { if (keyTarget === el) keyTarget = null; }, 0); };
   window.addEventListener('keydown', (e) => {
     if (!e.isTrusted || e.isComposing) return;
     // Chromium delivers the key down and its character (whose default action submits the
@@ -376,12 +409,39 @@
     if (e.shiftKey) modifiers.push('shift');
     const special = ['Enter', 'Tab', 'Escape'].includes(e.key);
     const shortcut = (e.ctrlKey || e.metaKey || e.altKey) && !['Control', 'Meta', 'Alt', 'Shift'].includes(e.key);
-    if (!special && !shortcut) return;
     const el = deepTarget(e);
-    if (shortcut && !special && el && editable(el) && EDITING_SHORTCUTS.has(e.key.toLowerCase())) return;
     const onBody = !el || el === document.body || el === document.documentElement;
-    flushScrolls();
-    emit(async () => ({ type: 'key', key: e.key, modifiers, target: onBody ? null : await targetInfo(el) }));
+    const key = (watch) => {
+      flushScrolls();
+      emit(async () => {
+        // A key recorded because of what it changed: known once its handlers and default
+        // action ran (the chain keeps later events behind it).
+        if (watch && !(await watch())) return null;
+        return { type: 'key', key: e.key, modifiers, target: onBody ? null : await targetInfo(el) };
+      });
+    };
+    if (special || shortcut) {
+      if (shortcut && !special && el && editable(el) && EDITING_SHORTCUTS.has(e.key.toLowerCase())) return;
+      key(null);
+      return;
+    }
+    if (!STATE_KEYS.has(e.key) || !el) return;
+    const widget = widgetOf(el);
+    if (textEditing(el)) {
+      // In a text field the keys edit the text (one `fill`), except those that move through
+      // the options of the combobox or spinbutton it is.
+      if (!widget || !WIDGET_KEYS_IN_TEXT.has(e.key)) return;
+      keyDriven(el);
+      key(null);
+      return;
+    }
+    // Space on a native control clicks it: the click is the step.
+    if (e.key === ' ' && NATIVE_SPACE_CLICKS(el)) return;
+    keyDriven(el);
+    if (widget) { key(null); return; }
+    // Elsewhere: recorded when the key changed the focus, a value or an ARIA state.
+    const before = stateOf(el);
+    key(() => new Promise((resolve) => setTimeout(() => resolve(stateOf(el) !== before), 0)));
   }, true);
 
   window.addEventListener('mouseover', (e) => {

@@ -7,5 +7,6 @@ mod effects;
 mod frames;
 mod gestures;
 mod journeys;
+mod keys;
 mod live;
 mod model;

@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::record::driver::*;
 use crate::support::Harness;
 
-fn widgets() -> FixtureServer {
+pub(crate) fn widgets() -> FixtureServer {
     let dir =
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/widgets");
     FixtureServer::serve_files(read_dir_files(&dir).expect("widget fixtures read"))
