@@ -273,6 +273,15 @@
   // ancestor of the two (often `body`). What a hover revealed is read at the press, before the
   // press's own effects show or hide anything; later hovers start afresh.
   let press = null;
+  const deepElementFromPoint = (x, y) => {
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  };
   const composedContains = (ancestor, node) => {
     for (let n = node; n; n = composedParent(n)) if (n === ancestor) return true;
     return false;
@@ -282,13 +291,42 @@
     const raw = deepTarget(e);
     if (!raw) { press = null; return; }
     const el = lift(raw);
-    press = { raw, el, hover: revealedBy(el) };
+    const r = el.getBoundingClientRect();
+    press = { raw, el, hover: revealedBy(el), x: e.clientX, y: e.clientY,
+      offset: { x: e.clientX - r.left, y: e.clientY - r.top }, moved: false, dragged: false };
     hoverHistory.length = 0;
+  }, true);
+  // A press whose pointer then travels further than a click's jitter is a drag.
+  const DRAG_DISTANCE = 5;
+  window.addEventListener('pointermove', (e) => {
+    if (!e.isTrusted || !press || !(e.buttons & 1)) return;
+    if (Math.hypot(e.clientX - press.x, e.clientY - press.y) > DRAG_DISTANCE) press.moved = true;
   }, true);
   // What the press showed (a menu, its backdrop) was shown by the press, not by a hover: the
   // hover history starts again from what is hidden once the press's handlers ran.
   window.addEventListener('pointerup', (e) => {
     if (!e.isTrusted || picking || e.button !== 0) return;
+    if (press && press.moved && !press.dragged) {
+      // The release: over another element (a drop target) or wherever the move ended (a
+      // slider's thumb follows the pointer, or the pointer is captured by it).
+      press.dragged = true;
+      const p = press;
+      const by = { x: e.clientX - p.x, y: e.clientY - p.y };
+      const under = deepElementFromPoint(e.clientX, e.clientY);
+      const over = under && lift(under);
+      const onto = over && over.matches && over.matches(INTERACTIVE) && !composedContains(p.el, over)
+        && !composedContains(over, p.el) ? over : null;
+      flushScrolls();
+      emit(async () => {
+        const payload = { type: 'drag', target: await targetInfo(p.el), offset: p.offset, by };
+        if (onto) {
+          const r = onto.getBoundingClientRect();
+          payload.drop = await targetInfo(onto);
+          payload.dropOffset = { x: e.clientX - r.left, y: e.clientY - r.top };
+        }
+        return payload;
+      });
+    }
     hoverHistory.length = 0;
     hoverChain = [];
     hiddenBefore = hiddenNow();
@@ -300,6 +338,8 @@
     if (!clicked) return;
     const pressed = press;
     press = null;
+    // The click that ends a drag is part of the drag.
+    if (pressed && pressed.dragged) return;
     // The click ends the gesture its press began when its target holds the pressed element
     // (the same element, or the common ancestor of press and release). A click without that
     // press (a label's click on its control, Enter's click on a submit button) is its own.
@@ -347,6 +387,7 @@
     const el = deepTarget(e);
     if (!el || el instanceof HTMLSelectElement || !editable(el)) return;
     if (el === keyTarget) return;
+    if (press && press.moved && composedContains(press.el, el) && !textEditing(el)) return;
     flushScrolls();
     emit(async () => {
       const target = await targetInfo(el);
