@@ -302,8 +302,9 @@
     if (!e.isTrusted || !press || !(e.buttons & 1)) return;
     if (Math.hypot(e.clientX - press.x, e.clientY - press.y) > DRAG_DISTANCE) press.moved = true;
   }, true);
-  // What the press showed (a menu, its backdrop) was shown by the press, not by a hover: the
-  // hover history starts again from what is hidden once the press's handlers ran.
+  // The release ends a drag (a press moved further than a click's jitter); either way, what
+  // the press showed (a menu, its backdrop) was shown by the press, not by a hover: the hover
+  // history starts again from what is hidden once the press's handlers ran.
   window.addEventListener('pointerup', (e) => {
     if (!e.isTrusted || picking || e.button !== 0) return;
     if (press && press.moved && !press.dragged) {
@@ -342,8 +343,8 @@
     if (pressed && pressed.dragged) return;
     // The click ends the gesture its press began when its target holds the pressed element
     // (the same element, or the common ancestor of press and release). A click without that
-    // press (a label's click on its control, Enter's click on a submit button) is its own.
-    const ofPress = pressed && composedContains(clicked, pressed.raw);
+    // press (a label's click on its control, a key's click: detail 0) is its own.
+    const ofPress = pressed && e.detail > 0 && composedContains(clicked, pressed.raw);
     const raw = ofPress ? pressed.raw : clicked;
     if (picking) {
       e.preventDefault();
@@ -417,7 +418,7 @@
   const NON_TEXT_TYPES = new Set(['range', 'color', 'date', 'time', 'datetime-local', 'month', 'week']);
   const textEditing = (el) => (el instanceof HTMLInputElement && TEXT_TYPES.has(el.type) && !NON_TEXT_TYPES.has(el.type))
     || el instanceof HTMLTextAreaElement || el.isContentEditable;
-  const NATIVE_SPACE_CLICKS = (el) => el instanceof HTMLButtonElement || el instanceof HTMLSummaryElement
+  const spaceClicks = (el) => el instanceof HTMLButtonElement || el instanceof HTMLSummaryElement
     || (el instanceof HTMLInputElement && ['checkbox', 'radio', 'button', 'submit', 'reset'].includes(el.type));
   const widgetOf = (el) => {
     for (let n = el, depth = 0; n && depth < 6; n = composedParent(n), depth++) {
@@ -477,7 +478,7 @@
       return;
     }
     // Space on a native control clicks it: the click is the step.
-    if (e.key === ' ' && NATIVE_SPACE_CLICKS(el)) return;
+    if (e.key === ' ' && spaceClicks(el)) return;
     keyDriven(el);
     if (widget) { key(null); return; }
     // Elsewhere: recorded when the key changed the focus, a value or an ARIA state.
