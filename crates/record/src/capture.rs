@@ -20,9 +20,9 @@ use super::selectors::{
 use super::{FileChooserRequest, MAIN_PAGE, PickedElement, RecordEvent, RecordedStep};
 use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{
-    ClickStep, ExpectedNavigation, FillStep, HandleDialogStep, KeyPressStep, Modifier, MouseButton,
-    NavigateStep, Selector, SelectorCandidate, SelectorKind, SetViewportStep, Step, SwitchPageStep,
-    WaitForElementStep, web_origin,
+    ClickStep, DragStep, ExpectedNavigation, FillStep, HandleDialogStep, KeyPressStep, Modifier,
+    MouseButton, NavigateStep, Offset, PointerMove, Selector, SelectorCandidate, SelectorKind,
+    SetViewportStep, Step, SwitchPageStep, WaitForElementStep, web_origin,
 };
 use effects::{PendingChooser, PendingDownload, PendingScroll};
 
@@ -94,6 +94,16 @@ struct Payload {
     /// Files put into a file input directly: their names.
     #[serde(default)]
     names: Vec<String>,
+    /// Drags: where the element was pressed (relative to it), how far the pointer moved, and
+    /// the element released over when it is another one (then where on it).
+    #[serde(default)]
+    offset: Option<Offset>,
+    #[serde(default)]
+    by: Option<PointerMove>,
+    #[serde(default)]
+    drop: Option<Target>,
+    #[serde(default, rename = "dropOffset")]
+    drop_offset: Option<Offset>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -460,6 +470,13 @@ impl Builder {
                     return vec![self.updated(i)];
                 }
                 self.click(page, &payload, &target, sel, 2)
+            }
+            "drag" => {
+                let drop = payload.drop.as_ref().and_then(|d| {
+                    let candidates = rank(d.candidates.clone());
+                    (!candidates.is_empty()).then(|| (d.clone(), selector(candidates, frame)))
+                });
+                self.drag(page, &payload, &target, sel, drop)
             }
             "input" | "select" => self.fill(page, &payload, &target, sel),
             "key" => self.key(page, &payload, Some((&target, sel)), frames),

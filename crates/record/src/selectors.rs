@@ -89,6 +89,7 @@ pub(crate) fn selector_mut(step: &mut Step) -> Option<&mut Selector> {
         Step::Fill(s) => Some(&mut s.selector),
         Step::KeyPress(s) => s.selector.as_mut(),
         Step::Hover(s) => Some(&mut s.selector),
+        Step::Drag(s) => Some(&mut s.selector),
         Step::Scroll(s) => s.selector.as_mut(),
         Step::WaitForElement(s) => Some(&mut s.selector),
         Step::Extract(s) => Some(&mut s.selector),

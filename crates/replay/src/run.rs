@@ -229,6 +229,7 @@ impl<'a> Run<'a> {
             Step::Fill(s) => self.fill(&page, s, shown).await,
             Step::KeyPress(s) => self.key_press(&page, s, shown).await,
             Step::Hover(s) => self.hover(&page, s, shown).await,
+            Step::Drag(s) => self.drag(&page, s, shown).await,
             Step::Scroll(s) => self.scroll(&page, s, shown).await,
             Step::SetViewport(s) => self.set_viewport(&page, s).await,
             Step::WaitForElement(s) => self.wait_for_element(&page, s, shown).await,

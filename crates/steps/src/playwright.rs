@@ -215,6 +215,30 @@ fn step_code(step: &Step) -> String {
                 .map(|o| format!("{{ position: {{ x: {}, y: {} }} }}", o.x, o.y))
                 .unwrap_or_default()
         ),
+        Step::Drag(s) => {
+            let at = |offset: Option<crate::Offset>, b: &str| match offset {
+                Some(o) => format!("{b}.x + {}, {b}.y + {}", o.x, o.y),
+                None => format!("{b}.x + {b}.width / 2, {b}.y + {b}.height / 2"),
+            };
+            let release = match &s.target {
+                Some(target) => format!(
+                    "const to = await (await find(page, {}, {})).boundingBox(); await page.mouse.move({}, {{ steps: 10 }});",
+                    selector_js(target),
+                    timeout_js(s.timeout_ms),
+                    at(s.target_offset, "to")
+                ),
+                None => format!(
+                    "await page.mouse.move(x + {}, y + {}, {{ steps: 10 }});",
+                    s.by.x, s.by.y
+                ),
+            };
+            format!(
+                "  {{ const from = await (await find(page, {}, {})).boundingBox(); const [x, y] = [{}]; await page.mouse.move(x, y); await page.mouse.down(); {release} await page.mouse.up(); }}\n",
+                selector_js(&s.selector),
+                timeout_js(s.timeout_ms),
+                at(s.offset, "from")
+            )
+        }
         Step::Scroll(s) => match &s.selector {
             Some(selector) => format!(
                 "  await (await find(page, {}, {})).evaluate((el, [x, y]) => {{ el.scrollLeft = x; el.scrollTop = y; }}, [{}, {}]);\n",

@@ -24,6 +24,9 @@ pub enum Step {
     KeyPress(KeyPressStep),
     /// Move the mouse over an element.
     Hover(HoverStep),
+    /// Press an element, move the pointer with the button held, and release: a slider's thumb
+    /// dragged along its track, an item dropped on another element.
+    Drag(DragStep),
     /// Scroll the window or an element to a position.
     Scroll(ScrollStep),
     /// Set the viewport size.
@@ -187,6 +190,43 @@ pub struct HoverStep {
     /// Overrides the per-candidate wait budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+}
+
+/// See [`Step::Drag`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DragStep {
+    /// What the step is for, shown in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The element pressed.
+    pub selector: Selector,
+    /// Where it was pressed, relative to the element; its centre when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Offset>,
+    /// How far the pointer moved from the press to the release, in CSS pixels: where the
+    /// release goes when there is no `target` (a slider's thumb moved along its track).
+    pub by: PointerMove,
+    /// The element released over, when it is another element than the one pressed (a drop
+    /// target): the release goes to it, wherever it is on replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Selector>,
+    /// Where the release was, relative to `target`; its centre when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_offset: Option<Offset>,
+    /// Overrides the per-candidate wait budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// A relative pointer move, in CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointerMove {
+    /// Pixels to the right (negative: to the left).
+    pub x: f64,
+    /// Pixels down (negative: up).
+    pub y: f64,
 }
 
 /// See [`Step::Scroll`].

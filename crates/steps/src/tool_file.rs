@@ -11,9 +11,9 @@ use serde_json::{Map, Value};
 
 use crate::Step;
 use crate::step::{
-    AssertStep, ClickStep, ClosePageStep, DownloadStep, ExtractStep, FillStep, HandleDialogStep,
-    HoverStep, KeyPressStep, NavigateStep, ScrollStep, SetViewportStep, SwitchPageStep, UploadStep,
-    WaitForElementStep, WaitForExpressionStep,
+    AssertStep, ClickStep, ClosePageStep, DownloadStep, DragStep, ExtractStep, FillStep,
+    HandleDialogStep, HoverStep, KeyPressStep, NavigateStep, ScrollStep, SetViewportStep,
+    SwitchPageStep, UploadStep, WaitForElementStep, WaitForExpressionStep,
 };
 
 mod located;
@@ -328,6 +328,7 @@ fn locate_in_variant(tag: &str, object: &Map<String, Value>, at: &str) -> Option
         "close_page" => every_problem::<ClosePageStep>(fields, at),
         "download" => every_problem::<DownloadStep>(fields, at),
         "upload" => every_problem::<UploadStep>(fields, at),
+        "drag" => every_problem::<DragStep>(fields, at),
         _ => return None,
     };
     Some(problems)
@@ -354,6 +355,7 @@ const LOCATED_TYPES: &[&str] = &[
     "close_page",
     "download",
     "upload",
+    "drag",
 ];
 
 /// serde stops at the first error; to find the next one, the offending member is taken out

@@ -74,6 +74,14 @@ pub enum PageEventKind {
         /// The document came back from the back/forward cache (no new load).
         from_back_forward_cache: bool,
     },
+    /// A navigation of the frame is under way (`Page.frameStartedNavigating`), named by the
+    /// loader of the document it will commit (for a same-document one, the current loader).
+    NavigationStarted {
+        frame_id: String,
+        loader_id: String,
+        url: String,
+        same_document: bool,
+    },
     /// A fragment or `history` navigation (`Page.navigatedWithinDocument`).
     NavigatedWithinDocument { frame_id: String, url: String },
     /// The frame's document fired `DOMContentLoaded`.

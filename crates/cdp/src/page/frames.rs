@@ -2,6 +2,8 @@
 //! which session owns a frame, seeding from `Page.getFrameTree`, and where a point of a child
 //! frame is in the main frame's viewport.
 
+use std::collections::VecDeque;
+
 use serde_json::{Value, json};
 
 use super::{EvalError, Page, Shared};
@@ -13,14 +15,29 @@ pub struct FrameState {
     pub parent: Option<String>,
     pub url: String,
     pub name: String,
+    /// The loader of the document the frame shows (the last one committed).
     pub loader_id: String,
-    /// Lifecycle events (`DOMContentLoaded`, `load`, …) seen for `loader_id`.
+    /// Lifecycle events (`DOMContentLoaded`, `load`, …) seen for `loader_id`; a late event
+    /// of an earlier document is not one of them.
     pub lifecycle: Vec<String>,
     pub loading: bool,
+    /// Navigations of this tab the page asked for (`Page.frameRequestedNavigation`).
     pub requested: u64,
-    pub started: u64,
-    pub stopped: u64,
-    pub committed: u64,
+    /// The loader of the last cross-document navigation that started
+    /// (`Page.frameStartedNavigating`), committed or not.
+    pub last_started: Option<String>,
+    /// The loader of the navigation started and neither committed nor ended yet.
+    pub navigating: Option<String>,
+    /// The loader of the last navigation that ended without committing a document (a
+    /// download, a 204): the frame stopped loading while it was the one under way.
+    pub last_abandoned: Option<String>,
+    /// Lifecycle events of a document that has not committed yet (its `init` comes before
+    /// its `frameNavigated`; a new process's placeholder document tells of its own), by
+    /// loader: they become the frame's lifecycle only if that loader commits.
+    pub uncommitted_lifecycle: Option<(String, Vec<String>)>,
+    /// Loaders of the documents this frame showed before the current one (the last
+    /// [`REPLACED_LOADERS_KEPT`]): their late lifecycle events are not the current document's.
+    pub replaced_loaders: VecDeque<String>,
     pub same_document: u64,
     /// The flattened session that owns this frame (`None` = the page's own session).
     pub session: Option<String>,
@@ -28,7 +45,52 @@ pub struct FrameState {
     pub seq: u64,
 }
 
+/// How many replaced documents a frame remembers: a late event comes from the document just
+/// replaced, or one before; the bound keeps a long-lived page's memory flat.
+pub const REPLACED_LOADERS_KEPT: usize = 8;
+
 impl FrameState {
+    /// The frame now shows the document of `loader_id` (committed, or the first heard of):
+    /// its lifecycle is what was heard of it before it committed, and the document it
+    /// replaces is remembered as replaced.
+    pub(super) fn show_document(&mut self, loader_id: &str) {
+        if self.loader_id != loader_id {
+            let replaced = std::mem::replace(&mut self.loader_id, loader_id.to_string());
+            if !replaced.is_empty() {
+                if self.replaced_loaders.len() == REPLACED_LOADERS_KEPT {
+                    self.replaced_loaders.pop_front();
+                }
+                self.replaced_loaders.push_back(replaced);
+            }
+            if self.navigating.as_deref() == Some(loader_id) {
+                self.navigating = None;
+            }
+        }
+        self.lifecycle = match self.uncommitted_lifecycle.take() {
+            Some((loader, events)) if loader == loader_id => events,
+            _ => Vec::new(),
+        };
+    }
+
+    /// Keeps a lifecycle event of a document that has not committed (yet).
+    pub(super) fn note_uncommitted_lifecycle(&mut self, loader_id: &str, name: &str) {
+        match &mut self.uncommitted_lifecycle {
+            Some((loader, events)) if loader == loader_id => {
+                // A document has a dozen lifecycle events at most: the bound only guards
+                // against a misbehaving peer.
+                if events.len() < 64 {
+                    events.push(name.to_string());
+                }
+            }
+            _ => self.uncommitted_lifecycle = Some((loader_id.to_string(), vec![name.to_string()])),
+        }
+    }
+
+    /// True when `loader_id` is a document this frame showed before the current one.
+    pub fn was_replaced(&self, loader_id: &str) -> bool {
+        self.replaced_loaders.iter().any(|l| l == loader_id)
+    }
+
     /// The current document fired `DOMContentLoaded`.
     pub fn parsed(&self) -> bool {
         self.lifecycle.iter().any(|l| l == "DOMContentLoaded")

@@ -1,4 +1,4 @@
-//! Real input: mouse moves and clicks, key events (`keys.rs` has the key table) and text
+//! Real input: mouse moves, clicks and drags, key events (`keys.rs` has the key table) and text
 //! insertion, dispatched through the page's own session as the browser's input would be.
 
 use serde_json::{Value, json};
@@ -85,6 +85,41 @@ impl Page {
             return Ok(());
         }
         self.dispatch_all("Input.dispatchMouseEvent", events).await
+    }
+
+    /// A real drag with the left button: the pointer moves to `from`, presses, moves to `to` in
+    /// `moves` steps with the button held, and releases there. One event at a time, each
+    /// answered once the renderer took it: a page's pointer handlers (a slider following the
+    /// pointer) see every move before the next, as with a person's hand.
+    pub async fn mouse_drag(
+        &self,
+        from: (f64, f64),
+        to: (f64, f64),
+        moves: u32,
+    ) -> Result<(), CdpError> {
+        let button = MouseButton::Left;
+        let mut events = vec![
+            json!({ "type": "mouseMoved", "x": from.0, "y": from.1, "button": "none", "buttons": 0 }),
+            json!({ "type": "mousePressed", "x": from.0, "y": from.1, "button": button.cdp_name(),
+                    "buttons": button.buttons_mask(), "clickCount": 1 }),
+        ];
+        let moves = moves.max(1);
+        for i in 1..=moves {
+            let t = f64::from(i) / f64::from(moves);
+            events.push(json!({
+                "type": "mouseMoved",
+                "x": from.0 + (to.0 - from.0) * t,
+                "y": from.1 + (to.1 - from.1) * t,
+                "button": button.cdp_name(),
+                "buttons": button.buttons_mask(),
+            }));
+        }
+        events.push(json!({ "type": "mouseReleased", "x": to.0, "y": to.1,
+                            "button": button.cdp_name(), "buttons": 0, "clickCount": 1 }));
+        for event in events {
+            self.session.call("Input.dispatchMouseEvent", event).await?;
+        }
+        Ok(())
     }
 
     /// Sends every call at once and waits for all of them: the first failure is the answer.

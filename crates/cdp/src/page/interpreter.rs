@@ -1,6 +1,6 @@
 //! The one interpreter of a page's CDP events: a state machine fed each event of the page's
 //! sessions (its own and its out-of-process frames'), decoded with chromiumoxide's typed
-//! event structs. It updates the page's state (frame tree, navigation counters, dialogs, file
+//! event structs. It updates the page's state (frame tree, navigation identities, dialogs, file
 //! choosers, liveness), decides what the event means ([`PageEventKind`]) and which side
 //! effect it calls for ([`Effect`]: answer a dialog, follow a child frame's session, …). It
 //! sends nothing itself, so it is tested by feeding it JSON (`interpreter/tests.rs`); the
@@ -90,16 +90,25 @@ pub(super) fn interpret(state: &mut PageState, source: &Source, event: &CdpEvent
                 })
             })
         }
+        page::EventFrameStartedNavigating::IDENTIFIER => {
+            decode(event).map(|e| started_navigating(state, e))
+        }
         page::EventLifecycleEvent::IDENTIFIER => decode(event).map(|e| lifecycle(state, e)),
-        page::EventFrameStartedLoading::IDENTIFIER => decode(event)
-            .map(|e: page::EventFrameStartedLoading| loading(state, e.frame_id.into(), true)),
-        page::EventFrameStoppedLoading::IDENTIFIER => decode(event)
-            .map(|e: page::EventFrameStoppedLoading| loading(state, e.frame_id.into(), false)),
+        page::EventFrameStartedLoading::IDENTIFIER => {
+            decode(event).map(|e: page::EventFrameStartedLoading| {
+                loading(state, source, e.frame_id.into(), true)
+            })
+        }
+        page::EventFrameStoppedLoading::IDENTIFIER => {
+            decode(event).map(|e: page::EventFrameStoppedLoading| {
+                loading(state, source, e.frame_id.into(), false)
+            })
+        }
         page::EventFrameRequestedNavigation::IDENTIFIER => {
             decode(event).map(|e: page::EventFrameRequestedNavigation| {
                 let frame_id = String::from(e.frame_id);
                 let in_current_tab = e.disposition == page::ClientNavigationDisposition::CurrentTab;
-                // Only a navigation of this tab is one the frame's counters wait for.
+                // Only a navigation of this tab is one the frame's navigation waits for.
                 if in_current_tab {
                     state.frame_mut(frame_id.clone()).requested += 1;
                 }
@@ -250,10 +259,10 @@ fn frame_navigated(
     entry.url = frame.url.clone();
     entry.name = name.clone();
     if entry.loader_id != loader_id {
-        entry.lifecycle.clear();
-        entry.loader_id = loader_id.clone();
+        entry.show_document(&loader_id);
     }
-    entry.committed += 1;
+    // Whatever was under way is over: this document replaced it (or was it).
+    entry.navigating = None;
     if source.child_frame.as_deref() == Some(frame_id.as_str()) {
         entry.session = source.session_id.clone();
     }
@@ -275,28 +284,78 @@ fn frame_navigated(
     }
 }
 
-/// `Page.frameStartedLoading` (`started`) or `Page.frameStoppedLoading`.
-fn loading(state: &mut PageState, frame_id: String, started: bool) -> Interpreted {
+/// `Page.frameStartedNavigating`: a navigation, named by its loader, is under way. Only a
+/// cross-document one: a same-document navigation keeps the committed loader.
+fn started_navigating(state: &mut PageState, e: page::EventFrameStartedNavigating) -> Interpreted {
+    use page::FrameStartedNavigatingNavigationType as Type;
+    let frame_id = String::from(e.frame_id);
+    let loader_id = String::from(e.loader_id);
+    let same_document = matches!(
+        e.navigation_type,
+        Type::SameDocument | Type::HistorySameDocument
+    );
+    if !same_document {
+        let entry = state.frame_mut(frame_id.clone());
+        entry.last_started = Some(loader_id.clone());
+        entry.navigating = Some(loader_id.clone());
+    }
+    Interpreted::event(PageEventKind::NavigationStarted {
+        frame_id,
+        loader_id,
+        url: e.url,
+        same_document,
+    })
+}
+
+/// `Page.frameStartedLoading` (`started`) or `Page.frameStoppedLoading`. A stop while a
+/// navigation is under way ends that navigation without a document: it was abandoned. A stop
+/// with none under way is the current document's, however late it comes. The process a frame
+/// left for another (its session now another's) tells of its own loading, not the frame's.
+fn loading(state: &mut PageState, source: &Source, frame_id: String, started: bool) -> Interpreted {
     let entry = state.frame_mut(frame_id.clone());
+    let moved_away = entry
+        .session
+        .as_ref()
+        .is_some_and(|owner| source.session_id.as_ref() != Some(owner));
+    if moved_away {
+        return Interpreted::event(if started {
+            PageEventKind::FrameStartedLoading { frame_id }
+        } else {
+            PageEventKind::FrameStoppedLoading { frame_id }
+        });
+    }
     entry.loading = started;
     Interpreted::event(if started {
-        entry.started += 1;
         PageEventKind::FrameStartedLoading { frame_id }
     } else {
-        entry.stopped += 1;
+        if let Some(abandoned) = entry.navigating.take() {
+            entry.last_abandoned = Some(abandoned);
+        }
         PageEventKind::FrameStoppedLoading { frame_id }
     })
 }
 
+/// A lifecycle event counts for the document of its loader, and only a committed document
+/// (`frameNavigated`) is the frame's: an event of a loader that has not committed is kept
+/// aside until it does (a new document's `init`; the placeholder document of a frame moving
+/// to another process, which never does); an event of a document the frame already replaced
+/// (a late `networkIdle` of the previous page) changes nothing. The first loader heard of a
+/// frame nobody told us of is its document.
 fn lifecycle(state: &mut PageState, e: page::EventLifecycleEvent) -> Interpreted {
     let frame_id = String::from(e.frame_id);
     let loader_id = String::from(e.loader_id);
     let entry = state.frame_mut(frame_id.clone());
-    if e.name == "init" || entry.loader_id != loader_id {
-        entry.lifecycle.clear();
-        entry.loader_id = loader_id.clone();
+    if entry.loader_id.is_empty() {
+        entry.show_document(&loader_id);
     }
-    entry.lifecycle.push(e.name.clone());
+    if entry.loader_id == loader_id {
+        if e.name == "init" {
+            entry.lifecycle.clear();
+        }
+        entry.lifecycle.push(e.name.clone());
+    } else if !entry.was_replaced(&loader_id) {
+        entry.note_uncommitted_lifecycle(&loader_id, &e.name);
+    }
     Interpreted::event(match e.name.as_str() {
         "DOMContentLoaded" => PageEventKind::DomContentLoaded {
             frame_id,

@@ -1,6 +1,13 @@
-//! Navigating and waiting for navigations: marks of a frame's navigation counters, whether a
-//! navigation began since a mark, and when it settled (parsed, loaded, same-document or
-//! abandoned).
+//! Navigating and waiting for navigations: marks of where a frame's navigations stand,
+//! whether a navigation began since a mark, and when it settled (parsed, loaded,
+//! same-document or abandoned).
+//!
+//! A navigation is known by its identity — the loader of the document it commits (CDP
+//! `loaderId`, from `Page.frameStartedNavigating`, `Page.lifecycleEvent` and
+//! `Page.frameNavigated`) — never by counting loading events: the previous document's late
+//! `frameStoppedLoading` (its slow stylesheet, script or image arriving after the next click)
+//! must not read as the new navigation being abandoned. The interpreter keeps the identities
+//! (`interpreter.rs`); this file compares them with a mark.
 
 use std::time::Duration;
 
@@ -9,14 +16,29 @@ use serde_json::json;
 use super::{FrameState, Page, PageState};
 use crate::error::{BrowserError, NavigationFailure};
 
-/// A point-in-time copy of one frame's navigation counters.
+/// Where one frame's navigations stood at a point in time: the document it showed, the last
+/// navigation started and the last abandoned (by loader), and how many navigations the page
+/// had asked for or made within its document.
 #[derive(Debug, Clone, Default)]
 pub struct NavMark {
+    loader_id: String,
+    last_started: Option<String>,
+    last_abandoned: Option<String>,
     requested: u64,
-    started: u64,
-    stopped: u64,
-    committed: u64,
     same_document: u64,
+}
+
+impl NavMark {
+    /// Where `frame`'s navigations stand now.
+    pub(super) fn of(frame: &FrameState) -> Self {
+        Self {
+            loader_id: frame.loader_id.clone(),
+            last_started: frame.last_started.clone(),
+            last_abandoned: frame.last_abandoned.clone(),
+            requested: frame.requested,
+            same_document: frame.same_document,
+        }
+    }
 }
 
 impl Page {
@@ -78,30 +100,18 @@ impl Page {
 
     pub fn nav_mark(&self, frame_id: &str) -> NavMark {
         self.frame_state(frame_id)
-            .map(|f| NavMark {
-                requested: f.requested,
-                started: f.started,
-                stopped: f.stopped,
-                committed: f.committed,
-                same_document: f.same_document,
-            })
+            .map(|f| NavMark::of(&f))
             .unwrap_or_default()
     }
 
     /// True when `frame_id` has started (or requested) a navigation since `mark`.
     pub fn navigation_began(&self, frame_id: &str, mark: &NavMark) -> bool {
-        self.frame_state(frame_id).is_some_and(|f| {
-            f.requested > mark.requested
-                || f.started > mark.started
-                || f.committed > mark.committed
-                || f.same_document > mark.same_document
-        })
+        self.frame_state(frame_id)
+            .is_some_and(|f| navigation_began(&f, mark))
     }
 
-    /// Waits until a navigation of `frame_id` that began after `mark` has settled: the new
-    /// document is parsed (`DOMContentLoaded`: its elements are there to be found, and every
-    /// step waits for its element anyway), the navigation stayed within the document, or it
-    /// was abandoned (a download, a 204). Returns false on timeout.
+    /// Waits until a navigation of `frame_id` that began after `mark` has settled
+    /// ([`navigation_settled`]). Returns false on timeout.
     pub async fn wait_navigation_settled(
         &self,
         frame_id: &str,
@@ -111,21 +121,11 @@ impl Page {
         let frame_id = frame_id.to_string();
         let mark = mark.clone();
         self.wait_for(timeout, move |page| {
-            let Some(f) = page.frames.get(&frame_id) else {
-                // The frame is gone (an iframe removed by the navigation of its parent).
-                return true;
-            };
-            if f.committed > mark.committed && f.parsed() {
-                return true;
-            }
-            if f.loading {
-                return false;
-            }
-            // A fragment or history.pushState navigation: nothing loads.
-            let same_document_only =
-                f.same_document > mark.same_document && f.started == mark.started;
-            let abandoned = f.stopped > mark.stopped && f.committed == mark.committed;
-            same_document_only || abandoned
+            // A frame that is gone (an iframe removed by the navigation of its parent) has
+            // nothing more to wait for.
+            page.frames
+                .get(&frame_id)
+                .is_none_or(|f| navigation_settled(f, &mark))
         })
         .await
     }
@@ -158,4 +158,38 @@ impl Page {
             }
         }
     }
+}
+
+/// True when `frame` has started (or been asked for) a navigation since `mark`: a request, a
+/// navigation under a new loader, a new document, or a same-document navigation.
+pub(super) fn navigation_began(frame: &FrameState, mark: &NavMark) -> bool {
+    frame.requested > mark.requested
+        || frame.last_started != mark.last_started
+        || frame.loader_id != mark.loader_id
+        || frame.same_document > mark.same_document
+}
+
+/// True when a navigation of `frame` that began after `mark` has settled, judged by document
+/// identity alone:
+/// - a document other than the mark's committed and is parsed (`DOMContentLoaded`, which
+///   follows its `frameNavigated`: its URL is known, its elements are there to be found, and
+///   every step waits for its element anyway);
+/// - the navigation stayed within the document (a fragment, `history.pushState`): no
+///   cross-document navigation started since the mark and nothing loads;
+/// - the navigation under way was abandoned (a download, a 204): the frame stopped loading
+///   while it was under way, and no later one started.
+pub(super) fn navigation_settled(frame: &FrameState, mark: &NavMark) -> bool {
+    if frame.loader_id != mark.loader_id {
+        // A frame moving to another process stops loading in its old one: only the new
+        // document's own `DOMContentLoaded` settles it.
+        return frame.parsed();
+    }
+    if frame.loading {
+        return false;
+    }
+    let same_document_only =
+        frame.same_document > mark.same_document && frame.last_started == mark.last_started;
+    let abandoned =
+        frame.last_abandoned != mark.last_abandoned && frame.last_abandoned == frame.last_started;
+    same_document_only || abandoned
 }

@@ -1,5 +1,5 @@
-//! The steps a person's own actions make: clicks, fills (secret fields kept as references),
-//! keys, and the wait an element that appeared later needs before its step.
+//! The steps a person's own actions make: clicks, drags, fills (secret fields kept as
+//! references), keys, and the wait an element that appeared later needs before its step.
 
 use super::*;
 
@@ -59,6 +59,62 @@ impl Builder {
                 timeout_ms: None,
             }),
             format!("{verb} {}", target.description),
+            Some(target),
+            &url,
+            Some(target.token.clone()),
+        ));
+        events.extend(self.action(page));
+        events
+    }
+
+    /// A press on `target`, a move with the button held and a release: toward the element
+    /// released over (`drop`), or by the move made. The press may already have changed a
+    /// native slider's value (its `input` event made a fill of the element): the drag is that
+    /// gesture, and takes the fill's place.
+    pub(super) fn drag(
+        &mut self,
+        page: &str,
+        payload: &Payload,
+        target: &Target,
+        sel: Selector,
+        drop: Option<(Target, Selector)>,
+    ) -> Vec<RecordEvent> {
+        let url = payload.frame.url.clone();
+        let by = payload.by.unwrap_or(PointerMove { x: 0.0, y: 0.0 });
+        let description = match &drop {
+            Some((onto, _)) => format!("Drag {} onto {}", target.description, onto.description),
+            None => format!("Drag {} by ({:.0}, {:.0})", target.description, by.x, by.y),
+        };
+        let (drop_selector, drop_offset) = match drop {
+            Some((_, onto)) => (Some(onto), payload.drop_offset),
+            None => (None, None),
+        };
+        let step = Step::Drag(DragStep {
+            label: None,
+            selector: sel.clone(),
+            offset: payload.offset,
+            by,
+            target: drop_selector,
+            target_offset: drop_offset,
+            timeout_ms: None,
+        });
+        if let Some(i) = self.steps.len().checked_sub(1)
+            && self.tokens[i].as_deref() == Some(target.token.as_str())
+            && self.steps[i].page == page
+            && matches!(self.steps[i].step, Step::Fill(_))
+        {
+            let recorded = &mut self.steps[i];
+            recorded.step = step;
+            recorded.description = description;
+            recorded.recorded_value = None;
+            let mut events = vec![self.updated(i)];
+            events.extend(self.action(page));
+            return events;
+        }
+        let mut events = self.before_element_step(page, &url, target, &sel);
+        events.push(self.push(
+            step,
+            description,
             Some(target),
             &url,
             Some(target.token.clone()),

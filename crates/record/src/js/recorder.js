@@ -1,5 +1,6 @@
 // The recorder, injected into an isolated world of every frame (present and future). It listens
-// to trusted input only, lifts clicks to the nearest interactive element, and describes each
+// to trusted input only, follows each press to its click (the click targets what was pressed),
+// lifts clicks to the nearest interactive element, and describes each
 // target with selector candidates, each checked in the live page by the replayer's own resolver
 // (resolve.js with roles.js, inserted below): how many elements it matches and whether the target
 // is one of them. Events go to the recorder through the `__bflow_record` binding as JSON.
@@ -266,10 +267,85 @@
     window.addEventListener(type, swallow, true);
   }
 
+  // The gesture model: a press (pointerdown) → release → click is one gesture, and the click
+  // step targets the element PRESSED. A widget that opens on the press may put a backdrop
+  // under the pointer; the release then lands on it, and the click's own target is the common
+  // ancestor of the two (often `body`). What a hover revealed is read at the press, before the
+  // press's own effects show or hide anything; later hovers start afresh.
+  let press = null;
+  const deepElementFromPoint = (x, y) => {
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  };
+  const composedContains = (ancestor, node) => {
+    for (let n = node; n; n = composedParent(n)) if (n === ancestor) return true;
+    return false;
+  };
+  window.addEventListener('pointerdown', (e) => {
+    if (!e.isTrusted || picking || e.button !== 0) return;
+    const raw = deepTarget(e);
+    if (!raw) { press = null; return; }
+    const el = lift(raw);
+    const r = el.getBoundingClientRect();
+    press = { raw, el, hover: revealedBy(el), x: e.clientX, y: e.clientY,
+      offset: { x: e.clientX - r.left, y: e.clientY - r.top }, moved: false, dragged: false };
+    hoverHistory.length = 0;
+  }, true);
+  // A press whose pointer then travels further than a click's jitter is a drag.
+  const DRAG_DISTANCE = 5;
+  window.addEventListener('pointermove', (e) => {
+    if (!e.isTrusted || !press || !(e.buttons & 1)) return;
+    if (Math.hypot(e.clientX - press.x, e.clientY - press.y) > DRAG_DISTANCE) press.moved = true;
+  }, true);
+  // The release ends a drag (a press moved further than a click's jitter); either way, what
+  // the press showed (a menu, its backdrop) was shown by the press, not by a hover: the hover
+  // history starts again from what is hidden once the press's handlers ran.
+  window.addEventListener('pointerup', (e) => {
+    if (!e.isTrusted || picking || e.button !== 0) return;
+    if (press && press.moved && !press.dragged) {
+      // The release: over another element (a drop target) or wherever the move ended (a
+      // slider's thumb follows the pointer, or the pointer is captured by it).
+      press.dragged = true;
+      const p = press;
+      const by = { x: e.clientX - p.x, y: e.clientY - p.y };
+      const under = deepElementFromPoint(e.clientX, e.clientY);
+      const over = under && lift(under);
+      const onto = over && over.matches && over.matches(INTERACTIVE) && !composedContains(p.el, over)
+        && !composedContains(over, p.el) ? over : null;
+      flushScrolls();
+      emit(async () => {
+        const payload = { type: 'drag', target: await targetInfo(p.el), offset: p.offset, by };
+        if (onto) {
+          const r = onto.getBoundingClientRect();
+          payload.drop = await targetInfo(onto);
+          payload.dropOffset = { x: e.clientX - r.left, y: e.clientY - r.top };
+        }
+        return payload;
+      });
+    }
+    hoverHistory.length = 0;
+    hoverChain = [];
+    hiddenBefore = hiddenNow();
+  }, true);
+
   window.addEventListener('click', (e) => {
     if (!e.isTrusted) return;
-    const raw = deepTarget(e);
-    if (!raw) return;
+    const clicked = deepTarget(e);
+    if (!clicked) return;
+    const pressed = press;
+    press = null;
+    // The click that ends a drag is part of the drag.
+    if (pressed && pressed.dragged) return;
+    // The click ends the gesture its press began when its target holds the pressed element
+    // (the same element, or the common ancestor of press and release). A click without that
+    // press (a label's click on its control, a key's click: detail 0) is its own.
+    const ofPress = pressed && e.detail > 0 && composedContains(clicked, pressed.raw);
+    const raw = ofPress ? pressed.raw : clicked;
     if (picking) {
       e.preventDefault();
       e.stopImmediatePropagation();
@@ -280,13 +356,13 @@
     if (e.button !== 0 || e.detail > 1) return;
     // Enter in a form clicks its submit button (implicit submission): the key press is the step.
     if (e.detail === 0 && performance.now() - enterPressedAt < 1000) return;
-    const el = lift(raw);
+    const el = ofPress ? pressed.el : lift(raw);
     // A click on a label also clicks its control: record the label click only.
     if (labelClick && labelClick.control === el) { labelClick = null; return; }
     labelClick = el instanceof HTMLLabelElement && el.control ? { control: el.control } : null;
     if (labelClick) setTimeout(() => { labelClick = null; }, 0);
     flushScrolls();
-    const hover = revealedBy(el);
+    const hover = ofPress ? pressed.hover : revealedBy(el);
     // Announced at once: a download or file chooser it starts may be reported before the
     // click's description is ready.
     send({ type: 'clicking' });
@@ -311,6 +387,8 @@
     if (!e.isTrusted) return;
     const el = deepTarget(e);
     if (!el || el instanceof HTMLSelectElement || !editable(el)) return;
+    if (el === keyTarget) return;
+    if (press && press.moved && composedContains(press.el, el) && !textEditing(el)) return;
     flushScrolls();
     emit(async () => {
       const target = await targetInfo(el);
@@ -329,6 +407,38 @@
   }, true);
 
   const EDITING_SHORTCUTS = new Set(['a', 'c', 'v', 'x', 'z', 'y']);
+  // Keys that change state: recorded whenever focus is on a widget they drive, or (outside
+  // text editing) whenever they changed the focus, a value or an ARIA state.
+  const STATE_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End',
+    'PageUp', 'PageDown', ' ', 'Backspace', 'Delete']);
+  const WIDGET_ROLES = new Set(['combobox', 'listbox', 'option', 'menu', 'menubar', 'menuitem',
+    'menuitemcheckbox', 'menuitemradio', 'slider', 'spinbutton', 'tab', 'tablist', 'grid', 'gridcell',
+    'tree', 'treeitem', 'treegrid', 'radio', 'radiogroup', 'checkbox', 'switch']);
+  const WIDGET_KEYS_IN_TEXT = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown']);
+  const NON_TEXT_TYPES = new Set(['range', 'color', 'date', 'time', 'datetime-local', 'month', 'week']);
+  const textEditing = (el) => (el instanceof HTMLInputElement && TEXT_TYPES.has(el.type) && !NON_TEXT_TYPES.has(el.type))
+    || el instanceof HTMLTextAreaElement || el.isContentEditable;
+  const spaceClicks = (el) => el instanceof HTMLButtonElement || el instanceof HTMLSummaryElement
+    || (el instanceof HTMLInputElement && ['checkbox', 'radio', 'button', 'submit', 'reset'].includes(el.type));
+  const widgetOf = (el) => {
+    for (let n = el, depth = 0; n && depth < 6; n = composedParent(n), depth++) {
+      if (n.nodeType === 1 && WIDGET_ROLES.has(roleOf(n))) return n;
+    }
+    return null;
+  };
+  const ARIA_STATES = ['aria-valuenow', 'aria-checked', 'aria-selected', 'aria-expanded', 'aria-pressed',
+    'aria-activedescendant'];
+  const deepActive = () => {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  };
+  const stateOf = (el) => JSON.stringify([tokenOf(deepActive() || document.body),
+    'value' in el ? String(el.value) : null, el.checked === undefined ? null : el.checked,
+    ARIA_STATES.map((a) => el.getAttribute(a))]);
+  // The `input` a recorded key causes (a range input's value) is the key's, not a fill.
+  let keyTarget = null;
+  const keyDriven = (el) => { keyTarget = el; setTimeout(() => { if (keyTarget === el) keyTarget = null; }, 0); };
   window.addEventListener('keydown', (e) => {
     if (!e.isTrusted || e.isComposing) return;
     // Chromium delivers the key down and its character (whose default action submits the
@@ -341,12 +451,39 @@
     if (e.shiftKey) modifiers.push('shift');
     const special = ['Enter', 'Tab', 'Escape'].includes(e.key);
     const shortcut = (e.ctrlKey || e.metaKey || e.altKey) && !['Control', 'Meta', 'Alt', 'Shift'].includes(e.key);
-    if (!special && !shortcut) return;
     const el = deepTarget(e);
-    if (shortcut && !special && el && editable(el) && EDITING_SHORTCUTS.has(e.key.toLowerCase())) return;
     const onBody = !el || el === document.body || el === document.documentElement;
-    flushScrolls();
-    emit(async () => ({ type: 'key', key: e.key, modifiers, target: onBody ? null : await targetInfo(el) }));
+    const key = (watch) => {
+      flushScrolls();
+      emit(async () => {
+        // A key recorded because of what it changed: known once its handlers and default
+        // action ran (the chain keeps later events behind it).
+        if (watch && !(await watch())) return null;
+        return { type: 'key', key: e.key, modifiers, target: onBody ? null : await targetInfo(el) };
+      });
+    };
+    if (special || shortcut) {
+      if (shortcut && !special && el && editable(el) && EDITING_SHORTCUTS.has(e.key.toLowerCase())) return;
+      key(null);
+      return;
+    }
+    if (!STATE_KEYS.has(e.key) || !el) return;
+    const widget = widgetOf(el);
+    if (textEditing(el)) {
+      // In a text field the keys edit the text (one `fill`), except those that move through
+      // the options of the combobox or spinbutton it is.
+      if (!widget || !WIDGET_KEYS_IN_TEXT.has(e.key)) return;
+      keyDriven(el);
+      key(null);
+      return;
+    }
+    // Space on a native control clicks it: the click is the step.
+    if (e.key === ' ' && spaceClicks(el)) return;
+    keyDriven(el);
+    if (widget) { key(null); return; }
+    // Elsewhere: recorded when the key changed the focus, a value or an ARIA state.
+    const before = stateOf(el);
+    key(() => new Promise((resolve) => setTimeout(() => resolve(stateOf(el) !== before), 0)));
   }, true);
 
   window.addEventListener('mouseover', (e) => {

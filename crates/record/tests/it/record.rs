@@ -5,7 +5,9 @@
 pub(crate) mod driver;
 mod effects;
 mod frames;
+mod gestures;
 mod journeys;
+mod keys;
 mod live;
 mod model;
 mod origins;

@@ -312,7 +312,6 @@ async fn journey_replays(
 }
 
 #[tokio::test]
-#[ignore = "#19 item 1: the click is recorded on `body` (the press opened the menu over a backdrop)"]
 async fn mui_select_opened_on_press_replays_the_options_chosen() {
     let w = Widgets::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -338,7 +337,6 @@ async fn mui_select_opened_on_press_replays_the_options_chosen() {
 }
 
 #[tokio::test]
-#[ignore = "#19 item 2: ArrowDown is not recorded"]
 async fn mui_autocomplete_driven_by_arrows_replays_and_takes_another_prefix() {
     let w = Widgets::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -372,7 +370,6 @@ async fn mui_autocomplete_driven_by_arrows_replays_and_takes_another_prefix() {
 }
 
 #[tokio::test]
-#[ignore = "#19 item 2: ArrowRight is not recorded"]
 async fn mui_slider_moved_by_arrow_keys_replays_the_same_value() {
     let w = Widgets::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -400,7 +397,6 @@ async fn mui_slider_moved_by_arrow_keys_replays_the_same_value() {
 }
 
 #[tokio::test]
-#[ignore = "#19 item 1: a drag is recorded as a click on the slider"]
 async fn mui_slider_dragged_by_its_thumb_replays_as_a_drag_to_the_same_value() {
     let w = Widgets::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -488,7 +484,6 @@ async fn mui_checkboxes_and_a_switch_replay() {
 }
 
 #[tokio::test]
-#[ignore = "#19 item 1: the click is recorded on `html`"]
 async fn radix_select_opened_on_pointerdown_replays_the_fruit_chosen() {
     let w = Widgets::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -510,7 +505,6 @@ async fn radix_select_opened_on_pointerdown_replays_the_fruit_chosen() {
 }
 
 #[tokio::test]
-#[ignore = "#19 item 2: ArrowRight is not recorded"]
 async fn radix_slider_moved_by_keys_replays_the_same_value() {
     let w = Widgets::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -582,7 +576,6 @@ async fn radix_dialog_form_replays_and_takes_another_name() {
 }
 
 #[tokio::test]
-#[ignore = "#19 item 1: a drag is recorded as a click"]
 async fn dnd_kit_list_reordered_by_dragging_replays_as_a_drag() {
     let w = Widgets::start().await;
     let dir = tempfile::tempdir().unwrap();

@@ -1,10 +1,14 @@
-//! Pointer steps: `click` (following the navigation or popup it causes) and `hover`.
+//! Pointer steps: `click` (following the navigation or popup it causes), `hover` and `drag`.
 
 use browserflow_cdp::page::Page;
-use browserflow_steps::{ClickStep, HoverStep, Selector};
+use browserflow_steps::{ClickStep, DragStep, HoverStep, Selector};
 
 use super::{Click, point_of};
 use crate::failure::Failure;
+
+/// How many moves a drag makes between its press and its release: enough for a page that
+/// follows the pointer (a slider, a sortable list) to see it travel.
+const DRAG_MOVES: u32 = 10;
 use crate::navigation::Follow;
 use crate::run::{Outcome, Run};
 
@@ -47,5 +51,40 @@ impl Run<'_> {
             Failure::cdp(&e, format!("moving the mouse failed: {e}")).with_winner(found.winner)
         })?;
         Ok(Outcome::found(found.winner))
+    }
+
+    /// Presses the step's element (at its offset), moves with the button held to the target
+    /// element or by the recorded move, and releases there, with real pointer events.
+    pub(crate) async fn drag(
+        &mut self,
+        page: &Page,
+        s: &DragStep,
+        shown: Option<&Selector>,
+    ) -> Result<Outcome, Failure> {
+        let found = self
+            .find_pointer_target(page, &s.selector, shown, s.offset, s.timeout_ms)
+            .await?;
+        let from = point_of(&found)?;
+        let to = match &s.target {
+            Some(target) => {
+                let dropped_on = self
+                    .find_pointer_target(page, target, None, s.target_offset, s.timeout_ms)
+                    .await
+                    .map_err(|f| f.with_winner(found.winner))?;
+                point_of(&dropped_on)?
+            }
+            None => (from.0 + s.by.x, from.1 + s.by.y),
+        };
+        let drag_page = page.clone();
+        let navigated_to = self
+            .act_and_follow(page, None, Follow::NOTHING, || async move {
+                drag_page.mouse_drag(from, to, DRAG_MOVES).await
+            })
+            .await
+            .map_err(|f| f.with_winner(found.winner))?;
+        Ok(Outcome {
+            navigated_to,
+            ..Outcome::found(found.winner)
+        })
     }
 }

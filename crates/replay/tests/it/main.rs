@@ -11,6 +11,7 @@ mod files;
 mod frames;
 mod guard;
 mod journey;
+mod late_subresources;
 mod masking;
 mod pages;
 mod profile;
