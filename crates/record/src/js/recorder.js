@@ -129,14 +129,14 @@
     return at;
   };
 
-  const check = async (c, token) => {
+  const check = async (c, key, token) => {
     const base = { candidates: [c], mode: 'wait', timeoutMs: 0, require: {} };
     let count = 0;
     let isTarget = false;
     try {
       const all = await RESOLVE(base);
       count = all.ok ? all.count : 0;
-      const mine = await RESOLVE(Object.assign({}, base, { properties: { [TARGET_PROP]: token } }));
+      const mine = await RESOLVE(Object.assign({}, base, { properties: { [key]: token } }));
       isTarget = !!mine.ok;
     } catch (e) { /* an invalid candidate counts as no match */ }
     return Object.assign({}, c, { count, target: isTarget });
@@ -177,11 +177,14 @@
       add('xpath', x, { unstable: (x.match(/\[\d+\]/g) || []).length > 3 });
     }
     const token = 'T' + tokenOf(el) + '-' + Math.random().toString(36).slice(2);
-    el[TARGET_PROP] = token;
+    // A property of this call's own: two descriptions of one element at once (its press and
+    // its click) must not clear each other's mark.
+    const key = TARGET_PROP + '-' + token;
+    el[key] = token;
     try {
-      return await Promise.all(raw.map((c) => check(c, token)));
+      return await Promise.all(raw.map((c) => check(c, key, token)));
     } finally {
-      delete el[TARGET_PROP];
+      delete el[key];
     }
   };
 
@@ -293,7 +296,10 @@
     const el = lift(raw);
     const r = el.getBoundingClientRect();
     press = { raw, el, hover: revealedBy(el), x: e.clientX, y: e.clientY,
-      offset: { x: e.clientX - r.left, y: e.clientY - r.top }, moved: false, dragged: false };
+      offset: { x: e.clientX - r.left, y: e.clientY - r.top }, moved: false, dragged: false,
+      // Described now, while it is surely in the page: a widget may remove the element on the
+      // release (a listbox's option closing its popup), and then no click follows.
+      info: targetInfo(el).catch(() => null) };
     hoverHistory.length = 0;
   }, true);
   // A press whose pointer then travels further than a click's jitter is a drag.
@@ -327,6 +333,26 @@
         }
         return payload;
       });
+    }
+    // A release that no click follows (the page removed the pressed element on it, as a
+    // listbox's option does when it closes its popup) still ends a click gesture: the click is
+    // the pressed element's, described at the press.
+    if (press && !press.moved && !picking) {
+      const p = press;
+      setTimeout(() => {
+        if (press !== p || p.el.isConnected) return;
+        press = null;
+        flushScrolls();
+        send({ type: 'clicking' });
+        emit(async () => {
+          const target = await p.info;
+          if (!target) return null;
+          const payload = { type: 'click', target };
+          if (p.hover) payload.hover = await targetInfo(p.hover).catch(() => undefined);
+          return payload;
+        });
+        refreshHidden();
+      }, 0);
     }
     hoverHistory.length = 0;
     hoverChain = [];
@@ -578,8 +604,9 @@
       const c = Object.assign({}, candidate);
       if (shadow.length && !(c.shadow && c.shadow.length)) c.shadow = shadow;
       const mark = 'S' + token + '-' + Math.random().toString(36).slice(2);
-      el[TARGET_PROP] = mark;
-      try { return await check(c, mark); } finally { delete el[TARGET_PROP]; }
+      const key = TARGET_PROP + '-' + mark;
+      el[key] = mark;
+      try { return await check(c, key, mark); } finally { delete el[key]; }
     },
     // Describes the element a CSS selector finds (for outputs given by selector).
     async describeCss(css) {
