@@ -239,6 +239,11 @@ impl Journal {
 
     /// Who holds the lease of `run_id`, if anyone.
     pub fn lease_holder(&self, run_id: &str) -> Result<Option<LeaseHolder>, JournalError> {
+        // A version-1 journal (opened read-only, so not migrated) predates leases: no one
+        // holds its runs.
+        if self.schema_version()? < 2 {
+            return Ok(None);
+        }
         let conn = self.lock();
         read_holder(&conn, run_id).map_err(self.sqlite_error("cannot read the lease"))
     }

@@ -136,6 +136,11 @@ async fn a_version_1_journal_opens_migrated_and_its_runs_resume() {
     let read = Journal::open_read_only(&path).unwrap();
     assert_eq!(read.schema_version().unwrap(), 1, "a read does not migrate");
     assert_eq!(read.show(&run_id).unwrap().status, "failed");
+    assert_eq!(
+        read.lease_holder(&run_id).unwrap(),
+        None,
+        "a journal from before leases: no one holds the run (and `journal show` works)"
+    );
     drop(read);
 
     let rider = quick_rider(registry(), &path);
