@@ -55,6 +55,11 @@ impl Catalog {
     /// default pack store when it exists.
     pub fn for_flow(file: &Path, extra: &[PathBuf]) -> Catalog {
         let mut dirs: Vec<PathBuf> = extra.to_vec();
+        // A flow that is not there has no folder of its own to search (`/nope.flow.json` must
+        // not make the whole of `/` a tools folder); the missing file is the error said.
+        if !file.is_file() {
+            return Catalog::with_store(dirs, None);
+        }
         let home = match file.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),

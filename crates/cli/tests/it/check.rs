@@ -134,3 +134,18 @@ fn malformed_flows_get_located_diagnostics() {
         "{err}"
     );
 }
+
+#[test]
+fn a_missing_flow_is_said_and_its_would_be_folder_is_not_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("settings.json"), r#"{"a": 1}"#).unwrap();
+    let missing = dir.path().join("none.flow.json");
+    let out = crate::bflow(&["check", &missing.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = crate::stderr(&out);
+    assert!(err.contains("No such file"), "{err}");
+    assert!(
+        !err.contains("settings.json"),
+        "the folder is not scanned: {err}"
+    );
+}
