@@ -51,6 +51,7 @@ pub fn builder<R: tauri::Runtime>(
             record::record_pick,
             record::record_stop,
             record::record_status,
+            record::record_cancel_pick,
             record::draft_undo,
             record::draft_mark_required_input,
             record::draft_remove_output,

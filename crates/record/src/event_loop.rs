@@ -143,11 +143,17 @@ fn handle(
             };
             match payload["type"].as_str() {
                 Some("ready") => {}
+                // Escape in pick mode: the pick ends with nothing picked.
+                Some("pick_cancelled") => {
+                    if let Some(tx) = lock(&shared.pick).take() {
+                        let _ = tx.send(None);
+                    }
+                }
                 Some("pick") => {
                     let picked = Builder::picked(page, payload, &shared.frames_of(page));
                     if let Some(picked) = picked {
                         if let Some(tx) = lock(&shared.pick).take() {
-                            let _ = tx.send(picked.clone());
+                            let _ = tx.send(Some(picked.clone()));
                         }
                         shared.emit(vec![RecordEvent::Picked(Box::new(picked))]);
                     }

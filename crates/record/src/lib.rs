@@ -283,6 +283,9 @@ pub enum RecordError {
     /// The recording is over (window closed) and the request needs a live page.
     #[error("the recorded page is closed")]
     Closed,
+    /// The person left pick mode (Escape in the page, or the app's cancel) before picking.
+    #[error("picking was cancelled")]
+    PickCancelled,
     /// A step index is out of range.
     #[error("there is no step {} (the draft has {len} steps)", .index + 1)]
     NoSuchStep {

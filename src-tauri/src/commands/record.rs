@@ -59,6 +59,13 @@ pub async fn record_pick(state: State<'_, AppState>) -> Result<PickedView, AppEr
     Ok(state.recording.lock().await.add_pick(picked))
 }
 
+/// Leaves pick mode with nothing picked (the pending `record_pick` answers `pick_cancelled`).
+#[tauri::command]
+pub async fn record_cancel_pick(state: State<'_, AppState>) -> Result<(), AppError> {
+    state.recording.lock().await.live_recorder()?.cancel_pick();
+    Ok(())
+}
+
 /// Answers the oldest open file chooser with `paths` (files on this machine); the click that
 /// opened it becomes an `upload` step, whose index is returned.
 #[tauri::command]

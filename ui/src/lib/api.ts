@@ -56,6 +56,7 @@ export const api = {
   shopServe: () => call<ShopView>('shop_serve'),
   recordStart: (start: RecordStart) => call<void>('record_start', { start }),
   recordPick: () => call<PickedView>('record_pick'),
+  recordCancelPick: () => call<void>('record_cancel_pick'),
   recordStop: () => call<DraftView>('record_stop'),
   recordStatus: () => call<RecordStatusView>('record_status'),
   draftUndo: () => call<DraftView>('draft_undo'),

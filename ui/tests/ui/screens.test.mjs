@@ -638,3 +638,25 @@ test('record: outputs are renamed and removed (a price’s currency too), an inp
   assert.equal(await page.getByTestId('save').isDisabled(), false);
   await page.close();
 });
+
+test('record: a second click on Pick (or Escape in the browser) leaves pick mode without an error', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    switch (cmd) {
+      case 'library_list': return [];
+      case 'record_status': return { phase: 'recording', steps: [], picks: [] };
+      case 'record_pick': return new Promise((_, reject) => { window.__cancel = () => reject({ code: 'pick_cancelled', message: 'picking was cancelled' }); });
+      case 'record_cancel_pick': window.__cancel(); return null;
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, {});
+  await page.locator('[data-nav="record"]').click();
+  const pick = page.getByTestId('record-pick');
+  await pick.click();
+  await page.getByRole('button', { name: /Esc or click here to cancel/ }).waitFor();
+  await pick.click();
+  await page.getByRole('button', { name: 'Pick an element to extract' }).waitFor();
+  assert.equal((await calls(page, 'record_cancel_pick')).length, 1);
+  assert.equal(await page.getByTestId('record-error').count(), 0, 'a cancel is not an error');
+  assert.match(await page.getByTestId('record-note').innerText(), /Picking cancelled/);
+  await page.close();
+});

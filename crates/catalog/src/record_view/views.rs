@@ -292,6 +292,7 @@ impl From<RecordError> for RecordViewError {
 
 impl RecordViewError {
     /// The stable snake_case code: `busy`, `not_recording`, `no_draft`, `bad_input`,
+    /// `pick_cancelled`,
     /// `record`, `invalid_tool`, `exists` or `io`.
     pub fn code(&self) -> &'static str {
         match self {
@@ -302,6 +303,7 @@ impl RecordViewError {
             RecordViewError::NotAnInputType(_)
             | RecordViewError::NoSuchPick(_)
             | RecordViewError::BadUrl(_) => "bad_input",
+            RecordViewError::Record(RecordError::PickCancelled) => "pick_cancelled",
             RecordViewError::Record(_) => "record",
             RecordViewError::InvalidTool(_) => "invalid_tool",
             RecordViewError::Exists(_) => "exists",

@@ -269,6 +269,19 @@
   for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'dblclick', 'auxclick', 'contextmenu']) {
     window.addEventListener(type, swallow, true);
   }
+  // Keys pressed while picking belong to picking, not to the page or the recording: Escape
+  // leaves pick mode (nothing picked), every other key does nothing.
+  for (const type of ['keydown', 'keypress', 'keyup']) {
+    window.addEventListener(type, (e) => {
+      if (!picking || !e.isTrusted) return;
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      if (type === 'keydown' && e.key === 'Escape') {
+        window.__bflowRecorder.pick(false);
+        send({ type: 'pick_cancelled' });
+      }
+    }, true);
+  }
 
   // The gesture model: a press (pointerdown) → release → click is one gesture, and the click
   // step targets the element PRESSED. A widget that opens on the press may put a backdrop

@@ -7,15 +7,29 @@ use super::*;
 impl Recorder {
     /// Puts every frame in picking mode: the next click is not performed but picks its element
     /// (outlined under the pointer), returned with ranked, live-checked candidates.
+    /// Escape in the page, or [`Recorder::cancel_pick`], ends it with
+    /// [`RecordError::PickCancelled`]; nothing the person pressed while picking is recorded.
     pub async fn pick_element(&self) -> Result<PickedElement, RecordError> {
         let (tx, rx) = oneshot::channel();
         *lock(&self.shared.pick) = Some(tx);
         self.in_every_world("window.__bflowRecorder && window.__bflowRecorder.pick(true)")
             .await;
-        let picked = rx.await.map_err(|_| RecordError::Closed)?;
+        let picked = rx.await;
+        // Every frame leaves pick mode (its outline gone) however the pick ended.
         self.in_every_world("window.__bflowRecorder && window.__bflowRecorder.pick(false)")
             .await;
-        Ok(picked)
+        match picked {
+            Ok(Some(picked)) => Ok(picked),
+            Ok(None) => Err(RecordError::PickCancelled),
+            Err(_) => Err(RecordError::Closed),
+        }
+    }
+
+    /// Ends a pick in progress with nothing picked (the app's second click on its button).
+    pub fn cancel_pick(&self) {
+        if let Some(tx) = lock(&self.shared.pick).take() {
+            let _ = tx.send(None);
+        }
     }
 
     /// Describes the element `css` finds in the top frame of `page` (`main` or a popup), with

@@ -72,7 +72,8 @@ pub(super) struct Shared {
     pub(super) pages: Mutex<Vec<(String, Page)>>,
     /// The recorder's worlds, one per live document of every recorded frame.
     pub(super) worlds: Mutex<Vec<World>>,
-    pub(super) pick: Mutex<Option<oneshot::Sender<PickedElement>>>,
+    /// The pick waiting for the person: `None` is sent when they cancel it.
+    pub(super) pick: Mutex<Option<oneshot::Sender<Option<PickedElement>>>>,
     pub(super) thumbnails: bool,
     /// Who answers JavaScript dialogs.
     pub(super) dialogs: DialogAnswers,

@@ -142,3 +142,73 @@ async fn a_dialog_left_to_the_person_is_recorded_with_their_answer() {
     assert_eq!(output["greeting"], "Hello, Ada");
     h.close().await;
 }
+
+/// Presses `key` (Tab, Escape) on the page as a keyboard does.
+async fn press_key(d: &Driver, key: &str, code: i64) {
+    for kind in ["rawKeyDown", "keyUp"] {
+        let _ = d
+            .session
+            .call(
+                "Input.dispatchKeyEvent",
+                json!({ "type": kind, "key": key, "code": key, "windowsVirtualKeyCode": code }),
+            )
+            .await;
+    }
+}
+
+#[tokio::test]
+async fn escape_leaves_pick_mode_and_keys_pressed_while_picking_are_not_recorded() {
+    let h = Harness::start().await;
+    let recorder = Recorder::start_on(&h.browser, &options(h.url("/rec-ids.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.click("document.getElementById('ember123')").await;
+    assert!(recorder.wait_until(WAIT, |s| s.len() >= 2).await);
+    let before = recorder.steps().len();
+
+    // Picking: Tab does nothing, Escape ends it with nothing picked.
+    let (picked, ()) = tokio::join!(recorder.pick_element(), async {
+        let _ = recorder.page().evaluate_in_main_frame("0").await;
+        d.move_to(d.centre("document.getElementById('basket-status')").await)
+            .await;
+        press_key(&d, "Tab", 9).await;
+        press_key(&d, "Escape", 27).await;
+    });
+    assert!(
+        matches!(picked, Err(browserflow_record::RecordError::PickCancelled)),
+        "{picked:?}"
+    );
+    let outlined = recorder
+        .page()
+        .evaluate_in_main_frame(
+            "[...document.querySelectorAll('*')].filter((el) => el.style.outline.includes('solid')).length",
+        )
+        .await
+        .unwrap();
+    assert_eq!(outlined, json!(0), "the pick outline is gone");
+
+    // The app's cancel ends a pick too; a later pick still picks.
+    let (cancelled, ()) = tokio::join!(recorder.pick_element(), async {
+        let _ = recorder.page().evaluate_in_main_frame("0").await;
+        recorder.cancel_pick();
+    });
+    assert!(matches!(
+        cancelled,
+        Err(browserflow_record::RecordError::PickCancelled)
+    ));
+    let (picked, ()) = tokio::join!(recorder.pick_element(), async {
+        let _ = recorder.page().evaluate_in_main_frame("0").await;
+        d.click("document.getElementById('basket-status')").await;
+    });
+    picked.expect("picked after the cancelled ones");
+
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let draft = recorder.stop().await.unwrap();
+    assert_eq!(
+        draft.steps.len(),
+        before,
+        "no key or click of pick mode is a step: {:#?}",
+        draft.steps
+    );
+}
