@@ -96,36 +96,33 @@ async fn click(session: &CdpSession, expr: &str) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
-    let shop = FixtureServer::shop().unwrap();
-    let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("search-heading@2.0.0.json");
-    let start = shop.url("/index.html");
+/// Runs `bflow record` headless in `browser` on the shop's index with `extra` arguments, and
+/// drives it as a person would: types "keyboard" into the search box, presses Enter, waits for
+/// the results page, then presses Enter on the terminal to end the recording.
+async fn record_the_search(
+    browser: &Browser,
+    start: &str,
+    out: &std::path::Path,
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        "record".to_string(),
+        start.to_string(),
+        "--out".into(),
+        out.to_string_lossy().into_owned(),
+        "--headless".into(),
+        "--browser-ws".into(),
+        browser.ws_endpoint().to_string(),
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
     let mut child = Command::new(env!("CARGO_BIN_EXE_bflow"))
-        .args([
-            "record",
-            &start,
-            "--out",
-            &out.to_string_lossy(),
-            "--version",
-            "2.0.0",
-            "--headless",
-            "--browser-ws",
-            browser.ws_endpoint(),
-            "--input",
-            "q=#search-input",
-            "--extract",
-            "heading=#results-heading:string",
-        ])
+        .args(&args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-
-    let page = attach_to_page(&browser, &start).await;
+    let page = attach_to_page(browser, start).await;
     click(&page, "document.getElementById('search-input')").await;
     page.call("Input.insertText", json!({ "text": "keyboard" }))
         .await
@@ -145,9 +142,32 @@ async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
     .await;
     // Enter on stdin ends the recording.
     child.stdin.take().unwrap().write_all(b"\n").unwrap();
-    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+    tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
+    let shop = FixtureServer::shop().unwrap();
+    let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("search-heading@2.0.0.json");
+    let start = shop.url("/index.html");
+    let output = record_the_search(
+        &browser,
+        &start,
+        &out,
+        &[
+            "--version",
+            "2.0.0",
+            "--input",
+            "q=#search-input",
+            "--extract",
+            "heading=#results-heading:string",
+        ],
+    )
+    .await;
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{err}");
     assert_eq!(
@@ -197,48 +217,19 @@ async fn marks_that_do_not_resolve_keep_the_recording_as_a_draft_naming_each_and
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("search-heading@1.0.0.json");
     let start = shop.url("/index.html");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bflow"))
-        .args([
-            "record",
-            &start,
-            "--out",
-            &out.to_string_lossy(),
-            "--headless",
-            "--browser-ws",
-            browser.ws_endpoint(),
-            // A typo in the field, and an element no page of the journey has.
+    // A typo in the field, and an element no page of the journey has.
+    let output = record_the_search(
+        &browser,
+        &start,
+        &out,
+        &[
             "--input",
             "q=#serch-input",
             "--extract",
             "price=.pricetag:number",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let page = attach_to_page(&browser, &start).await;
-    click(&page, "document.getElementById('search-input')").await;
-    page.call("Input.insertText", json!({ "text": "keyboard" }))
-        .await
-        .unwrap();
-    for kind in ["keyDown", "keyUp"] {
-        let _ = page
-            .call(
-                "Input.dispatchKeyEvent",
-                json!({ "type": kind, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r" }),
-            )
-            .await;
-    }
-    wait_js(
-        &page,
-        "location.pathname === '/search.html' && document.readyState === 'complete'",
+        ],
     )
     .await;
-    child.stdin.take().unwrap().write_all(b"\n").unwrap();
-    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
     let err = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{err}");
     assert!(
