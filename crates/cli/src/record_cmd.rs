@@ -239,21 +239,14 @@ async fn from_draft(
     inputs: Vec<InputBySelector>,
     extracts: Vec<OutputBySelector>,
 ) -> Outcome {
-    use std::io::Read;
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut text = String::new();
-    file.take(MAX_DRAFT_FILE + 1)
-        .read_to_string(&mut text)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    if text.len() as u64 > MAX_DRAFT_FILE {
-        bail!(
-            "{} is larger than {} MiB: not a draft",
-            path.display(),
-            MAX_DRAFT_FILE >> 20
-        );
-    }
-    let kept: DraftFile = serde_json::from_str(&text)
+    // The project's strict reader (size and depth limits, repeated keys refused), with room
+    // for a long recording.
+    let limits = browserflow_contract::JsonLimits {
+        max_bytes: MAX_DRAFT_FILE,
+        ..browserflow_contract::JsonLimits::DOCUMENT
+    };
+    let value = browserflow_contract::read_json_file_with(path, limits)?;
+    let kept: DraftFile = serde_json::from_value(value)
         .with_context(|| format!("{} is not a draft written by bflow record", path.display()))?;
     let marks = SelectorMarks::unchecked(inputs, Vec::new());
     let mut draft = kept.draft;
