@@ -14,6 +14,7 @@ mod flow;
 mod pack;
 mod record;
 mod resume_guard;
+mod resume_secrets;
 mod run_output;
 mod shop;
 mod strict_input;

@@ -16,13 +16,13 @@ use crate::{stderr, stdout};
 
 /// A webhook that answers each POST after `delay`, recording its path first (so a post
 /// counts even if its sender is killed while waiting).
-struct SlowWebhook {
+pub(crate) struct SlowWebhook {
     port: u16,
     paths: Arc<Mutex<Vec<String>>>,
 }
 
 impl SlowWebhook {
-    fn start(delay: Duration) -> SlowWebhook {
+    pub(crate) fn start(delay: Duration) -> SlowWebhook {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let paths = Arc::new(Mutex::new(Vec::new()));
@@ -36,11 +36,11 @@ impl SlowWebhook {
         SlowWebhook { port, paths }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}/hook/{path}", self.port)
     }
 
-    fn posts(&self) -> Vec<String> {
+    pub(crate) fn posts(&self) -> Vec<String> {
         self.paths.lock().unwrap().clone()
     }
 }
@@ -75,14 +75,14 @@ fn answer(stream: TcpStream, sink: &Mutex<Vec<String>>, delay: Duration) -> Opti
 }
 
 /// A folder with a flow file, a journal and a webhook.
-struct Setup {
-    dir: tempfile::TempDir,
-    webhook: SlowWebhook,
-    post_digest: String,
+pub(crate) struct Setup {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) webhook: SlowWebhook,
+    pub(crate) post_digest: String,
 }
 
 impl Setup {
-    fn new(delay: Duration) -> Setup {
+    pub(crate) fn new(delay: Duration) -> Setup {
         let listed = Command::new(env!("CARGO_BIN_EXE_bflow"))
             .args(["tools", "list", "--json"])
             .output()
@@ -100,11 +100,11 @@ impl Setup {
         }
     }
 
-    fn flow_path(&self) -> PathBuf {
+    pub(crate) fn flow_path(&self) -> PathBuf {
         self.dir.path().join("guard.flow.json")
     }
 
-    fn journal(&self) -> String {
+    pub(crate) fn journal(&self) -> String {
         self.dir
             .path()
             .join("j.sqlite")
@@ -112,13 +112,13 @@ impl Setup {
             .into_owned()
     }
 
-    fn post(&self, id: &str) -> Value {
+    pub(crate) fn post(&self, id: &str) -> Value {
         json!({"id": id, "uses": "std/http.post@1.0.0", "with": {
             "url": {"value": self.webhook.url(id)}, "body": {"value": id}}})
     }
 
     /// `notify` posts when `notify_when` holds, then `done` posts; `before` steps go first.
-    fn steps(&self, before: &[&str], notify_when: &str) -> Vec<Value> {
+    pub(crate) fn steps(&self, before: &[&str], notify_when: &str) -> Vec<Value> {
         let mut steps: Vec<Value> = before.iter().map(|id| self.post(id)).collect();
         let mut notify = self.post("notify");
         notify["when"] = json!(notify_when);
@@ -131,12 +131,12 @@ impl Setup {
         steps
     }
 
-    fn write_flow(&self, before: &[&str], notify_when: &str) {
+    pub(crate) fn write_flow(&self, before: &[&str], notify_when: &str) {
         self.write_steps(self.steps(before, notify_when), &[]);
     }
 
     /// The flow of `steps`, pinning std/http.post and each of `pins` (`[ref, digest]`).
-    fn write_steps(&self, steps: Vec<Value>, pins: &[[&str; 2]]) {
+    pub(crate) fn write_steps(&self, steps: Vec<Value>, pins: &[[&str; 2]]) {
         let mut requires =
             vec![json!({"ref": "std/http.post@1.0.0", "contract_digest": self.post_digest})];
         requires.extend(
@@ -155,7 +155,7 @@ impl Setup {
 
     /// Writes the pure `code` tool `tag@1.0.0` beside the flow, whose output schema is
     /// `output`; returns its contract digest.
-    fn write_tag_tool(&self, output: Value) -> String {
+    pub(crate) fn write_tag_tool(&self, output: Value) -> String {
         let tool = json!({
             "code": {"source": "function run(input) { return 'tagged'; }", "timeout_ms": 1000},
             "contract": {
@@ -174,7 +174,7 @@ impl Setup {
         stdout(&digest).trim().to_owned()
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_bflow"));
         command
             .current_dir(self.dir.path())
@@ -186,7 +186,7 @@ impl Setup {
 
     /// Starts `flow run` stopped dead at `point` of step `step`; returns the live process
     /// and its run id once it is there.
-    fn run_until(&self, go: bool, point: &str, step: &str) -> (Child, String) {
+    pub(crate) fn run_until(&self, go: bool, point: &str, step: &str) -> (Child, String) {
         let flow = self.flow_path().to_string_lossy().into_owned();
         let go = format!("go={go}");
         let mut child = self
@@ -225,23 +225,23 @@ impl Setup {
     }
 
     /// Runs until `point` of `step`, then SIGKILLs the process.
-    fn run_and_kill(&self, go: bool, point: &str, step: &str) -> String {
+    pub(crate) fn run_and_kill(&self, go: bool, point: &str, step: &str) -> String {
         let (child, run_id) = self.run_until(go, point, step);
         kill(child);
         run_id
     }
 
-    fn resume_command(&self, run_id: &str) -> Command {
+    pub(crate) fn resume_command(&self, run_id: &str) -> Command {
         let mut command = self.command(&["flow", "resume", run_id, "--journal", &self.journal()]);
         command.stdout(Stdio::piped()).stderr(Stdio::piped());
         command
     }
 
-    fn resume(&self, run_id: &str) -> Output {
+    pub(crate) fn resume(&self, run_id: &str) -> Output {
         self.resume_command(run_id).output().unwrap()
     }
 
-    fn show(&self, run_id: &str) -> Value {
+    pub(crate) fn show(&self, run_id: &str) -> Value {
         let shown = self
             .command(&[
                 "journal",
@@ -257,12 +257,12 @@ impl Setup {
         serde_json::from_str::<Value>(&stdout(&shown)).unwrap()
     }
 
-    fn status(&self, run_id: &str) -> Value {
+    pub(crate) fn status(&self, run_id: &str) -> Value {
         self.show(run_id)["status"].clone()
     }
 }
 
-fn kill(mut child: Child) {
+pub(crate) fn kill(mut child: Child) {
     child.kill().unwrap(); // SIGKILL
     assert!(!child.wait().unwrap().success(), "the run was killed");
 }
@@ -274,7 +274,7 @@ fn refused(output: &Output, code: &str) -> String {
     log
 }
 
-fn succeeded(output: &Output) -> Value {
+pub(crate) fn succeeded(output: &Output) -> Value {
     assert!(output.status.success(), "{}", stderr(output));
     serde_json::from_str(&stdout(output)).unwrap()
 }
@@ -327,7 +327,7 @@ fn chained_steps(setup: &Setup) -> Vec<Value> {
     steps
 }
 
-fn step_mut<'a>(steps: &'a mut [Value], id: &str) -> &'a mut Value {
+pub(crate) fn step_mut<'a>(steps: &'a mut [Value], id: &str) -> &'a mut Value {
     steps.iter_mut().find(|s| s["id"] == id).unwrap()
 }
 
@@ -711,135 +711,4 @@ fn the_resume_hint_of_a_failed_run_works_when_pasted() {
         .unwrap();
     assert_eq!(succeeded(&resumed)["output"]["status"], 200);
     assert_eq!(setup.webhook.posts(), ["/hook/notify", "/hook/done"]);
-}
-
-#[test]
-fn an_unset_secret_a_later_step_needs_stops_the_run_before_the_first_post() {
-    let setup = Setup::new(Duration::ZERO);
-    let mut steps = setup.steps(&[], "input.go");
-    // `done` posts to a secret URL; `notify`, before it, posts first.
-    step_mut(&mut steps, "done")["with"]["url"] = json!({"from": "secret.LATER_HOOK_URL"});
-    setup.write_steps(steps, &[]);
-    let flow = setup.flow_path().to_string_lossy().into_owned();
-    let run = |secrets_file: Option<&str>| {
-        let mut args = vec!["flow", "run", &flow, "--input", "go=true", "--journal"];
-        let journal = setup.journal();
-        args.push(&journal);
-        if let Some(file) = secrets_file {
-            args.extend(["--secrets-file", file]);
-        }
-        setup
-            .command(&args)
-            .env_remove("BROWSERFLOW_SECRET_LATER_HOOK_URL")
-            .output()
-            .unwrap()
-    };
-
-    let output = run(None);
-    assert_eq!(output.status.code(), Some(1));
-    let log = stderr(&output);
-    assert!(
-        log.contains("secret `LATER_HOOK_URL` is not set (set BROWSERFLOW_SECRET_LATER_HOOK_URL"),
-        "{log}"
-    );
-    assert!(log.contains("nothing ran"), "{log}");
-    assert!(!log.contains("notify"), "no step started: {log}");
-    assert!(setup.webhook.posts().is_empty(), "no post");
-
-    // Set in a secrets file, the same flow runs.
-    let secrets = setup.dir.path().join("secrets.env");
-    std::fs::write(
-        &secrets,
-        format!("LATER_HOOK_URL={}\n", setup.webhook.url("secret-done")),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &secrets,
-        std::os::unix::fs::PermissionsExt::from_mode(0o600),
-    )
-    .unwrap();
-    let output = run(Some(&secrets.to_string_lossy()));
-    assert_eq!(succeeded(&output)["output"]["status"], 200);
-    assert_eq!(setup.webhook.posts(), ["/hook/notify", "/hook/secret-done"]);
-}
-
-#[test]
-fn a_resume_whose_recorded_secret_input_is_now_unset_is_refused_before_any_post() {
-    let setup = Setup::new(Duration::ZERO);
-    let mut done = setup.post("done");
-    done["with"]["url"] = json!({"from": "input.hook"});
-    done["when"] = json!("steps.notify.output.status != 0");
-    let mut notify = setup.post("notify");
-    notify["when"] = json!("input.go");
-    let flow = json!({
-        "name": "guard", "version": "1.0.0", "description": "",
-        "inputs": [
-            {"name": "go", "schema": {"type": "boolean"}, "secret": false},
-            {"name": "hook", "schema": {"type": "string", "format": "uri"}, "secret": true}
-        ],
-        "requires": [{"ref": "std/http.post@1.0.0", "contract_digest": setup.post_digest}],
-        "steps": [notify, done],
-        "output": {"from": "steps.done.output"}
-    });
-    std::fs::write(setup.flow_path(), flow.to_string()).unwrap();
-    let flow_arg = setup.flow_path().to_string_lossy().into_owned();
-    let journal = setup.journal();
-    let hook = setup.webhook.url("secret-done");
-    let mut child = setup
-        .command(&[
-            "flow",
-            "run",
-            &flow_arg,
-            "--input",
-            "go=true",
-            "--input",
-            "hook=secret.RESUME_HOOK",
-            "--journal",
-            &journal,
-        ])
-        .env("BROWSERFLOW_SECRET_RESUME_HOOK", &hook)
-        .env("BROWSERFLOW_TEST_CRASH_AT", "before-effect:done")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut run_id = None;
-    let mut seen = String::new();
-    for line in BufReader::new(child.stderr.take().unwrap())
-        .lines()
-        .map_while(Result::ok)
-    {
-        seen.push_str(&line);
-        seen.push('\n');
-        if let Some(rest) = line.split(" as run ").nth(1) {
-            run_id = Some(rest.trim().to_owned());
-        }
-        if line.starts_with("CRASH_POINT") {
-            break;
-        }
-    }
-    kill(child);
-    let run_id = run_id.unwrap_or_else(|| panic!("the run id is printed: {seen}"));
-    assert_eq!(setup.webhook.posts(), ["/hook/notify"]);
-
-    // The secret the run was started with is gone: refused before `done` posts anywhere.
-    let output = setup
-        .resume_command(&run_id)
-        .env_remove("BROWSERFLOW_SECRET_RESUME_HOOK")
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let log = stderr(&output);
-    assert!(log.contains("secret `RESUME_HOOK` is not set"), "{log}");
-    assert!(!log.contains("done"), "no step started: {log}");
-    assert_eq!(setup.webhook.posts(), ["/hook/notify"], "no new post");
-
-    // Set again, the run resumes and `done` posts once.
-    let output = setup
-        .resume_command(&run_id)
-        .env("BROWSERFLOW_SECRET_RESUME_HOOK", &hook)
-        .output()
-        .unwrap();
-    succeeded(&output);
-    assert_eq!(setup.webhook.posts(), ["/hook/notify", "/hook/secret-done"]);
 }
