@@ -149,6 +149,34 @@ impl RunToolOptions {
     }
 }
 
+/// Keeps a failed run that had no run folder: `report.json` and the failing page's screenshot
+/// (kept by the replay, redacted and masked like everything a run writes) in a folder for it
+/// under the default journal's `runs/` (the temp dir when there is no data dir). Returns the
+/// folder; `None` when the failure left no replay report to keep.
+pub fn keep_failed_run(file: &ToolFile, error: &RunToolError) -> Option<std::io::Result<PathBuf>> {
+    let RunToolError::Run {
+        failure,
+        report: Some(report),
+    } = error
+    else {
+        return None;
+    };
+    let root = Journal::default_path()
+        .map(|journal| crate::runs_folder(&journal))
+        .unwrap_or_else(|_| std::env::temp_dir().join("bflow-runs"));
+    let run_id = failure.run_id.as_deref().unwrap_or("run");
+    let dir = call_dir(&root, run_id, STEP_ID, &file.contract.reference());
+    // The report and the message were redacted when they were kept; nothing more to hide.
+    let written = browserflow_replay::run_dir::write(
+        &dir,
+        file,
+        report,
+        Some(&failure.message),
+        &browserflow_replay::ReplaySecrets::default(),
+    );
+    Some(written.map(|()| dir))
+}
+
 /// An `--input` problem in the tool's words: it is the tool's inputs the person gives.
 fn tool_input_error(contract: &ToolContract, error: &InputArgError) -> RunToolError {
     let message = match error {

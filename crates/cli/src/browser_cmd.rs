@@ -174,44 +174,19 @@ fn run_prelaunched(
 }
 
 /// After a failed `bflow run`: says where its run folder is — the `--screenshots` folder, or
-/// one made for it under the data folder's `runs/` holding `report.json` and the failing page's
-/// screenshot (both redacted and masked like everything a run writes).
+/// the one [`browser_run::keep_failed_run`] made for it.
 fn keep_failure(args: &RunArgs, file: &browserflow_steps::ToolFile, error: &RunToolError) {
-    let RunToolError::Run { failure, report } = error else {
-        return;
-    };
     if let Some(dir) = &args.screenshots {
         eprintln!("run folder (screenshots, report.json): {}", dir.display());
         return;
     }
-    let Some(report) = report else { return };
-    let root = browserflow_rider::Journal::default_path()
-        .map(|journal| browserflow_catalog::runs_folder(&journal))
-        .unwrap_or_else(|_| std::env::temp_dir().join("bflow-runs"));
-    let run_id = failure.run_id.as_deref().unwrap_or("run");
-    let dir = browserflow_replay::run_dir::call_dir(
-        &root,
-        run_id,
-        browserflow_catalog::run_tool::STEP_ID,
-        &file.contract.reference(),
-    );
-    // The report and the message were redacted when they were kept; nothing more to hide.
-    let written = browserflow_replay::run_dir::write(
-        &dir,
-        file,
-        report,
-        Some(&failure.message),
-        &browserflow_replay::ReplaySecrets::default(),
-    );
-    match written {
-        Ok(()) => eprintln!(
+    match browser_run::keep_failed_run(file, error) {
+        Some(Ok(dir)) => eprintln!(
             "run folder (the failing page, report.json): {}",
             dir.display()
         ),
-        Err(e) => eprintln!(
-            "warning: could not keep the run folder {}: {e}",
-            dir.display()
-        ),
+        Some(Err(e)) => eprintln!("warning: could not keep the failed run's folder: {e}"),
+        None => {}
     }
 }
 
