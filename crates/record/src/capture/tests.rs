@@ -105,3 +105,40 @@ fn a_dialog_is_answered_before_the_step_that_opened_it() {
     assert_eq!(b.steps[1].step.kind(), "handle_dialog");
     assert_eq!(b.steps[2].step.kind(), "click");
 }
+
+#[test]
+fn a_popups_first_load_is_the_opening_steps_even_when_the_browser_reports_it_as_its_own() {
+    let mut b = Builder::new();
+    b.start("http://x/", None);
+    let frame = json!({ "top": true, "url": "http://x/" });
+    script(
+        &mut b,
+        json!({ "type": "click", "frame": frame, "target": target("deals", false) }),
+    );
+    b.observe(
+        Observed::PopupOpened {
+            opener: MAIN_PAGE.into(),
+            name: "popup".into(),
+            url: "http://x/deals.html".into(),
+        },
+        &[],
+    );
+    // Under load the popup's load may come as browser-initiated: still not a typed navigation.
+    let navigated = |b: &mut Builder, url: &str| {
+        b.observe(
+            Observed::MainNavigated {
+                page: "popup".into(),
+                url: url.into(),
+                renderer_initiated: false,
+            },
+            &[],
+        )
+    };
+    navigated(&mut b, "http://x/deals.html");
+    let kinds: Vec<&str> = b.steps.iter().map(|s| s.step.kind()).collect();
+    assert_eq!(kinds, ["navigate", "click"], "{:#?}", b.steps);
+    // A later address-bar navigation in the popup is a step of its own.
+    navigated(&mut b, "http://x/other.html");
+    let kinds: Vec<&str> = b.steps.iter().map(|s| s.step.kind()).collect();
+    assert_eq!(kinds, ["navigate", "click", "navigate"], "{:#?}", b.steps);
+}
