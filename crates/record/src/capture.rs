@@ -155,9 +155,10 @@ pub(crate) struct Builder {
     dialog_kind: Option<String>,
     /// A popup announced before the step that opened it was seen: (opener, name).
     pending_popup: Option<(String, String)>,
-    /// Popups opened and not yet loaded: name → the URL they were opened with. Their first
-    /// load is the opening step's doing, whichever way the browser reports it.
-    popups_loading: HashMap<String, String>,
+    /// Popups opened and not yet loaded. Their first load (of the URL they were opened with,
+    /// or, opened blank, of where their opener sent them) is the opening step's doing,
+    /// whichever way the browser reports it.
+    popups_loading: std::collections::HashSet<String>,
     /// Clicks announced by a page whose description has not arrived yet, per page.
     clicking: HashMap<String, usize>,
     /// Scrolls not yet known to matter, one per container.

@@ -12,17 +12,12 @@ impl Builder {
     ) -> Vec<RecordEvent> {
         // A scroll before a navigation changed nothing the new document uses.
         self.pending_scrolls.retain(|s| s.page != page);
-        // A popup loading what it was opened with: the step that opened it is the step (on a
-        // busy machine the browser may report this load as its own, not the page's).
-        if self
-            .popups_loading
-            .get(page)
-            .is_some_and(|opened| opened == url)
-        {
-            self.popups_loading.remove(page);
+        // A popup's first load: the step that opened it is the step (on a busy machine the
+        // browser may report this load as its own, not the page's, and the popup may have been
+        // announced blank).
+        if self.popups_loading.remove(page) {
             return Vec::new();
         }
-        self.popups_loading.remove(page);
         if self.actions == 0 {
             // The start page (and its redirects) loading.
             return Vec::new();
@@ -119,7 +114,7 @@ impl Builder {
 
     pub(super) fn popup(&mut self, opener: &str, name: String, url: String) -> Vec<RecordEvent> {
         let mut events = Vec::new();
-        self.popups_loading.insert(name.clone(), url.clone());
+        self.popups_loading.insert(name.clone());
         if let Some(action) = self.last_action.clone()
             && action.page == opener
         {

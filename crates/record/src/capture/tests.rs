@@ -119,7 +119,8 @@ fn a_popups_first_load_is_the_opening_steps_even_when_the_browser_reports_it_as_
         Observed::PopupOpened {
             opener: MAIN_PAGE.into(),
             name: "popup".into(),
-            url: "http://x/deals.html".into(),
+            // Announced blank: where the opener sends it arrives as its first load.
+            url: "about:blank".into(),
         },
         &[],
     );
