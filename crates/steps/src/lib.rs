@@ -29,6 +29,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod checks;
 mod coerce;
 mod devtools;
 mod glob;
@@ -40,6 +41,7 @@ mod step;
 mod tool_file;
 mod validate;
 
+pub use checks::{CheckSubject, CheckedState, StateCheck};
 pub use coerce::{CoerceError, coerce, currency_code, parse_number};
 pub use devtools::{ImportError, import_devtools, import_devtools_file};
 pub use glob::glob_match;

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::Selector;
+use crate::{Selector, StateCheck};
 
 /// One recorded step. Serialized with a `"type"` tag in snake_case, for example
 /// `{"type": "click", "selector": {...}}`.
@@ -117,6 +117,9 @@ pub struct ClickStep {
     /// Overrides the per-candidate wait budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<StateCheck>,
 }
 
 /// See [`Step::Fill`].
@@ -133,6 +136,9 @@ pub struct FillStep {
     /// Overrides the per-candidate wait budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<StateCheck>,
 }
 
 /// A key modifier.
@@ -173,6 +179,9 @@ pub struct KeyPressStep {
     /// Overrides the per-candidate wait budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<StateCheck>,
 }
 
 /// See [`Step::Hover`].
@@ -217,6 +226,9 @@ pub struct DragStep {
     /// Overrides the per-candidate wait budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<StateCheck>,
 }
 
 /// A relative pointer move, in CSS pixels.

@@ -150,11 +150,91 @@ impl ToolFile {
         Value::Object(object)
     }
 
-    /// The file as pretty JSON with a trailing newline, ready to write.
+    /// The file as pretty JSON with a trailing newline, ready to write: serde_json's pretty
+    /// layout, except that each post-state check (`expect`) is one line, so a step's checks
+    /// read as a short list.
     pub fn to_json_pretty(&self) -> String {
-        let mut text = serde_json::to_string_pretty(&self.to_json()).unwrap_or_default();
+        let mut text = String::new();
+        write_pretty(&self.to_json(), 0, &mut text);
         text.push('\n');
         text
+    }
+}
+
+/// serde_json's pretty layout (two spaces, `"key": value`), with the items of every `expect`
+/// array written on one line each.
+fn write_pretty(value: &Value, indent: usize, out: &mut String) {
+    let pad = |n: usize, out: &mut String| out.extend(std::iter::repeat_n("  ", n));
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            out.push_str("[\n");
+            for (i, item) in items.iter().enumerate() {
+                pad(indent + 1, out);
+                write_pretty(item, indent + 1, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            pad(indent, out);
+            out.push(']');
+        }
+        Value::Object(map) if !map.is_empty() => {
+            out.push_str("{\n");
+            for (i, (key, item)) in map.iter().enumerate() {
+                pad(indent + 1, out);
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push_str(": ");
+                match item {
+                    Value::Array(checks) if key == "expect" && !checks.is_empty() => {
+                        out.push_str("[\n");
+                        for (j, check) in checks.iter().enumerate() {
+                            pad(indent + 2, out);
+                            write_one_line(check, out);
+                            out.push_str(if j + 1 < checks.len() { ",\n" } else { "\n" });
+                        }
+                        pad(indent + 1, out);
+                        out.push(']');
+                    }
+                    _ => write_pretty(item, indent + 1, out),
+                }
+                out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
+            }
+            pad(indent, out);
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// `{"state": "value", "equals": "x"}`: one line, a space after each `:` and `,`, and
+/// `state` first (what is checked, then how).
+fn write_one_line(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            out.push('{');
+            let state_first = map
+                .iter()
+                .filter(|(key, _)| *key == "state")
+                .chain(map.iter().filter(|(key, _)| *key != "state"));
+            for (i, (key, item)) in state_first.enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push_str(": ");
+                write_one_line(item, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_one_line(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
     }
 }
 

@@ -1,7 +1,7 @@
 //! What every step has in common (its kind, label and selector) and [`Step::validate`]: the
 //! rules of a step that its JSON shape alone cannot express.
 
-use crate::{DownloadOutput, ExtractSource, OutputKind, Selector, Step};
+use crate::{DownloadOutput, ExtractSource, OutputKind, Selector, StateCheck, Step};
 
 impl Step {
     /// The step's snake_case type name.
@@ -68,8 +68,35 @@ impl Step {
         }
     }
 
+    /// The step's post-state checks (empty for kinds that have none).
+    pub fn expect(&self) -> &[StateCheck] {
+        match self {
+            Step::Click(s) => &s.expect,
+            Step::Fill(s) => &s.expect,
+            Step::KeyPress(s) => &s.expect,
+            Step::Drag(s) => &s.expect,
+            _ => &[],
+        }
+    }
+
+    /// The step's post-state checks, to edit (`None` for kinds that have none).
+    pub fn expect_mut(&mut self) -> Option<&mut Vec<StateCheck>> {
+        match self {
+            Step::Click(s) => Some(&mut s.expect),
+            Step::Fill(s) => Some(&mut s.expect),
+            Step::KeyPress(s) => Some(&mut s.expect),
+            Step::Drag(s) => Some(&mut s.expect),
+            _ => None,
+        }
+    }
+
     /// Checks what serde cannot: non-empty candidates, required companions of fields.
     pub fn validate(&self) -> Result<(), String> {
+        for (i, check) in self.expect().iter().enumerate() {
+            if let Some(problem) = check.problem() {
+                return Err(format!("expect[{i}]: {problem}"));
+            }
+        }
         if let Some(selector) = self.selector() {
             if selector.candidates.is_empty() {
                 return Err("the selector has no candidates".into());

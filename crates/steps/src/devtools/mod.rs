@@ -274,6 +274,7 @@ impl Importer {
                         .push(format!("step {}: press `duration` ignored", index + 1));
                 }
                 Step::Click(ClickStep {
+                    expect: Vec::new(),
                     label: None,
                     selector: selector(self)?,
                     button,
@@ -285,6 +286,7 @@ impl Importer {
                 })
             }
             "change" => Step::Fill(FillStep {
+                expect: Vec::new(),
                 label: None,
                 selector: selector(self)?,
                 value: str_field(raw, "value", index)?.to_string(),
@@ -300,6 +302,7 @@ impl Importer {
                     // The press is emitted now; its keyUp is absorbed.
                     self.pressed.push((key.clone(), index));
                     let step = Step::KeyPress(KeyPressStep {
+                        expect: Vec::new(),
                         label: None,
                         key,
                         modifiers: self.held.clone(),
@@ -318,6 +321,7 @@ impl Importer {
                     if !self.held.contains(&m) {
                         // A modifier released that was never pressed: press it alone.
                         self.steps.push(Step::KeyPress(KeyPressStep {
+                            expect: Vec::new(),
                             label: None,
                             key,
                             modifiers: Vec::new(),
@@ -338,6 +342,7 @@ impl Importer {
                     }
                 } else {
                     self.steps.push(Step::KeyPress(KeyPressStep {
+                        expect: Vec::new(),
                         label: None,
                         key,
                         modifiers: self.held.clone(),

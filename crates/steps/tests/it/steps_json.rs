@@ -6,6 +6,7 @@ use serde_json::json;
 #[test]
 fn steps_round_trip_as_pretty_stable_json() {
     let step = Step::Click(ClickStep {
+        expect: Vec::new(),
         label: Some("Open".into()),
         selector: Selector::new([
             SelectorCandidate::test_id("open"),

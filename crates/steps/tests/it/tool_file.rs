@@ -191,3 +191,45 @@ fn files_are_read_bounded_and_named() {
         "{err}"
     );
 }
+
+#[test]
+fn the_pretty_layout_is_serde_jsons_with_each_post_state_check_on_one_line() {
+    let mut file = search_price_file();
+    let text = ToolFile::from_json(&file).unwrap().to_json_pretty();
+    let serde =
+        serde_json::to_string_pretty(&ToolFile::from_json(&file).unwrap().to_json()).unwrap();
+    assert_eq!(
+        text,
+        serde + "\n",
+        "without checks the layout is serde_json's"
+    );
+
+    file["steps"][1]["expect"] = json!([
+        { "state": "value", "equals": "{{query}}" },
+        { "state": "text", "of": "focused", "changes": true }
+    ]);
+    let tool = ToolFile::from_json(&file).unwrap();
+    let text = tool.to_json_pretty();
+    assert!(
+        text.contains(
+            "      \"expect\": [\n        {\"state\": \"value\", \"equals\": \"{{query}}\"},\n        \
+             {\"state\": \"text\", \"changes\": true, \"of\": \"focused\"}\n      ]"
+        ),
+        "{text}"
+    );
+    assert_eq!(ToolFile::from_json_str(&text).unwrap(), tool);
+}
+
+#[test]
+fn a_check_that_cannot_be_checked_is_a_problem_at_its_step() {
+    let mut file = search_price_file();
+    file["steps"][1]["expect"] = json!([{ "state": "page", "equals": "x" }]);
+    let problems = problems_of(&file.to_string());
+    assert_eq!(problems, [("/steps/1".to_string(), Rule::InvalidStep)]);
+    file["steps"][1]["expect"] = json!([{ "state": "colour", "equals": "x" }]);
+    let problems = problems_of(&file.to_string());
+    assert!(
+        problems.iter().any(|(at, _)| at.starts_with("/steps/1")),
+        "{problems:?}"
+    );
+}
