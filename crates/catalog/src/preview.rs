@@ -92,6 +92,8 @@ pub struct StepView {
     pub winner: Option<String>,
     /// Every selector candidate of the step, best first.
     pub candidates: Vec<String>,
+    /// What the step must visibly do (its post-state checks), in words.
+    pub checks: Vec<String>,
     /// Where the step navigated.
     pub navigated_to: Option<String>,
     /// Why it failed.
@@ -145,6 +147,7 @@ pub fn pending_steps(file: &ToolFile) -> Vec<StepView> {
             duration_ms: None,
             winner: None,
             candidates: candidates(file, index),
+            checks: step.expect().iter().map(|c| c.describe()).collect(),
             navigated_to: None,
             error: None,
             screenshot: None,

@@ -20,9 +20,10 @@ use super::selectors::{
 use super::{FileChooserRequest, MAIN_PAGE, PickedElement, RecordEvent, RecordedStep};
 use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{
-    ClickStep, DragStep, ExpectedNavigation, FillStep, HandleDialogStep, KeyPressStep, Modifier,
-    MouseButton, NavigateStep, Offset, PointerMove, Selector, SelectorCandidate, SelectorKind,
-    SetViewportStep, Step, SwitchPageStep, WaitForElementStep, web_origin,
+    CheckedState, ClickStep, DragStep, ExpectedNavigation, FillStep, HandleDialogStep,
+    KeyPressStep, Modifier, MouseButton, NavigateStep, Offset, PointerMove, Selector,
+    SelectorCandidate, SelectorKind, SetViewportStep, StateCheck, Step, SwitchPageStep,
+    WaitForElementStep, web_origin,
 };
 use effects::{PendingChooser, PendingDownload, PendingScroll};
 
@@ -104,6 +105,13 @@ struct Payload {
     drop: Option<Target>,
     #[serde(default, rename = "dropOffset")]
     drop_offset: Option<Offset>,
+    /// The recorder script's gesture that made this action, or whose post-state this is.
+    #[serde(default)]
+    gesture: Option<String>,
+    /// A `state` payload: what the gesture changed, as post-state checks (JSON, each read
+    /// on its own so one the recorder does not know is dropped, not the whole payload).
+    #[serde(default)]
+    checks: Vec<Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -129,6 +137,9 @@ struct Target {
     text: String,
     #[serde(default)]
     value: Option<String>,
+    /// The element's tag name (`input`, `div`).
+    #[serde(default)]
+    tag: String,
 }
 
 /// The last step that may navigate or open a popup.
@@ -147,6 +158,9 @@ pub(crate) struct Builder {
     pub inputs: Vec<InputMark>,
     /// Element token of each step (fills coalesce on it), parallel to `steps`.
     tokens: Vec<Option<String>>,
+    /// The recorder script's gesture that made each step (its post-state comes later),
+    /// parallel to `steps`.
+    gestures: Vec<Option<String>>,
     current_page: String,
     last_action: Option<Action>,
     actions: usize,
@@ -230,6 +244,7 @@ impl Builder {
         let recorded = self.recorded(step, description, target, url);
         self.steps.push(recorded.clone());
         self.tokens.push(token);
+        self.gestures.push(None);
         RecordEvent::StepAdded {
             index: self.steps.len() - 1,
             step: Box::new(recorded),
@@ -239,6 +254,7 @@ impl Builder {
     fn insert(&mut self, index: usize, recorded: RecordedStep) -> RecordEvent {
         self.steps.insert(index, recorded.clone());
         self.tokens.insert(index, None);
+        self.gestures.insert(index, None);
         if let Some(a) = &mut self.last_action
             && a.index >= index
         {
@@ -278,6 +294,7 @@ impl Builder {
             secret: false,
             thumbnail_png: None,
             download: None,
+            no_effect: false,
         }
     }
 
@@ -310,6 +327,7 @@ impl Builder {
     pub(crate) fn append(&mut self, recorded: RecordedStep) -> RecordEvent {
         self.steps.push(recorded.clone());
         self.tokens.push(None);
+        self.gestures.push(None);
         RecordEvent::StepAdded {
             index: self.steps.len() - 1,
             step: Box::new(recorded),
@@ -433,6 +451,7 @@ impl Builder {
         let Some(target) = payload.target.clone() else {
             return match payload.kind.as_str() {
                 "key" => self.key(page, &payload, None, frames),
+                "state" => self.post_state(&payload),
                 "scroll" => self.scrolled(page, &payload, None),
                 _ => Vec::new(),
             };

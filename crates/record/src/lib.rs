@@ -179,6 +179,11 @@ pub struct RecordedStep {
     /// For download steps: the file the recording downloaded, once it finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub download: Option<DownloadRecord>,
+    /// A click after which nothing changed: no state of its element, no focus, no change of
+    /// the page, no navigation (see the post-state checks). Shown in the draft as "no effect
+    /// — remove?": kept until the person decides.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_effect: bool,
 }
 
 /// A file chooser the page opened while recording: answer it with

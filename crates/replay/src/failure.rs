@@ -34,6 +34,10 @@ pub enum FailureKind {
     Assertion,
     /// An extracted value does not fit its field's kind (a price with no number in it).
     Extraction,
+    /// The step ran but did not do what it did when recorded: a post-state check (the
+    /// element's value, an ARIA state, the focus, a change of the page) did not hold within
+    /// the step's budget. Never retried: acting again could act twice.
+    StateMismatch,
     /// The page or frame the step acts in went away: closed, or its renderer crashed.
     Gone,
     /// The browser exited or crashed, or the connection to it dropped. Transient: the shared

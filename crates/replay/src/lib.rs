@@ -52,6 +52,7 @@
 //! ```
 
 mod actions;
+mod checks;
 mod classify;
 mod failure;
 mod js;

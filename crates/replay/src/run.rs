@@ -13,6 +13,7 @@ use browserflow_cdp::page::Page;
 use browserflow_steps::{Origins, Step, expand_step};
 
 use crate::actions::upload_paths;
+use crate::checks::Watch;
 use crate::failure::{Failure, FailureKind};
 use crate::resolve::resolver_install;
 use crate::{
@@ -55,6 +56,8 @@ pub(crate) struct Run<'a> {
     /// Where top-level pages may go, and the pages already guarded (`navigation.rs`).
     pub(crate) origins: Origins,
     pub(crate) guarded: Vec<String>,
+    /// The running step's post-state watch (see [`crate::checks`]).
+    pub(crate) watch: std::sync::Mutex<Watch>,
 }
 
 impl<'a> Run<'a> {
@@ -69,6 +72,7 @@ impl<'a> Run<'a> {
             download_dir: None,
             origins: options.origins.clone().unwrap_or(Origins::Any),
             guarded: Vec::new(),
+            watch: Default::default(),
         }
     }
 
@@ -221,6 +225,33 @@ impl<'a> Run<'a> {
         }
         self.guard(&page).await?;
         let shown = original.selector();
+        let checks = step.expect();
+        Watch::begin(&self.watch, !checks.is_empty());
+        if let Step::KeyPress(key) = step
+            && key.selector.is_none()
+            && !checks.is_empty()
+        {
+            self.watch_focused(&page).await?;
+        }
+        let outcome = self.act(&page, step, shown).await?;
+        if !checks.is_empty() && outcome.navigated_to.is_none() {
+            self.check_post_state(&page, checks, step_timeout(step))
+                .await
+                .map_err(|f| match outcome.winner {
+                    Some(winner) => f.with_winner(winner),
+                    None => f,
+                })?;
+        }
+        Ok(outcome)
+    }
+
+    async fn act(
+        &mut self,
+        page: &Page,
+        step: &Step,
+        shown: Option<&browserflow_steps::Selector>,
+    ) -> Result<Outcome, Failure> {
+        let page = page.clone();
         match step {
             Step::Navigate(s) => self.navigate(&page, s).await,
             Step::Click(s) => self.click(&page, s, shown).await,
@@ -252,6 +283,17 @@ impl<'a> Run<'a> {
 
 /// Every step with its inputs expanded and its upload files resolved: a missing input or
 /// file fails before the browser does anything.
+/// The step's own budget override, for the kinds that have post-state checks.
+fn step_timeout(step: &Step) -> Option<u64> {
+    match step {
+        Step::Click(s) => s.timeout_ms,
+        Step::Fill(s) => s.timeout_ms,
+        Step::KeyPress(s) => s.timeout_ms,
+        Step::Drag(s) => s.timeout_ms,
+        _ => None,
+    }
+}
+
 fn expand_all(steps: &[Step], inputs: &Map<String, Value>) -> Result<Vec<Step>, ReplayError> {
     let expanded = steps
         .iter()

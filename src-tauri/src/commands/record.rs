@@ -142,6 +142,16 @@ pub async fn draft_mark_required_input(
     Ok(session.mark_required_input(index, &name, &kind)?)
 }
 
+/// Removes post-state check `check` of step `index`.
+#[tauri::command]
+pub async fn draft_remove_check(
+    state: State<'_, AppState>,
+    index: usize,
+    check: usize,
+) -> Result<DraftView, AppError> {
+    Ok(state.recording.lock().await.remove_check(index, check)?)
+}
+
 /// Removes the output field `name` (a price's currency field alone, when that is `name`).
 #[tauri::command]
 pub async fn draft_remove_output(

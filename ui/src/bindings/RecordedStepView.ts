@@ -39,4 +39,13 @@ secret: boolean,
 /**
  * The thumbnail after the step, as a data URL.
  */
-thumbnail: string | null, };
+thumbnail: string | null, 
+/**
+ * What the step did, checked after it on replay, in words (`aria-valuenow is "116"`);
+ * each removable by its position (`draft_remove_check`).
+ */
+checks: Array<string>, 
+/**
+ * A click after which nothing changed: the screen asks "no effect — remove?".
+ */
+no_effect: boolean, };

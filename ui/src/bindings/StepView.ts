@@ -34,6 +34,10 @@ winner: string | null,
  */
 candidates: Array<string>, 
 /**
+ * What the step must visibly do (its post-state checks), in words.
+ */
+checks: Array<string>, 
+/**
  * Where the step navigated.
  */
 navigated_to: string | null, 

@@ -65,6 +65,7 @@ export const api = {
   draftRenameOutput: (from: string, to: string) => call<DraftView>('draft_rename_output', { from, to }),
   draftCheckNames: (name: string, version: string) => call<FieldProblem[]>('draft_check_names', { name, version }),
   draftRemoveStep: (index: number) => call<DraftView>('draft_remove_step', { index }),
+  draftRemoveCheck: (index: number, check: number) => call<DraftView>('draft_remove_check', { index, check }),
   draftMoveStep: (from: number, to: number) => call<DraftView>('draft_move_step', { from, to }),
   draftMarkInput: (index: number, name: string, kind: string) => call<DraftView>('draft_mark_input', { index, name, kind }),
   draftMarkOutput: (pick: number, name: string, kind: OutputKindName) => call<DraftView>('draft_mark_output', { pick, name, kind }),

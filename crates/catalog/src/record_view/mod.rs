@@ -257,6 +257,15 @@ impl RecordSession {
         self.edit(|draft| draft.mark_input(index, InputMark::required(name.trim(), kind)))
     }
 
+    /// Removes post-state check `check` of step `index`.
+    pub fn remove_check(
+        &mut self,
+        index: usize,
+        check: usize,
+    ) -> Result<DraftView, RecordViewError> {
+        self.edit(|draft| draft.remove_check(index, check).map(|_| ()))
+    }
+
     /// Removes the output field `name` (a price's currency field alone, if that is `name`).
     pub fn remove_output(&mut self, name: &str) -> Result<DraftView, RecordViewError> {
         self.edit(|draft| draft.remove_output(name))
@@ -450,6 +459,8 @@ pub fn step_view(index: usize, step: &RecordedStep) -> RecordedStepView {
         url: step.url.clone(),
         secret: step.secret,
         thumbnail: step.thumbnail_png.as_deref().map(data_url),
+        checks: step.step.expect().iter().map(|c| c.describe()).collect(),
+        no_effect: step.no_effect,
     }
 }
 

@@ -37,6 +37,11 @@ pub struct RecordedStepView {
     pub secret: bool,
     /// The thumbnail after the step, as a data URL.
     pub thumbnail: Option<String>,
+    /// What the step did, checked after it on replay, in words (`aria-valuenow is "116"`);
+    /// each removable by its position (`draft_remove_check`).
+    pub checks: Vec<String>,
+    /// A click after which nothing changed: the screen asks "no effect — remove?".
+    pub no_effect: bool,
 }
 
 /// An element picked for extraction.

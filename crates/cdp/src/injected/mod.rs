@@ -10,13 +10,23 @@ pub const ROLES_JS: &str = include_str!("roles.js");
 /// expression (it is evaluated as `(RESOLVE_JS)`): the resolver function, with roles.js bound
 /// as its `ROLES` and exposed as its `roles` property, which is how the recorder (which gets
 /// this source inlined) names elements.
+///
+/// states.js (what a post-state check reads) is bound as its `STATES` and exposed as its
+/// `states` property: the resolver snapshots a watched element's states before it acts, the
+/// replayer's check reads them after, and the recorder reads them around each gesture.
 pub const RESOLVE_JS: &str = concat!(
     "(() => {\nconst ROLES = ",
     include_str!("roles.js"),
-    "\n;\nconst resolve = ",
+    "\n;\nconst STATES = (",
+    include_str!("states.js"),
+    ")(ROLES);\nconst resolve = ",
     include_str!("resolve.js"),
-    "\n;\nresolve.roles = ROLES;\nreturn resolve;\n})()"
+    "\n;\nresolve.roles = ROLES;\nresolve.states = STATES;\nreturn resolve;\n})()"
 );
+
+/// The states of post-state checks (`states.js`): a function of roles.js returning
+/// `{describe, deepActive, statesOf, countMutations, mutations}`; carried by [`RESOLVE_JS`].
+pub const STATES_JS: &str = include_str!("states.js");
 
 /// The masker (`mask.js`): a function `(texts, action)` evaluated in the replayer's isolated
 /// world of each frame, which draws solid boxes over every element showing one of `texts`
@@ -32,5 +42,6 @@ mod tests {
         assert!(RESOLVE_JS.contains(ROLES_JS));
         assert_eq!(RESOLVE_JS.matches("const implicitRole").count(), 1);
         assert!(RESOLVE_JS.trim_end().ends_with("})()"));
+        assert!(RESOLVE_JS.contains(STATES_JS));
     }
 }

@@ -3,7 +3,7 @@
 // that matches exactly one element is actionable, then optionally acts on it in the same task.
 // Called as `(RESOLVE)(spec)`; resolves to {ok: true, winner, point, result} or
 // {ok: false, states: [reason per candidate]}. `ROLES` is roles.js, bound around this function
-// by `RESOLVE_JS` (mod.rs).
+// by `RESOLVE_JS` (mod.rs), and `STATES` states.js.
 async (spec) => {
   const { norm, textOf, roleOf, accessibleName, labelMatches } = ROLES;
   const deadline = performance.now() + spec.timeoutMs;
@@ -321,6 +321,13 @@ async (spec) => {
       }
       if (!reason) {
         const r = el.getBoundingClientRect();
+        // A step with post-state checks: its element's states and the focus before the action,
+        // and mutations counted from now (read by the replayer's check after the action).
+        if (spec.watch) {
+          const active = STATES.deepActive();
+          globalThis.__browserflowWatched = { el, before: STATES.statesOf(el), active,
+            activeBefore: STATES.statesOf(active), mutations: STATES.countMutations() };
+        }
         const done = act(el);
         if (done && done.error) return { ok: false, fatal: done.error, winner: index, states };
         return { ok: true, winner: index, point: actionPoint(r), result: done };

@@ -57,12 +57,14 @@ impl Builder {
                 navigation: None,
                 opens_popup: None,
                 timeout_ms: None,
+                expect: Vec::new(),
             }),
             format!("{verb} {}", target.description),
             Some(target),
             &url,
             Some(target.token.clone()),
         ));
+        self.set_gesture(payload);
         events.extend(self.action(page));
         events
     }
@@ -97,6 +99,7 @@ impl Builder {
             target: drop_selector,
             target_offset: drop_offset,
             timeout_ms: None,
+            expect: Vec::new(),
         });
         if let Some(i) = self.steps.len().checked_sub(1)
             && self.tokens[i].as_deref() == Some(target.token.as_str())
@@ -107,6 +110,7 @@ impl Builder {
             recorded.step = step;
             recorded.description = description;
             recorded.recorded_value = None;
+            self.gestures[i] = payload.gesture.clone();
             let mut events = vec![self.updated(i)];
             events.extend(self.action(page));
             return events;
@@ -119,6 +123,7 @@ impl Builder {
             &url,
             Some(target.token.clone()),
         ));
+        self.set_gesture(payload);
         events.extend(self.action(page));
         events
     }
@@ -151,6 +156,7 @@ impl Builder {
         if !attached {
             return None;
         }
+        self.navigated_step(index);
         self.current_page = name;
         Some(self.updated(index))
     }
@@ -163,6 +169,7 @@ impl Builder {
         sel: Selector,
     ) -> Vec<RecordEvent> {
         let url = payload.frame.url.clone();
+        let expect = fill_checks(payload, target);
         let (value, recorded_value) = if target.password {
             (format!("{{{{{}}}}}", self.secret_input(target)), None)
         } else {
@@ -197,8 +204,12 @@ impl Builder {
                     selector: sel,
                     value,
                     timeout_ms: None,
+                    expect,
                 });
                 step.description = description;
+                step.no_effect = false;
+                // What the replaced click did is the fill's now.
+                self.gestures[i] = None;
                 step.recorded_value = recorded_value;
                 step.secret = target.password;
                 if self.last_action.as_ref().is_some_and(|a| a.index == i) {
@@ -214,6 +225,7 @@ impl Builder {
                 selector: sel,
                 value,
                 timeout_ms: None,
+                expect,
             }),
             description,
             Some(target),
@@ -295,13 +307,98 @@ impl Builder {
                 navigation: None,
                 opens_popup: None,
                 timeout_ms: None,
+                expect: Vec::new(),
             }),
             description,
             target,
             &url,
             token,
         ));
+        self.set_gesture(payload);
         events.extend(self.action(page));
         events
+    }
+}
+
+impl Builder {
+    /// The step just pushed was made by the recorder script's gesture `payload.gesture`: its
+    /// post-state (a `state` payload) is that step's.
+    fn set_gesture(&mut self, payload: &Payload) {
+        if let Some(last) = self.gestures.last_mut() {
+            last.clone_from(&payload.gesture);
+        }
+    }
+
+    /// What a gesture did (a `state` payload): the checks of the step it made, unless that
+    /// step navigated or opened a popup (then its navigation is what is checked), and a click
+    /// that changed nothing is flagged as having no effect.
+    pub(super) fn post_state(&mut self, payload: &Payload) -> Vec<RecordEvent> {
+        let Some(gesture) = payload.gesture.as_deref() else {
+            return Vec::new();
+        };
+        let Some(index) = self
+            .gestures
+            .iter()
+            .rposition(|g| g.as_deref() == Some(gesture))
+        else {
+            return Vec::new();
+        };
+        let checks: Vec<StateCheck> = payload
+            .checks
+            .iter()
+            .filter_map(|c| serde_json::from_value::<StateCheck>(c.clone()).ok())
+            .filter(|c| {
+                c.problem().is_none()
+                    && c.equals
+                        .as_ref()
+                        .is_none_or(|v| v.len() <= MAX_CHECKED_TEXT)
+            })
+            .collect();
+        let recorded = &mut self.steps[index];
+        let navigates = match &recorded.step {
+            Step::Click(c) => c.navigation.is_some() || c.opens_popup.is_some(),
+            Step::KeyPress(k) => k.navigation.is_some() || k.opens_popup.is_some(),
+            Step::Drag(_) => false,
+            _ => return Vec::new(),
+        };
+        if navigates {
+            return Vec::new();
+        }
+        recorded.no_effect = checks.is_empty() && matches!(recorded.step, Step::Click(_));
+        if let Some(expect) = recorded.step.expect_mut() {
+            *expect = checks;
+        }
+        vec![self.updated(index)]
+    }
+
+    /// A step that navigated: its navigation is checked, not the state of a document that is
+    /// gone.
+    pub(super) fn navigated_step(&mut self, index: usize) {
+        if let Some(recorded) = self.steps.get_mut(index) {
+            recorded.no_effect = false;
+            if let Some(expect) = recorded.step.expect_mut() {
+                expect.clear();
+            }
+        }
+    }
+}
+
+/// Longer values are not checked: a check is one line of a tool file.
+const MAX_CHECKED_TEXT: usize = 500;
+
+/// A text field's fill expects the field to hold what was typed (a password's value is never
+/// kept, so never checked; a select's option is checked by the fill itself).
+fn fill_checks(payload: &Payload, target: &Target) -> Vec<StateCheck> {
+    let text_field = matches!(target.tag.as_str(), "input" | "textarea");
+    match &payload.value {
+        Some(value)
+            if payload.kind == "input"
+                && text_field
+                && !target.password
+                && value.len() <= MAX_CHECKED_TEXT =>
+        {
+            vec![StateCheck::equals(CheckedState::Value, value.clone())]
+        }
+        _ => Vec::new(),
     }
 }

@@ -48,6 +48,7 @@ impl Builder {
                 a.navigated = true;
             }
             if set {
+                self.navigated_step(action.index);
                 return vec![self.updated(action.index)];
             }
         }
@@ -130,6 +131,7 @@ impl Builder {
                 _ => false,
             };
             if set {
+                self.navigated_step(action.index);
                 // Replay continues on the popup after the step that opened it.
                 self.current_page = name.clone();
                 events.push(self.updated(action.index));

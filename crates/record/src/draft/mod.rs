@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 use super::model_assist::ModelCall;
 use super::{MAIN_PAGE, PickedElement, RecordError, RecordedStep};
 use browserflow_steps::{
-    ExtractSource, ExtractStep, OutputKind, Selector, SelectorCandidate, SelectorKind, Step,
-    SwitchPageStep,
+    CheckedState, ExtractSource, ExtractStep, OutputKind, Selector, SelectorCandidate,
+    SelectorKind, StateCheck, Step, SwitchPageStep,
 };
 use browserflow_steps::{
     ORIGIN_KEY, Origins, TemplatePart, ToolFile, origin_of, template_parts, web_origin,
@@ -240,14 +240,74 @@ impl Draft {
                 );
         }
         let name = mark.name.clone();
+        let typed = recorded.recorded_value.clone();
         if let Step::Fill(fill) = &mut self.steps[step_index].step {
             fill.value = reference(&name);
+        }
+        if let Some(typed) = typed {
+            self.checks_follow_input(step_index, &typed, &name);
         }
         self.inputs.retain(|i| i.name != name);
         let used = self.referenced_inputs();
         self.inputs.retain(|i| used.contains(&i.name));
         self.inputs.push(mark);
         Ok(())
+    }
+
+    /// The fill at `step_index` now types the input `name` instead of `typed`: its own check
+    /// expects `{{name}}`, and a later check whose recorded value shows the typed text (an
+    /// autocomplete's chosen option after a typed prefix) can no longer expect that value, so
+    /// it expects a change instead (a focus check, which names an element, is dropped).
+    fn checks_follow_input(&mut self, step_index: usize, typed: &str, name: &str) {
+        let shows_typed = |value: &str| {
+            !typed.trim().is_empty() && value.to_lowercase().contains(&typed.trim().to_lowercase())
+        };
+        for (index, recorded) in self.steps.iter_mut().enumerate().skip(step_index) {
+            let Some(expect) = recorded.step.expect_mut() else {
+                continue;
+            };
+            if index == step_index {
+                for check in expect.iter_mut() {
+                    if check.state == CheckedState::Value && check.equals.as_deref() == Some(typed)
+                    {
+                        check.equals = Some(reference(name));
+                    }
+                }
+                continue;
+            }
+            expect.retain(|c| {
+                !(c.state == CheckedState::Focus && c.equals.as_deref().is_some_and(shows_typed))
+            });
+            for check in expect.iter_mut() {
+                if check.state.shows_text() && check.equals.as_deref().is_some_and(shows_typed) {
+                    check.equals = None;
+                    check.changes = true;
+                }
+            }
+        }
+    }
+
+    /// Removes the post-state check `check_index` of the step at `step_index` (a check the
+    /// person knows depends on something else than the step).
+    pub fn remove_check(
+        &mut self,
+        step_index: usize,
+        check_index: usize,
+    ) -> Result<StateCheck, RecordError> {
+        self.check_index(step_index)?;
+        let recorded = &mut self.steps[step_index];
+        let kind = recorded.step.kind();
+        let len = recorded.step.expect().len();
+        match recorded.step.expect_mut() {
+            Some(expect) if check_index < len => Ok(expect.remove(check_index)),
+            _ => Err(RecordError::Mark {
+                index: step_index,
+                message: format!(
+                    "the {kind} step has {len} post-state check(s), there is no check {}",
+                    check_index + 1
+                ),
+            }),
+        }
     }
 
     /// Removes the output field `name`: its extract step, or (for the currency read beside
@@ -355,6 +415,7 @@ impl Draft {
                 secret: false,
                 thumbnail_png: None,
                 download: None,
+                no_effect: false,
             },
         );
         if page != current && at + 1 < self.steps.len() {
@@ -537,6 +598,7 @@ fn switch_step(page: &str, url: &str) -> RecordedStep {
         secret: false,
         thumbnail_png: None,
         download: None,
+        no_effect: false,
     }
 }
 
@@ -575,6 +637,7 @@ mod tests {
     fn fill(value: &str, secret: bool) -> RecordedStep {
         RecordedStep {
             step: Step::Fill(FillStep {
+                expect: Vec::new(),
                 label: None,
                 selector: Selector::new([SelectorCandidate::test_id("q")]),
                 value: if secret {
@@ -593,6 +656,7 @@ mod tests {
             secret,
             thumbnail_png: None,
             download: None,
+            no_effect: false,
         }
     }
 

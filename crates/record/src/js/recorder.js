@@ -258,6 +258,60 @@
   let chain = Promise.resolve();
   const emit = (make) => { chain = chain.then(make).then((p) => { if (p) send(p); }, () => {}); };
 
+  // Post-state: what each gesture (a press to its click or drag, a key) changed, sent as a
+  // `state` event after the gesture's action, with its id: the states of its element that
+  // changed (states.js, the replayer's own), where the focus went and what the element focused
+  // then shows, and whether the document changed at all. Read once the page's handlers ran:
+  // a short while after the gesture, or at the start of the next trusted input, whichever is
+  // first (so the next action's effects are never the last one's).
+  const STATES = RESOLVE.states;
+  STATES.countMutations();
+  const POST_STATE_DELAY_MS = 100;
+  let gestureSeq = 0;
+  let pendingGesture = null;
+  const beginGesture = (el) => {
+    finishGesture();
+    return { id: DOC + ':' + (++gestureSeq), el, before: STATES.statesOf(el), active: STATES.deepActive(),
+      mutations: STATES.mutations() };
+  };
+  const postState = (g) => {
+    const checks = [];
+    if (g.el && g.el.isConnected) {
+      for (const [state, value] of Object.entries(STATES.statesOf(g.el))) {
+        if (g.before[state] !== value) checks.push({ state, equals: value });
+      }
+    }
+    const active = STATES.deepActive();
+    const focus = active && active !== g.active ? STATES.describe(active) : null;
+    if (focus) {
+      checks.push({ state: 'focus', equals: focus });
+      if (active !== g.el) {
+        for (const [state, value] of Object.entries(STATES.statesOf(active))) checks.push({ state, of: 'focused', equals: value });
+      }
+    }
+    if (STATES.mutations() > g.mutations) checks.push({ state: 'page', changes: true });
+    return { type: 'state', gesture: g.id, checks };
+  };
+  function finishGesture() {
+    const g = pendingGesture;
+    if (!g) return;
+    pendingGesture = null;
+    clearTimeout(g.timer);
+    const payload = postState(g);
+    emit(async () => payload);
+  }
+  // After the gesture's action was emitted: its post-state follows it.
+  const endGesture = (g) => {
+    if (!g) return;
+    if (pendingGesture !== g) finishGesture();
+    pendingGesture = g;
+    clearTimeout(g.timer);
+    g.timer = setTimeout(finishGesture, POST_STATE_DELAY_MS);
+  };
+  for (const type of ['pointerdown', 'keydown', 'beforeinput']) {
+    window.addEventListener(type, (e) => { if (e.isTrusted && !picking) finishGesture(); }, true);
+  }
+
   let picking = false;
   let labelClick = null;
   let enterPressedAt = -Infinity;
@@ -308,7 +362,7 @@
     if (!raw) { press = null; return; }
     const el = lift(raw);
     const r = el.getBoundingClientRect();
-    press = { raw, el, hover: revealedBy(el), x: e.clientX, y: e.clientY,
+    press = { raw, el, hover: revealedBy(el), x: e.clientX, y: e.clientY, gesture: beginGesture(el),
       offset: { x: e.clientX - r.left, y: e.clientY - r.top }, moved: false, dragged: false,
       // Described now, while it is surely in the page: a widget may remove the element on the
       // release (a listbox's option closing its popup), and then no click follows.
@@ -338,7 +392,7 @@
         && !composedContains(over, p.el) ? over : null;
       flushScrolls();
       emit(async () => {
-        const payload = { type: 'drag', target: await targetInfo(p.el), offset: p.offset, by };
+        const payload = { type: 'drag', target: await targetInfo(p.el), offset: p.offset, by, gesture: p.gesture.id };
         if (onto) {
           const r = onto.getBoundingClientRect();
           payload.drop = await targetInfo(onto);
@@ -346,6 +400,7 @@
         }
         return payload;
       });
+      endGesture(p.gesture);
     }
     // A release that no click follows (the page removed the pressed element on it, as a
     // listbox's option does when it closes its popup) still ends a click gesture: the click is
@@ -360,10 +415,11 @@
         emit(async () => {
           const target = await p.info;
           if (!target) return null;
-          const payload = { type: 'click', target };
+          const payload = { type: 'click', target, gesture: p.gesture.id };
           if (p.hover) payload.hover = await targetInfo(p.hover).catch(() => undefined);
           return payload;
         });
+        endGesture(p.gesture);
         refreshHidden();
       }, 0);
     }
@@ -405,11 +461,13 @@
     // Announced at once: a download or file chooser it starts may be reported before the
     // click's description is ready.
     send({ type: 'clicking' });
+    const gesture = ofPress && pressed.gesture && pressed.gesture.el === el ? pressed.gesture : beginGesture(el);
     emit(async () => {
-      const p = { type: 'click', target: await targetInfo(el) };
+      const p = { type: 'click', target: await targetInfo(el), gesture: gesture.id };
       if (hover) p.hover = await targetInfo(hover);
       return p;
     });
+    endGesture(gesture);
     refreshHidden();
   }, true);
 
@@ -494,12 +552,14 @@
     const onBody = !el || el === document.body || el === document.documentElement;
     const key = (watch) => {
       flushScrolls();
+      const gesture = beginGesture(onBody ? STATES.deepActive() : el);
       emit(async () => {
         // A key recorded because of what it changed: known once its handlers and default
         // action ran (the chain keeps later events behind it).
         if (watch && !(await watch())) return null;
-        return { type: 'key', key: e.key, modifiers, target: onBody ? null : await targetInfo(el) };
+        return { type: 'key', key: e.key, modifiers, target: onBody ? null : await targetInfo(el), gesture: gesture.id };
       });
+      endGesture(gesture);
     };
     if (special || shortcut) {
       if (shortcut && !special && el && editable(el) && EDITING_SHORTCUTS.has(e.key.toLowerCase())) return;
@@ -593,6 +653,12 @@
   }, true);
 
   window.__bflowRecorder = {
+    // The recording stops: the last gesture's post-state now, and every event sent.
+    async flush() {
+      finishGesture();
+      await chain;
+      return true;
+    },
     pick(on) {
       picking = !!on;
       if (!picking && outlined) { outlined.el.style.outline = outlined.prev; outlined = null; }

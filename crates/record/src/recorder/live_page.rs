@@ -151,6 +151,7 @@ impl Recorder {
             secret: false,
             thumbnail_png: None,
             download: None,
+            no_effect: false,
         });
         drop(builder);
         self.shared.emit(vec![event]);
@@ -323,6 +324,29 @@ impl Recorder {
             }
         }
         Err(last)
+    }
+
+    /// Evaluates `expression` in every recorder world and waits for the promise it returns,
+    /// at most `budget` in all.
+    pub(super) async fn in_every_world_awaiting(&self, expression: &str, budget: Duration) {
+        let worlds = lock(&self.shared.worlds).clone();
+        let conn = self.page.session().connection();
+        let all = async {
+            for world in worlds {
+                let _ = conn
+                    .session(world.session)
+                    .call(
+                        "Runtime.evaluate",
+                        json!({
+                            "expression": expression,
+                            "contextId": world.context_id,
+                            "awaitPromise": true,
+                        }),
+                    )
+                    .await;
+            }
+        };
+        let _ = tokio::time::timeout(budget, all).await;
     }
 
     pub(super) async fn in_every_world(&self, expression: &str) {

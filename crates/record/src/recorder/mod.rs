@@ -303,6 +303,13 @@ impl Recorder {
     /// and the steps and automatic secret inputs are returned as a [`Draft`].
     pub async fn stop(mut self) -> Result<Draft, RecordError> {
         if !self.is_closed() {
+            // The last gesture's post-state is read now, not after its delay: the page may
+            // close with the recording.
+            self.in_every_world_awaiting(
+                "window.__bflowRecorder && window.__bflowRecorder.flush()",
+                Duration::from_secs(2),
+            )
+            .await;
             // A round trip through each recorded page: every event it sent before is routed.
             let pages = lock(&self.shared.pages).clone();
             for (_, page) in pages {

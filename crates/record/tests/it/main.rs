@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod names;
+mod post_state;
 mod record;
 mod support;
 mod widgets;

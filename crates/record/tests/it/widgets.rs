@@ -17,13 +17,13 @@ use serde_json::{Value, json};
 use crate::record::driver::{Driver, WAIT, options, save_and_load};
 
 /// The widget pages and a browser.
-struct Widgets {
+pub(crate) struct Widgets {
     server: FixtureServer,
     browser: Browser,
 }
 
 impl Widgets {
-    async fn start() -> Widgets {
+    pub(crate) async fn start() -> Widgets {
         let dist =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/widgets/dist");
         let files = read_dir_files(&dist).unwrap_or_default();
@@ -56,7 +56,7 @@ impl Widgets {
     }
 
     /// Replays `file` in a fresh context with `inputs`; the outputs.
-    async fn replay(&self, file: &ToolFile, inputs: Value) -> Result<Value, String> {
+    pub(crate) async fn replay(&self, file: &ToolFile, inputs: Value) -> Result<Value, String> {
         let context = self.browser.new_context().await.expect("context");
         let inputs = inputs.as_object().cloned().unwrap_or_default();
         let report = browserflow_replay::Replayer::default()
@@ -68,7 +68,7 @@ impl Widgets {
             .map_err(|e| e.to_string())
     }
 
-    async fn close(self) {
+    pub(crate) async fn close(self) {
         self.browser.close().await.expect("browser closes");
     }
 }
@@ -84,7 +84,7 @@ async fn result_text(d: &Driver) -> String {
 }
 
 /// Waits until the page's result reads `expected` (the widget has done what the person did).
-async fn wait_result(d: &Driver, expected: &str) {
+pub(crate) async fn wait_result(d: &Driver, expected: &str) {
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let now = result_text(d).await;
@@ -141,7 +141,7 @@ async fn press(d: &Driver, key: &str) {
 }
 
 /// Drags with the left button from `from` to `to` in small moves, as a hand does.
-async fn drag(d: &Driver, from: (f64, f64), to: (f64, f64)) {
+pub(crate) async fn drag(d: &Driver, from: (f64, f64), to: (f64, f64)) {
     d.mouse(json!({ "type": "mouseMoved", "x": from.0, "y": from.1 }))
         .await;
     d.mouse(json!({ "type": "mousePressed", "x": from.0, "y": from.1, "button": "left", "clickCount": 1 }))
@@ -161,18 +161,18 @@ async fn drag(d: &Driver, from: (f64, f64), to: (f64, f64)) {
 }
 
 /// Clicks the element `css` (in the main frame), once it is there.
-async fn click_css(d: &Driver, css: &str) {
+pub(crate) async fn click_css(d: &Driver, css: &str) {
     d.wait_js(&format!("document.querySelector({css:?})")).await;
     d.click(&format!("document.querySelector({css:?})")).await;
 }
 
 /// Clicks the element with ARIA role `role` whose text is `text`, once it is there.
-async fn click_role(d: &Driver, role: &str, text: &str) {
+pub(crate) async fn click_role(d: &Driver, role: &str, text: &str) {
     click_text(d, &format!("[role={role}]"), text).await;
 }
 
 /// Clicks the element matching `css` whose text is `text`, once it is there.
-async fn click_text(d: &Driver, css: &str, text: &str) {
+pub(crate) async fn click_text(d: &Driver, css: &str, text: &str) {
     let find = format!(
         "[...document.querySelectorAll({css:?})].find((el) => el.textContent.trim() === {text:?})"
     );
@@ -184,7 +184,7 @@ async fn click_text(d: &Driver, css: &str, text: &str) {
 
 /// Whether a journey's typed text becomes the tool's input `input`.
 #[derive(Clone, Copy, PartialEq)]
-enum Typed {
+pub(crate) enum Typed {
     /// Nothing typed is a parameter.
     Fixed,
     /// The first fill becomes the input `input` (its default: what was typed).
@@ -258,7 +258,7 @@ fn assert_reads_like_the_journey(file: &ToolFile, expected_kinds: &[&str]) {
 
 /// Records `journey` on `widget`, checks how it reads, replays it and compares the output with
 /// what the page showed; the tool, for more replays.
-async fn journey_replays(
+pub(crate) async fn journey_replays(
     w: &Widgets,
     widget: &str,
     expected_kinds: &[&str],

@@ -19,6 +19,7 @@ use browserflow_steps::{MouseButton, Offset, Selector};
 
 pub(crate) use files::upload_paths;
 
+use crate::checks::Watch;
 use crate::failure::{Failure, FailureKind, Missing, Unactionable};
 use crate::js;
 use crate::navigation::Follow;
@@ -54,9 +55,24 @@ impl Run<'_> {
         timeout_ms: Option<u64>,
     ) -> Result<Resolved, Failure> {
         let budget = self.budget(timeout_ms);
-        resolve(page, selector, request, budget)
+        let watched;
+        let request = match request {
+            ResolveRequest::Action(action) if Watch::wanted(&self.watch) => {
+                watched = ResolveRequest::Action(ActionRequest {
+                    watch: true,
+                    ..action.clone()
+                });
+                &watched
+            }
+            other => other,
+        };
+        let found = resolve(page, selector, request, budget)
             .await
-            .map_err(|failure| explain(failure, shown.unwrap_or(selector), budget))
+            .map_err(|failure| explain(failure, shown.unwrap_or(selector), budget))?;
+        if matches!(request, ResolveRequest::Action(a) if a.watch) {
+            Watch::watched(&self.watch, found.world.clone());
+        }
+        Ok(found)
     }
 
     /// Finds the element of a pointer action (click, hover, a click that downloads or opens a

@@ -19,6 +19,11 @@ pub(crate) const CALL_RESOLVER: &str = include_str!("call_resolver.js");
 /// How many trusted presses (`mousedown`) the document received, counted by a listener the
 /// snippet installs the first time: how a click into a child frame is checked as delivered.
 pub(crate) const PRESS_COUNT: &str = include_str!("press_count.js");
+/// `(checks, budgetMs)`: waits until every post-state check holds on the element the resolver
+/// watched; `{ok}` or `{ok: false, actual: [...]}` (see [`crate::checks`]).
+pub(crate) const CHECK_STATE: &str = include_str!("check_state.js");
+/// Watches the focused element before a key press that has no element of its own.
+pub(crate) const WATCH_FOCUSED: &str = include_str!("watch_focused.js");
 /// `(x, y)`: scrolls the window to a position.
 pub(crate) const SCROLL_WINDOW: &str = include_str!("scroll_window.js");
 

@@ -107,6 +107,9 @@ impl ResolveRequest {
 /// [`ResolveRequest::Action`].
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct ActionRequest {
+    /// The step has post-state checks: snapshot the element's states before acting.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub watch: bool,
     pub require: Requirements,
     /// The action point relative to the element's top-left corner (default: its centre).
     pub offset: Option<Offset>,

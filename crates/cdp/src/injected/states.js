@@ -1,0 +1,52 @@
+// The states a post-state check reads (browserflow-steps' `CheckedState`): one implementation
+// for the recorder (what a step changed) and the replayer (whether the replayed step did the
+// same). `ROLES` is roles.js. An expression evaluating to
+// `{describe, deepActive, statesOf, countMutations, mutations}`.
+((ROLES) => {
+  const { textOf, roleOf, accessibleName } = ROLES;
+  // An element as role and name (`combobox "Age"`), the way checks name it; null without both.
+  const describe = (el) => {
+    if (!el || el.nodeType !== 1) return null;
+    const role = roleOf(el);
+    const name = accessibleName(el);
+    return role && name ? role + ' ' + JSON.stringify(name.slice(0, 60)) : null;
+  };
+  const deepActive = () => {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a && a !== document.body && a !== document.documentElement ? a : null;
+  };
+  // Inputs whose value is not what a person typed or chose (a password is never read).
+  const NO_VALUE = new Set(['password', 'file', 'checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'hidden']);
+  const FIELDS = new Set(['input', 'textarea', 'select']);
+  const ARIA = ['aria-valuenow', 'aria-checked', 'aria-selected', 'aria-expanded', 'aria-pressed'];
+  // Every state of `el` that applies to it, by check name.
+  const statesOf = (el) => {
+    const s = {};
+    if (!el || el.nodeType !== 1) return s;
+    const tag = el.localName;
+    if ((tag === 'input' && !NO_VALUE.has(el.type)) || tag === 'textarea' || tag === 'select') s.value = String(el.value);
+    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) s.checked = String(el.checked);
+    if (!FIELDS.has(tag) && roleOf(el) === 'combobox') s.text = textOf(el).slice(0, 200);
+    for (const a of ARIA) { const v = el.getAttribute(a); if (v != null) s[a] = v; }
+    const active = el.getAttribute('aria-activedescendant');
+    if (active) {
+      const root = el.getRootNode();
+      const option = (root.getElementById ? root.getElementById(active) : null) || document.getElementById(active);
+      const d = describe(option);
+      if (d) s['active-option'] = d;
+    }
+    return s;
+  };
+  // Mutations of the document since the first call: "the step changed the page".
+  let mutations = 0;
+  let counting = false;
+  const countMutations = () => {
+    if (counting) return mutations;
+    counting = true;
+    new MutationObserver((records) => { mutations += records.length; })
+      .observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+    return mutations;
+  };
+  return { describe, deepActive, statesOf, countMutations, mutations: () => mutations };
+})
