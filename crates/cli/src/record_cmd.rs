@@ -193,6 +193,14 @@ async fn finish(args: &RecordArgs, mut draft: Draft, marks: SelectorMarks) -> Ou
             Err(e) => eprintln!("warning: {e}"),
         }
     }
+    // Kept, not dropped: the person decides (the app asks "no effect — remove?").
+    for (index, step) in draft.steps.iter().enumerate().filter(|(_, s)| s.no_effect) {
+        eprintln!(
+            "warning: step {} ({}) changed nothing on the page; it is kept — remove it from the tool file if it is not needed",
+            index + 1,
+            step.description
+        );
+    }
     let name = args
         .name
         .clone()
@@ -201,7 +209,12 @@ async fn finish(args: &RecordArgs, mut draft: Draft, marks: SelectorMarks) -> Ou
     let file = draft.into_tool_file(&name, &args.version, args.description.as_deref())?;
     std::fs::write(&args.out, file.to_json_pretty())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    eprintln!("wrote {} ({} steps)", args.out.display(), file.steps.len());
+    let checks: usize = file.steps.iter().map(|s| s.expect().len()).sum();
+    eprintln!(
+        "wrote {} ({} steps, {checks} post-state checks)",
+        args.out.display(),
+        file.steps.len()
+    );
     println!("{}", file.contract.reference());
     Ok(true)
 }

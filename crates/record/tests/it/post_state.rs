@@ -132,3 +132,46 @@ async fn edited_interactions_fail_at_their_step_with_the_expected_and_actual_sta
     fails_at_with_states(&w, &checkbox, at, "checked is \"true\"").await;
     w.close().await;
 }
+
+/// A click that changed nothing (a heading) is kept and flagged as having no effect, with no
+/// checks; the clicks and fills that did something carry what they did.
+#[tokio::test]
+async fn a_click_that_changed_nothing_is_flagged_and_one_that_did_is_checked() {
+    use crate::record::driver::{Driver, WAIT, options};
+    use browserflow_record::Recorder;
+
+    let h = crate::support::Harness::start().await;
+    let recorder = Recorder::start_on(&h.browser, &options(h.url("/index.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    d.click("document.querySelector('h1')").await;
+    d.click("document.getElementById('search-input')").await;
+    d.insert_text("desk").await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "fill"))
+            .await,
+        "{:#?}",
+        recorder.steps()
+    );
+    let draft = recorder.stop().await.unwrap();
+    let kinds: Vec<_> = draft.steps.iter().map(|s| s.step.kind()).collect();
+    assert_eq!(kinds, ["navigate", "click", "fill"], "{:#?}", draft.steps);
+    let heading = &draft.steps[1];
+    assert!(
+        heading.no_effect && heading.step.expect().is_empty(),
+        "the heading's click is not flagged: {heading:#?}"
+    );
+    let fill = &draft.steps[2];
+    assert!(!fill.no_effect);
+    assert_eq!(
+        fill.step.expect(),
+        [browserflow_steps::StateCheck::equals(
+            CheckedState::Value,
+            "desk"
+        )]
+    );
+    h.close().await;
+}
