@@ -3,8 +3,10 @@
 //! CDP mouse and keyboard input only, never a value set by script — then saved, read back and
 //! replayed in a fresh context. Each journey checks three things: the recording reads as a
 //! person would describe the journey (no click on `body`, the keys that drove the widget present,
-//! a drag recorded as a drag), the replay returns the value the person saw, and, where the
-//! journey types something, another input replays to another value.
+//! a drag recorded as a drag), the replay returns the value the person saw, and a second journey
+//! ends on another value: where the person types something, the same tool replayed with another
+//! input; elsewhere (a choice made by pointer or keys is not an input), a second recording with
+//! another choice, replayed in turn.
 
 use std::time::Duration;
 
@@ -259,6 +261,15 @@ fn assert_reads_like_the_journey(file: &ToolFile, expected_kinds: &[&str]) {
             described.join("\n")
         );
     }
+}
+
+/// Two replays of one widget (another input, or another recorded choice) gave different
+/// outputs: comparing each with what the person saw can tell a replay that did something else.
+fn assert_apart(first: &Value, second: &Value) {
+    assert_ne!(
+        first, second,
+        "the two journeys were meant to end on different values"
+    );
 }
 
 /// Records `journey` on `widget`, checks how it reads, replays it and compares the output with
