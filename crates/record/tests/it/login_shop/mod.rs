@@ -113,6 +113,12 @@ async fn record(
         "the password fill is a secret: {:#?}",
         draft.steps[fills[1]]
     );
+    // The draft is kept as JSON while the person edits it: the password is not in it either.
+    let draft_json = serde_json::to_string(&draft).expect("the draft serialises");
+    assert!(
+        !draft_json.contains(ada.password),
+        "the password leaked into the draft"
+    );
     draft
         .mark_input(fills[0], InputMark::string("username"))
         .expect("the user name becomes an input");
