@@ -429,9 +429,14 @@
     if (el === keyTarget) return;
     if (press && press.moved && composedContains(press.el, el) && !textEditing(el)) return;
     flushScrolls();
+    // An editable element's text is read once the page's handlers ran: a widget may rewrite
+    // what the browser inserted (a date field's year section shows "2026" after the key "6").
+    const afterHandlers = el.isContentEditable
+      ? new Promise((resolve) => setTimeout(resolve, 0)) : null;
     emit(async () => {
       const target = await targetInfo(el);
       const p = { type: 'input', target };
+      if (afterHandlers) await afterHandlers;
       if (!target.password) p.value = el.isContentEditable ? el.innerText : el.value;
       return p;
     });

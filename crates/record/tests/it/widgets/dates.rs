@@ -1,8 +1,10 @@
 //! The MUI X date picker (dayjs adapter): the calendar opened from its button, a day chosen by
-//! clicking it, another by arrow keys and Enter in the calendar grid. Two recordings with
-//! different choices, each replayed to the date the person saw.
+//! clicking it, another by arrow keys and Enter in the calendar grid (two recordings with
+//! different choices, each replayed to the date the person saw); and a date typed into its
+//! field, whose sections become the tool's inputs.
 
 use browserflow_steps::OutputKind;
+use serde_json::json;
 
 use super::*;
 
@@ -51,5 +53,35 @@ async fn mui_x_date_picker_replays_a_day_chosen_by_click_and_another_chosen_by_k
     )
     .await;
     assert_eq!(by_keys, "2026-03-18");
+    w.close().await;
+}
+
+/// A date typed into the field: the year section focused, eight digits typed (each section
+/// moves on to the next when full). Each section is its own `fill`, and so its own input: the
+/// tool takes another date.
+#[tokio::test]
+async fn mui_x_date_field_typed_into_replays_and_takes_another_date() {
+    let w = Widgets::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (file, typed) = journey_replays(
+        &w,
+        "mui-datepicker",
+        &["fill", "fill", "fill"],
+        OutputKind::String,
+        Typed::Inputs(&["year", "month", "day"]),
+        async |d| {
+            click_css(d, "[role=spinbutton][aria-label=Year]").await;
+            d.type_keys("20260402").await;
+            wait_result(d, "2026-04-02").await;
+        },
+        dir.path(),
+    )
+    .await;
+    assert_eq!(typed, "2026-04-02");
+    let outputs = w
+        .replay(&file, json!({ "year": "2027", "month": "11", "day": "23" }))
+        .await
+        .expect("replays");
+    assert_eq!(outputs["result"], "2027-11-23", "{}", file.to_json_pretty());
     w.close().await;
 }

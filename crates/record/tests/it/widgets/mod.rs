@@ -189,17 +189,30 @@ async fn click_text(d: &Driver, css: &str, text: &str) {
     d.click(&find).await;
 }
 
-/// Whether a journey's typed text becomes the tool's input `input`.
+/// Whether a journey's typed text becomes the tool's inputs.
 #[derive(Clone, Copy, PartialEq)]
 enum Typed {
     /// Nothing typed is a parameter.
     Fixed,
     /// The first fill becomes the input `input` (its default: what was typed).
     AnInput,
+    /// Each fill, in order, becomes the input of that name (a date field's sections).
+    Inputs(&'static [&'static str]),
 }
 
-/// Stops the recording, marks the result as the output `result` (and the first fill as the
-/// input `input` when asked), saves and reads the tool back.
+impl Typed {
+    /// The inputs the fills become, in the order of the fills.
+    fn names(self) -> &'static [&'static str] {
+        match self {
+            Typed::Fixed => &[],
+            Typed::AnInput => &["input"],
+            Typed::Inputs(names) => names,
+        }
+    }
+}
+
+/// Stops the recording, marks the result as the output `result` (and the fills as the inputs
+/// `typed` names), saves and reads the tool back.
 async fn finish(
     recorder: Recorder,
     kind: OutputKind,
@@ -211,14 +224,23 @@ async fn finish(
         .await
         .expect("the result element");
     let mut draft = recorder.stop().await.expect("recording stops");
-    if typed == Typed::AnInput {
-        let step = draft
-            .steps
-            .iter()
-            .position(|s| matches!(s.step, Step::Fill(_)))
-            .unwrap_or_else(|| panic!("no fill was recorded: {:#?}", draft.steps));
+    let fills: Vec<usize> = draft
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.step, Step::Fill(_)))
+        .map(|(i, _)| i)
+        .collect();
+    let names = typed.names();
+    assert!(
+        fills.len() >= names.len(),
+        "{} fills recorded for the inputs {names:?}: {:#?}",
+        fills.len(),
+        draft.steps
+    );
+    for (step, name) in fills.into_iter().zip(names) {
         draft
-            .mark_input(step, InputMark::string("input"))
+            .mark_input(step, InputMark::string(*name))
             .expect("the fill becomes an input");
     }
     draft
@@ -301,7 +323,7 @@ async fn journey_replays(
         .collect();
     assert_eq!(
         inputs.len(),
-        usize::from(typed == Typed::AnInput),
+        typed.names().len(),
         "{}",
         file.to_json_pretty()
     );
