@@ -308,7 +308,9 @@
     if (!raw) { press = null; return; }
     const el = lift(raw);
     const r = el.getBoundingClientRect();
-    press = { raw, el, hover: revealedBy(el), x: e.clientX, y: e.clientY,
+    // An element still hidden under the press was not revealed by a hover: the press itself
+    // shows it (a date field's sections appear once focused).
+    press = { raw, el, hover: shown(el) ? revealedBy(el) : null, x: e.clientX, y: e.clientY,
       offset: { x: e.clientX - r.left, y: e.clientY - r.top }, moved: false, dragged: false,
       // Described now, while it is surely in the page: a widget may remove the element on the
       // release (a listbox's option closing its popup), and then no click follows.

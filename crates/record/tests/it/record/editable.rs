@@ -1,7 +1,7 @@
 //! Editable elements a widget rewrites: the recorded `fill` holds the text the person saw once
 //! the page's handlers ran, not what the browser inserted for the last key. Fixture:
 //! `tests/fixtures/widgets/masked-section.html` (a date field's year section, as MUI X makes
-//! them; `widgets/dates.rs` types into the real one).
+//! them, hidden until focused; `widgets/dates.rs` types into the real one).
 
 use browserflow_record::{OutputMark, Recorder};
 use browserflow_steps::{OutputKind, Step};
@@ -44,6 +44,12 @@ async fn a_section_the_widget_rewrites_after_each_key_is_recorded_as_the_text_it
         })
         .collect();
     assert_eq!(fills, ["2026"], "one fill, as shown: {:#?}", draft.steps);
+    // The section was hidden until the press focused it: no hover revealed it.
+    assert!(
+        !draft.steps.iter().any(|s| s.step.kind() == "hover"),
+        "a hover was recorded for a section the press revealed: {:#?}",
+        draft.steps
+    );
     draft
         .mark_output(OutputMark::css(
             "year",

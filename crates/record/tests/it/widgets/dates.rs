@@ -78,6 +78,12 @@ async fn mui_x_date_field_typed_into_replays_and_takes_another_date() {
     )
     .await;
     assert_eq!(typed, "2026-04-02");
+    // The sections are hidden until the press focuses them: no hover revealed them.
+    assert!(
+        !file.steps.iter().any(|s| s.kind() == "hover"),
+        "{}",
+        file.to_json_pretty()
+    );
     let outputs = w
         .replay(&file, json!({ "year": "2027", "month": "11", "day": "23" }))
         .await
