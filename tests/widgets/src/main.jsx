@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import * as mui from './mui.jsx';
 import * as radix from './radix.jsx';
 import * as dnd from './dnd.jsx';
+import * as dates from './dates.jsx';
 
 const pages = {
   'mui-select': mui.SelectPage,
@@ -12,6 +13,7 @@ const pages = {
   'mui-tabs': mui.TabsPage,
   'mui-dialog': mui.DialogPage,
   'mui-checkbox': mui.CheckboxPage,
+  'mui-datepicker': dates.DatePickerPage,
   'radix-select': radix.SelectPage,
   'radix-slider': radix.SliderPage,
   'radix-tabs': radix.TabsPage,

@@ -105,6 +105,7 @@ export function TabsPage() {
 
 export function DialogPage() {
   const [open, setOpen] = useState(false);
+  const [email, setEmail] = useState('');
   const [agreed, setAgreed] = useState(false);
   const [state, setState] = useState('not subscribed');
   return (
@@ -114,11 +115,13 @@ export function DialogPage() {
       <Dialog open={open} onClose={() => setOpen(false)} aria-labelledby="subscribe-title">
         <DialogTitle id="subscribe-title">Subscribe to the newsletter</DialogTitle>
         <DialogContent>
+          <TextField label="Email" type="email" value={email} onChange={(e) => setEmail(e.target.value)}
+            margin="dense" fullWidth />
           <FormControlLabel control={<Checkbox checked={agreed} onChange={(e) => setAgreed(e.target.checked)} />} label="I agree to the terms" />
         </DialogContent>
         <DialogActions>
           <Button onClick={() => setOpen(false)}>Cancel</Button>
-          <Button disabled={!agreed} onClick={() => { setState('subscribed'); setOpen(false); }}>Confirm</Button>
+          <Button disabled={!agreed || !email} onClick={() => { setState(`subscribed ${email}`); setOpen(false); }}>Confirm</Button>
         </DialogActions>
       </Dialog>
       <Result>{state}</Result>

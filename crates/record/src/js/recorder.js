@@ -362,7 +362,9 @@
     if (!raw) { press = null; return; }
     const el = lift(raw);
     const r = el.getBoundingClientRect();
-    press = { raw, el, hover: revealedBy(el), x: e.clientX, y: e.clientY, gesture: beginGesture(el),
+    // An element still hidden under the press was not revealed by a hover: the press itself
+    // shows it (a date field's sections appear once focused).
+    press = { raw, el, hover: shown(el) ? revealedBy(el) : null, x: e.clientX, y: e.clientY, gesture: beginGesture(el),
       offset: { x: e.clientX - r.left, y: e.clientY - r.top }, moved: false, dragged: false,
       // Described now, while it is surely in the page: a widget may remove the element on the
       // release (a listbox's option closing its popup), and then no click follows.
@@ -487,9 +489,14 @@
     if (el === keyTarget) return;
     if (press && press.moved && composedContains(press.el, el) && !textEditing(el)) return;
     flushScrolls();
+    // An editable element's text is read once the page's handlers ran: a widget may rewrite
+    // what the browser inserted (a date field's year section shows "2026" after the key "6").
+    const afterHandlers = el.isContentEditable
+      ? new Promise((resolve) => setTimeout(resolve, 0)) : null;
     emit(async () => {
       const target = await targetInfo(el);
       const p = { type: 'input', target };
+      if (afterHandlers) await afterHandlers;
       if (!target.password) p.value = el.isContentEditable ? el.innerText : el.value;
       return p;
     });

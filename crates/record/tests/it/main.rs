@@ -4,6 +4,7 @@
 // Helpers outside `#[test]` functions unwrap too: a panic is how a test fails.
 #![allow(clippy::unwrap_used)]
 
+mod login_shop;
 mod names;
 mod post_state;
 mod record;

@@ -3,6 +3,7 @@
 //! the recorded tool is saved, read back and replayed.
 
 pub(crate) mod driver;
+mod editable;
 mod effects;
 mod frames;
 mod gestures;

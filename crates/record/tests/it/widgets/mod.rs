@@ -1,10 +1,12 @@
-//! Journeys on widgets of real component libraries (`tests/widgets`: MUI, Radix UI, dnd kit,
+//! Journeys on widgets of real component libraries (`tests/widgets`: MUI, MUI X, Radix UI, dnd kit,
 //! bundled by vite; `dist/` is checked in), recorded the way a person records them — trusted
 //! CDP mouse and keyboard input only, never a value set by script — then saved, read back and
 //! replayed in a fresh context. Each journey checks three things: the recording reads as a
 //! person would describe the journey (no click on `body`, the keys that drove the widget present,
-//! a drag recorded as a drag), the replay returns the value the person saw, and, where the
-//! journey types something, another input replays to another value.
+//! a drag recorded as a drag), the replay returns the value the person saw, and a second journey
+//! ends on another value: where the person types something, the same tool replayed with another
+//! input; elsewhere (a choice made by pointer or keys is not an input), a second recording with
+//! another choice, replayed in turn.
 
 use std::time::Duration;
 
@@ -15,6 +17,11 @@ use browserflow_steps::{OutputKind, Step, ToolFile};
 use serde_json::{Value, json};
 
 use crate::record::driver::{Driver, WAIT, options, save_and_load};
+
+mod dates;
+mod dnd;
+mod mui;
+mod radix;
 
 /// The widget pages and a browser.
 pub(crate) struct Widgets {
@@ -182,17 +189,30 @@ pub(crate) async fn click_text(d: &Driver, css: &str, text: &str) {
     d.click(&find).await;
 }
 
-/// Whether a journey's typed text becomes the tool's input `input`.
+/// Whether a journey's typed text becomes the tool's inputs.
 #[derive(Clone, Copy, PartialEq)]
 pub(crate) enum Typed {
     /// Nothing typed is a parameter.
     Fixed,
     /// The first fill becomes the input `input` (its default: what was typed).
     AnInput,
+    /// Each fill, in order, becomes the input of that name (a date field's sections).
+    Inputs(&'static [&'static str]),
 }
 
-/// Stops the recording, marks the result as the output `result` (and the first fill as the
-/// input `input` when asked), saves and reads the tool back.
+impl Typed {
+    /// The inputs the fills become, in the order of the fills.
+    fn names(self) -> &'static [&'static str] {
+        match self {
+            Typed::Fixed => &[],
+            Typed::AnInput => &["input"],
+            Typed::Inputs(names) => names,
+        }
+    }
+}
+
+/// Stops the recording, marks the result as the output `result` (and the fills as the inputs
+/// `typed` names), saves and reads the tool back.
 async fn finish(
     recorder: Recorder,
     kind: OutputKind,
@@ -204,14 +224,23 @@ async fn finish(
         .await
         .expect("the result element");
     let mut draft = recorder.stop().await.expect("recording stops");
-    if typed == Typed::AnInput {
-        let step = draft
-            .steps
-            .iter()
-            .position(|s| matches!(s.step, Step::Fill(_)))
-            .unwrap_or_else(|| panic!("no fill was recorded: {:#?}", draft.steps));
+    let fills: Vec<usize> = draft
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.step, Step::Fill(_)))
+        .map(|(i, _)| i)
+        .collect();
+    let names = typed.names();
+    assert!(
+        fills.len() >= names.len(),
+        "{} fills recorded for the inputs {names:?}: {:#?}",
+        fills.len(),
+        draft.steps
+    );
+    for (step, name) in fills.into_iter().zip(names) {
         draft
-            .mark_input(step, InputMark::string("input"))
+            .mark_input(step, InputMark::string(*name))
             .expect("the fill becomes an input");
     }
     draft
@@ -256,6 +285,15 @@ fn assert_reads_like_the_journey(file: &ToolFile, expected_kinds: &[&str]) {
     }
 }
 
+/// Two replays of one widget (another input, or another recorded choice) gave different
+/// outputs: comparing each with what the person saw can tell a replay that did something else.
+fn assert_apart(first: &Value, second: &Value) {
+    assert_ne!(
+        first, second,
+        "the two journeys were meant to end on different values"
+    );
+}
+
 /// Records `journey` on `widget`, checks how it reads, replays it and compares the output with
 /// what the page showed; the tool, for more replays.
 pub(crate) async fn journey_replays(
@@ -285,7 +323,7 @@ pub(crate) async fn journey_replays(
         .collect();
     assert_eq!(
         inputs.len(),
-        usize::from(typed == Typed::AnInput),
+        typed.names().len(),
         "{}",
         file.to_json_pretty()
     );
@@ -309,298 +347,4 @@ pub(crate) async fn journey_replays(
         file.to_json_pretty()
     );
     (file, expected)
-}
-
-#[tokio::test]
-async fn mui_select_opened_on_press_replays_the_options_chosen() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    journey_replays(
-        &w,
-        "mui-select",
-        &["click", "click", "click", "click"],
-        OutputKind::String,
-        Typed::Fixed,
-        async |d| {
-            click_css(d, "#plan-label + div [role=combobox]").await;
-            click_role(d, "option", "Pro").await;
-            // The menu fades out; a person clicks the next select once it is gone.
-            d.wait_js("!document.querySelector('[role=listbox]')").await;
-            click_css(d, "#size-label + div [role=combobox]").await;
-            click_role(d, "option", "10 people").await;
-            wait_result(d, "pro for 10").await;
-        },
-        dir.path(),
-    )
-    .await;
-    w.close().await;
-}
-
-#[tokio::test]
-async fn mui_autocomplete_driven_by_arrows_replays_and_takes_another_prefix() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let (file, _) = journey_replays(
-        &w,
-        "mui-autocomplete",
-        &["fill", "key_press", "key_press", "key_press"],
-        OutputKind::String,
-        Typed::AnInput,
-        async |d| {
-            click_css(d, "input[role=combobox]").await;
-            d.type_keys("Ge").await;
-            // Germany and Georgia.
-            d.wait_js("document.querySelectorAll('[role=option]').length === 2")
-                .await;
-            press(d, "ArrowDown").await;
-            press(d, "ArrowDown").await;
-            press(d, "Enter").await;
-            wait_result(d, "Georgia").await;
-        },
-        dir.path(),
-    )
-    .await;
-    // The second match of another prefix.
-    let outputs = w
-        .replay(&file, json!({ "input": "Ja" }))
-        .await
-        .expect("replays");
-    assert_eq!(outputs["result"], "Jamaica", "{}", file.to_json_pretty());
-    w.close().await;
-}
-
-#[tokio::test]
-async fn mui_slider_moved_by_arrow_keys_replays_the_same_value() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    journey_replays(
-        &w,
-        "mui-slider",
-        &["key_press", "key_press", "key_press"],
-        OutputKind::Number,
-        Typed::Fixed,
-        async |d| {
-            click_css(d, "input[type=range]").await;
-            // Clicking the thumb does not move it; three steps right do.
-            d.wait_js("document.querySelector('[data-testid=years]').textContent === '10'")
-                .await;
-            for _ in 0..3 {
-                press(d, "ArrowRight").await;
-            }
-            d.wait_js("document.querySelector('[data-testid=years]').textContent === '13'")
-                .await;
-        },
-        dir.path(),
-    )
-    .await;
-    w.close().await;
-}
-
-#[tokio::test]
-async fn mui_slider_dragged_by_its_thumb_replays_as_a_drag_to_the_same_value() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    journey_replays(
-        &w,
-        "mui-slider",
-        &["drag"],
-        OutputKind::Number,
-        Typed::Fixed,
-        async |d| {
-            let thumb = d.centre("document.querySelector('.MuiSlider-thumb')").await;
-            drag(d, thumb, (thumb.0 + 120.0, thumb.1)).await;
-            d.wait_js("document.querySelector('[data-testid=years]').textContent !== '10'")
-                .await;
-        },
-        dir.path(),
-    )
-    .await;
-    w.close().await;
-}
-
-#[tokio::test]
-async fn mui_tabs_replay_the_tab_chosen() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    journey_replays(
-        &w,
-        "mui-tabs",
-        &["click"],
-        OutputKind::String,
-        Typed::Fixed,
-        async |d| {
-            click_role(d, "tab", "Shipping").await;
-            wait_result(d, "Ships in 2 days from Berlin.").await;
-        },
-        dir.path(),
-    )
-    .await;
-    w.close().await;
-}
-
-#[tokio::test]
-async fn mui_dialog_with_a_checkbox_replays() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    journey_replays(
-        &w,
-        "mui-dialog",
-        &["click", "click", "click"],
-        OutputKind::String,
-        Typed::Fixed,
-        async |d| {
-            click_text(d, "button", "Subscribe").await;
-            click_css(d, "[role=dialog] input[type=checkbox]").await;
-            d.wait_js("[...document.querySelectorAll('[role=dialog] button')].some((b) => b.textContent === 'Confirm' && !b.disabled)")
-                .await;
-            click_text(d, "[role=dialog] button", "Confirm").await;
-            wait_result(d, "subscribed").await;
-        },
-        dir.path(),
-    )
-    .await;
-    w.close().await;
-}
-
-#[tokio::test]
-async fn mui_checkboxes_and_a_switch_replay() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    journey_replays(
-        &w,
-        "mui-checkbox",
-        &["click", "click"],
-        OutputKind::String,
-        Typed::Fixed,
-        async |d| {
-            click_text(d, "label", "Express delivery").await;
-            click_text(d, "label", "Dark mode").await;
-            wait_result(d, "express,dark").await;
-        },
-        dir.path(),
-    )
-    .await;
-    w.close().await;
-}
-
-#[tokio::test]
-async fn radix_select_opened_on_pointerdown_replays_the_fruit_chosen() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    journey_replays(
-        &w,
-        "radix-select",
-        &["click", "click"],
-        OutputKind::String,
-        Typed::Fixed,
-        async |d| {
-            click_css(d, "button[aria-label=Fruit]").await;
-            click_role(d, "option", "Cherry").await;
-            wait_result(d, "cherry").await;
-        },
-        dir.path(),
-    )
-    .await;
-    w.close().await;
-}
-
-#[tokio::test]
-async fn radix_slider_moved_by_keys_replays_the_same_value() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    journey_replays(
-        &w,
-        "radix-slider",
-        &["key_press", "key_press", "key_press", "key_press"],
-        OutputKind::Number,
-        Typed::Fixed,
-        async |d| {
-            click_css(d, "[role=slider]").await;
-            for _ in 0..4 {
-                press(d, "ArrowRight").await;
-            }
-            wait_result(d, "50").await;
-        },
-        dir.path(),
-    )
-    .await;
-    w.close().await;
-}
-
-#[tokio::test]
-async fn radix_tabs_activated_on_mousedown_replay() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    journey_replays(
-        &w,
-        "radix-tabs",
-        &["click"],
-        OutputKind::String,
-        Typed::Fixed,
-        async |d| {
-            click_role(d, "tab", "Billing").await;
-            wait_result(d, "Your plan renews on the 1st.").await;
-        },
-        dir.path(),
-    )
-    .await;
-    w.close().await;
-}
-
-#[tokio::test]
-async fn radix_dialog_form_replays_and_takes_another_name() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let (file, _) = journey_replays(
-        &w,
-        "radix-dialog",
-        &["click", "fill", "click"],
-        OutputKind::String,
-        Typed::AnInput,
-        async |d| {
-            click_text(d, "button", "Edit profile").await;
-            click_css(d, "[role=dialog] input").await;
-            d.insert_text("Ada").await;
-            click_text(d, "[role=dialog] button", "Save changes").await;
-            wait_result(d, "Ada").await;
-        },
-        dir.path(),
-    )
-    .await;
-    let outputs = w
-        .replay(&file, json!({ "input": "Grace" }))
-        .await
-        .expect("replays");
-    assert_eq!(outputs["result"], "Grace", "{}", file.to_json_pretty());
-    w.close().await;
-}
-
-#[tokio::test]
-async fn dnd_kit_list_reordered_by_dragging_replays_as_a_drag() {
-    let w = Widgets::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    journey_replays(
-        &w,
-        "dnd-list",
-        &["drag"],
-        OutputKind::String,
-        Typed::Fixed,
-        async |d| {
-            let eggs = d
-                .centre(
-                    "[...document.querySelectorAll('li')].find((li) => li.textContent === 'Eggs')",
-                )
-                .await;
-            let milk = d
-                .centre(
-                    "[...document.querySelectorAll('li')].find((li) => li.textContent === 'Milk')",
-                )
-                .await;
-            drag(d, eggs, (milk.0, milk.1 - 10.0)).await;
-            wait_result(d, "Eggs,Milk,Bread,Butter").await;
-        },
-        dir.path(),
-    )
-    .await;
-    w.close().await;
 }
