@@ -114,11 +114,18 @@ pub fn cold_systems(
     ]
 }
 
-/// The browserflow system run with another `bflow` binary, named [`BASELINE`].
-pub fn baseline_system(browserflow: &ColdSystem, bflow: &Path) -> ColdSystem {
+/// The browserflow system run with another `bflow` binary, named [`BASELINE`]; with
+/// `tool`, that binary replays this tool file instead (an older binary cannot read fields
+/// added since, such as post-state checks, so it replays the same journey without them).
+pub fn baseline_system(browserflow: &ColdSystem, bflow: &Path, tool: Option<&Path>) -> ColdSystem {
+    let mut args = browserflow.args.clone();
+    if let (Some(tool), Some(slot)) = (tool, args.get_mut(1)) {
+        *slot = tool.display().to_string();
+    }
     ColdSystem {
         name: BASELINE.into(),
         program: bflow.to_path_buf(),
+        args,
         ..browserflow.clone()
     }
 }

@@ -62,6 +62,10 @@ struct Args {
     /// a change is no slower.
     #[arg(long)]
     baseline_bflow: Option<PathBuf>,
+    /// The tool the baseline `bflow` replays (default: `--tool`): the same journey written
+    /// without the fields the baseline predates.
+    #[arg(long, requires = "baseline_bflow")]
+    baseline_tool: Option<PathBuf>,
     /// The `bench-floor` binary (default: next to this one).
     #[arg(long)]
     floor: Option<PathBuf>,
@@ -140,7 +144,20 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if !args.no_cold {
         let mut systems = cold_systems(&layout, &rebased, &playwright, &origin, QUERY, PRICE);
         if let Some(baseline) = &args.baseline_bflow {
-            systems.insert(1, baseline_system(&systems[0], baseline));
+            let baseline_tool = match &args.baseline_tool {
+                Some(path) => {
+                    let tool = ToolFile::load(path)
+                        .map_err(|e| format!("cannot read the tool {}: {e}", path.display()))?;
+                    let dir = scratch.path().join("baseline");
+                    std::fs::create_dir_all(&dir)?;
+                    Some(write_rebased_tool(&tool, &origin, &dir)?)
+                }
+                None => None,
+            };
+            systems.insert(
+                1,
+                baseline_system(&systems[0], baseline, baseline_tool.as_deref()),
+            );
         }
         for system in &systems {
             println!("- `{}`: `{}`", system.name, system.command_line());
