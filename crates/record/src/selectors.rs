@@ -210,6 +210,51 @@ mod tests {
     }
 
     #[test]
+    fn a_structure_candidate_ranks_below_the_element_s_own_names_and_above_the_paths() {
+        let structure = Structure {
+            within: browserflow_steps::Anchor::FormWithField(browserflow_steps::FieldRef::Label(
+                "Query".into(),
+            )),
+            pick: browserflow_steps::Pick::DefaultButton,
+        };
+        let mut anchored = raw(SelectorKind::Structure, "button", 1, true, false);
+        anchored.structure = Some(structure.clone());
+        let mut ambiguous = raw(SelectorKind::Structure, "button", 2, true, false);
+        ambiguous.structure = Some(Structure {
+            pick: browserflow_steps::Pick::Only,
+            ..structure.clone()
+        });
+        let ranked = rank(vec![
+            raw(
+                SelectorKind::Xpath,
+                "//*[@id=\"finder\"]/button",
+                1,
+                true,
+                false,
+            ),
+            raw(SelectorKind::Css, "#finder > button", 1, true, false),
+            ambiguous,
+            anchored,
+            raw(SelectorKind::Id, "go", 1, true, false),
+            raw(SelectorKind::Text, "Search", 1, true, false),
+        ]);
+        let kinds: Vec<SelectorKind> = ranked.iter().map(|c| c.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                SelectorKind::Text,
+                SelectorKind::Id,
+                SelectorKind::Structure,
+                SelectorKind::Css,
+                SelectorKind::Xpath
+            ]
+        );
+        assert_eq!(ranked[2].structure, Some(structure));
+        let mut cs = ranked[3..].to_vec();
+        assert_eq!(insert_ranked(&mut cs, ranked[2].clone()), 0);
+    }
+
+    #[test]
     fn a_suggested_candidate_goes_where_its_kind_ranks() {
         let mut cs = vec![
             SelectorCandidate::role("button", "Save"),
