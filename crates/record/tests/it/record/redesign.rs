@@ -7,7 +7,8 @@ use browserflow_record::{Draft, InputMark, OutputMark, Recorder};
 use browserflow_replay::{ReplayError, Replayer};
 use browserflow_shop::{FixtureServer, read_dir_files};
 use browserflow_steps::{
-    Anchor, FieldRef, OutputKind, Pick, SelectorCandidate, SelectorKind, Step, Structure, ToolFile,
+    Anchor, FieldRef, OutputKind, Pick, RoleRef, SelectorCandidate, SelectorKind, Step, Structure,
+    ToolFile,
 };
 use serde_json::{Map, Value, json};
 
@@ -206,6 +207,110 @@ async fn a_second_search_button_elsewhere_is_never_clicked_instead() {
         }
         Ok((outputs, _)) => panic!("no button may be clicked, but {outputs:?}"),
         Err(other) => panic!("expected the click to fail, got {other}"),
+    }
+    h.close().await;
+}
+
+/// The structure candidate of `step`: the one anchored as `within`.
+fn structure_of(step: &Step, within: &Anchor) -> Structure {
+    let Step::Click(click) = step else {
+        panic!("expected a click, got {step:?}")
+    };
+    click
+        .selector
+        .candidates
+        .iter()
+        .filter_map(|c| c.structure.clone())
+        .find(|s| s.within == *within)
+        .unwrap_or_else(|| panic!("no structure in {within:?}: {:#?}", click.selector))
+}
+
+#[tokio::test]
+async fn a_button_of_a_labelled_navigation_and_an_option_of_a_combobox_s_listbox_survive_a_redesign()
+ {
+    let h = Harness::start().await;
+    let server = redesign_fixtures();
+    let recorder = Recorder::start_on(&h.browser, &options(server.url("/regions.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    d.click("document.getElementById('nav-orders')").await;
+    d.click("document.getElementById('city')").await;
+    d.wait_js("!document.getElementById('city-list').hidden")
+        .await;
+    d.click("document.getElementById('opt-basel')").await;
+    d.wait_js("document.querySelector('[data-testid=chosen]').textContent === 'basel'")
+        .await;
+    assert!(
+        recorder.wait_until(WAIT, |s| s.len() == 4).await,
+        "{:#?}",
+        recorder.steps()
+    );
+    let mut draft = recorder.stop().await.unwrap();
+    assert_eq!(
+        kinds(&draft),
+        ["navigate", "click", "click", "click"],
+        "{:#?}",
+        draft.steps
+    );
+    // The navigation's second button, and the second option of what the combobox controls.
+    let account = Anchor::Region(RoleRef {
+        role: "navigation".into(),
+        name: Some("Account".into()),
+    });
+    assert_eq!(
+        structure_of(&draft.steps[1].step, &account).pick,
+        Pick::Nth(2.try_into().unwrap())
+    );
+    let city = Anchor::ControlledBy(RoleRef {
+        role: "combobox".into(),
+        name: Some("City".into()),
+    });
+    assert_eq!(
+        structure_of(&draft.steps[3].step, &city).pick,
+        Pick::Nth(2.try_into().unwrap())
+    );
+    for field in ["section", "chosen"] {
+        draft
+            .mark_output(OutputMark::css(
+                field,
+                format!("[data-testid={field}]"),
+                OutputKind::String,
+            ))
+            .unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = save_and_load(
+        &draft.into_tool_file("regions", "1.0.0", None).unwrap(),
+        dir.path(),
+    );
+    let expected = json!({ "section": "orders", "chosen": "basel" });
+    for page in ["/regions.html", "/regions-redesign.html"] {
+        let file = started_on(&file, &server, page);
+        let context = h.browser.new_context().await.expect("context");
+        let report = Replayer::default()
+            .run(&context, &file.steps, &Map::new())
+            .await
+            .unwrap_or_else(|e| panic!("{page} replays: {e}"));
+        context.close().await.expect("context closes");
+        assert_eq!(Value::Object(report.outputs), expected, "{page}");
+        let winners: Vec<SelectorKind> = report.steps[1..4]
+            .iter()
+            .map(|s| s.selector.as_ref().unwrap().kind)
+            .collect();
+        if page == "/regions-redesign.html" {
+            // The combobox kept its name; the button and the option kept only their place.
+            assert_eq!(
+                winners,
+                [
+                    SelectorKind::Structure,
+                    SelectorKind::Role,
+                    SelectorKind::Structure
+                ],
+                "{page}"
+            );
+        }
     }
     h.close().await;
 }
