@@ -251,10 +251,17 @@
     el[key] = token;
     try {
       const checked = await Promise.all(raw.map((c) => check(c, key, token)));
-      // Of the structure candidates, the first few that found exactly the target are enough.
-      let structures = 0;
-      return checked.filter((c) => c.kind !== 'structure'
-        || (c.count === 1 && c.target && ++structures <= MAX_STRUCTURE_KEPT));
+      // Of the structure candidates, the first that found exactly the target in each kind of
+      // anchor (a form, a controlled popup, a region), at most two: independent anchors
+      // survive more redesigns than two ways to name one form.
+      const families = new Set();
+      return checked.filter((c) => {
+        if (c.kind !== 'structure') return true;
+        const family = Object.keys(c.structure.within)[0];
+        if (!(c.count === 1 && c.target) || families.has(family) || families.size >= MAX_STRUCTURE_KEPT) return false;
+        families.add(family);
+        return true;
+      });
     } finally {
       delete el[key];
     }

