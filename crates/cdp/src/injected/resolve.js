@@ -51,7 +51,10 @@ async (spec) => {
   const SUBMIT_INPUTS = new Set(['submit', 'image']);
   const isSubmitButton = (e) => (e instanceof HTMLButtonElement && e.type === 'submit')
     || (e instanceof HTMLInputElement && SUBMIT_INPUTS.has(e.type));
-  const isField = (e) => e instanceof HTMLInputElement || e instanceof HTMLSelectElement || e instanceof HTMLTextAreaElement;
+  // A form's fields, as the recorder counts them: no hidden inputs and no buttons.
+  const NOT_FIELD_TYPES = new Set(['hidden', 'submit', 'image', 'button', 'reset']);
+  const isField = (e) => (e instanceof HTMLInputElement && !NOT_FIELD_TYPES.has(e.type))
+    || e instanceof HTMLSelectElement || e instanceof HTMLTextAreaElement;
   const byRole = (root, role) => {
     const want = norm(role.role);
     const name = role.name == null ? null : norm(role.name);
