@@ -1,11 +1,13 @@
 //! Ranking the candidates the recorder script found for an element (DESIGN.md §5): by kind
-//! (test id, role+name, label, placeholder, text, id, CSS, XPath), stable before unstable, and
-//! only candidates that matched exactly the target in the live page. A candidate that matched
-//! several elements is never kept: replay needs exactly one match.
+//! (test id, role+name, label, placeholder, text, id, structure, CSS, XPath), stable before
+//! unstable, and only candidates that matched exactly the target in the live page. A candidate
+//! that matched several elements is never kept: replay needs exactly one match.
 
 use serde::Deserialize;
 
-use browserflow_steps::{FrameSelector, Selector, SelectorCandidate, SelectorKind, Step};
+use browserflow_steps::{
+    FrameSelector, Selector, SelectorCandidate, SelectorKind, Step, Structure,
+};
 
 /// A candidate as checked in the page by `recorder.js`.
 #[derive(Debug, Clone, Deserialize)]
@@ -14,6 +16,9 @@ pub(crate) struct RawCandidate {
     pub value: String,
     #[serde(default)]
     pub name: Option<String>,
+    /// For `structure`: the anchor and the pick.
+    #[serde(default)]
+    pub structure: Option<Structure>,
     #[serde(default)]
     pub shadow: Vec<String>,
     /// How many elements it matched when the step was recorded.
@@ -36,8 +41,12 @@ fn kind_rank(kind: SelectorKind) -> u8 {
         SelectorKind::Text => 4,
         SelectorKind::AccessibleName => 5,
         SelectorKind::Id => 6,
-        SelectorKind::Css => 7,
-        SelectorKind::Xpath => 8,
+        // Below every kind that names the element itself, above the positional paths: the
+        // element's place in a stable structure survives a redesign that changes its id,
+        // text and test id, and a CSS or XPath path does not.
+        SelectorKind::Structure => 7,
+        SelectorKind::Css => 8,
+        SelectorKind::Xpath => 9,
     }
 }
 
@@ -55,6 +64,7 @@ pub(crate) fn rank(raw: Vec<RawCandidate>) -> Vec<SelectorCandidate> {
             kind: c.kind,
             value: c.value,
             name: c.name.filter(|_| c.kind == SelectorKind::Role),
+            structure: c.structure.filter(|_| c.kind == SelectorKind::Structure),
             shadow: c.shadow,
         };
         if !out.contains(&candidate) {
@@ -166,6 +176,7 @@ mod tests {
             kind,
             value: value.into(),
             name: None,
+            structure: None,
             shadow: Vec::new(),
             count,
             target,
@@ -196,6 +207,51 @@ mod tests {
                 (SelectorKind::Css, "#ember123"),
             ]
         );
+    }
+
+    #[test]
+    fn a_structure_candidate_ranks_below_the_element_s_own_names_and_above_the_paths() {
+        let structure = Structure {
+            within: browserflow_steps::Anchor::FormWithField(browserflow_steps::FieldRef::Label(
+                "Query".into(),
+            )),
+            pick: browserflow_steps::Pick::DefaultButton,
+        };
+        let mut anchored = raw(SelectorKind::Structure, "button", 1, true, false);
+        anchored.structure = Some(structure.clone());
+        let mut ambiguous = raw(SelectorKind::Structure, "button", 2, true, false);
+        ambiguous.structure = Some(Structure {
+            pick: browserflow_steps::Pick::Only,
+            ..structure.clone()
+        });
+        let ranked = rank(vec![
+            raw(
+                SelectorKind::Xpath,
+                "//*[@id=\"finder\"]/button",
+                1,
+                true,
+                false,
+            ),
+            raw(SelectorKind::Css, "#finder > button", 1, true, false),
+            ambiguous,
+            anchored,
+            raw(SelectorKind::Id, "go", 1, true, false),
+            raw(SelectorKind::Text, "Search", 1, true, false),
+        ]);
+        let kinds: Vec<SelectorKind> = ranked.iter().map(|c| c.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                SelectorKind::Text,
+                SelectorKind::Id,
+                SelectorKind::Structure,
+                SelectorKind::Css,
+                SelectorKind::Xpath
+            ]
+        );
+        assert_eq!(ranked[2].structure, Some(structure));
+        let mut cs = ranked[3..].to_vec();
+        assert_eq!(insert_ranked(&mut cs, ranked[2].clone()), 0);
     }
 
     #[test]

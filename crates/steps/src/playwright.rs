@@ -87,6 +87,8 @@ fn candidate_js(candidate: &SelectorCandidate) -> String {
         SelectorKind::Css => "css",
         SelectorKind::Xpath => "xpath",
         SelectorKind::AccessibleName => "accessible_name",
+        // Left out by `selector_js`: Playwright has no locator for "the form holding a field".
+        SelectorKind::Structure => "structure",
     };
     let shadow: Vec<String> = candidate.shadow.iter().map(|s| js_string(s)).collect();
     format!(
@@ -101,7 +103,16 @@ fn candidate_js(candidate: &SelectorCandidate) -> String {
 }
 
 fn selector_js(selector: &Selector) -> String {
-    let candidates: Vec<String> = selector.candidates.iter().map(candidate_js).collect();
+    let (structural, exported): (Vec<&SelectorCandidate>, Vec<&SelectorCandidate>) = selector
+        .candidates
+        .iter()
+        .partition(|c| c.kind == SelectorKind::Structure);
+    let candidates: Vec<String> = exported.into_iter().map(candidate_js).collect();
+    // A structure candidate has no Playwright locator: it is named in a comment instead.
+    let left_out: String = structural
+        .iter()
+        .map(|c| format!(" /* not exported: {} */", c.describe().replace("*/", "* /")))
+        .collect();
     let frame = match &selector.frame {
         Some(frame) => format!(
             ", frame: {{ url: {}, name: {}, indexPath: {} }}",
@@ -118,7 +129,10 @@ fn selector_js(selector: &Selector) -> String {
         ),
         None => String::new(),
     };
-    format!("{{ candidates: [{}]{frame} }}", candidates.join(", "))
+    format!(
+        "{{ candidates: [{}]{left_out}{frame} }}",
+        candidates.join(", ")
+    )
 }
 
 fn timeout_js(timeout: Option<u64>) -> String {

@@ -1,6 +1,10 @@
 //! Ranked selectors: the ways to find one element, and the frame it lives in.
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::num::NonZeroU32;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A ranked list of ways to find one element, plus the frame it lives in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,20 +34,226 @@ impl Selector {
 }
 
 /// One way to find an element.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+///
+/// Read strictly: besides serde's own rules (unknown fields, types), a `structure` candidate
+/// must carry `structure` and no other kind may, and no name in it is empty; a refusal is
+/// located at the candidate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SelectorCandidate {
     /// How `value` is interpreted.
     pub kind: SelectorKind,
-    /// The test id, role, label text, placeholder, text, id, CSS selector or XPath.
+    /// The test id, role, label text, placeholder, text, id, CSS selector or XPath; for
+    /// `structure`, the role of the element.
     pub value: String,
     /// For `role`: the accessible name the element must have.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// For `structure`: the stable element it sits in, and which one of its role it is there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structure: Option<Structure>,
     /// CSS selectors of shadow hosts, outermost first; the candidate is searched inside the
     /// last host's open shadow root.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shadow: Vec<String>,
+}
+
+/// What a `structure` candidate anchors on: an element that changes less than the target
+/// itself (a form by one of its fields, a landmark or labelled region, the popup a combobox
+/// controls), and which element of the candidate's role in it is the target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Structure {
+    /// The anchor the element sits in.
+    pub within: Anchor,
+    /// Which element of the role inside the anchor; the only one when absent.
+    #[serde(default, skip_serializing_if = "Pick::is_only")]
+    pub pick: Pick,
+}
+
+/// The stable element a `structure` candidate is found in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Anchor {
+    /// The `<form>` that holds a field (input, select, textarea) with this label or name.
+    FormWithField(FieldRef),
+    /// An element with this role and, when given, this accessible name: a landmark
+    /// (`navigation`, `main`, `banner`…), a named form or region, a dialog.
+    Region(RoleRef),
+    /// The element an element of this role and name controls (`aria-controls`, `aria-owns`):
+    /// the listbox of a combobox, the menu of a menu button.
+    ControlledBy(RoleRef),
+}
+
+/// A form field, by its label (as a `label` candidate matches it) or its `name` attribute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldRef {
+    /// The field's label text.
+    Label(String),
+    /// The field's `name` attribute.
+    Name(String),
+}
+
+/// An element by its ARIA role and, when given, its accessible name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleRef {
+    /// The ARIA role (explicit or implicit).
+    pub role: String,
+    /// The accessible name it must have; any when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// Which element of the candidate's role inside the anchor is the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pick {
+    /// The only element of the role there (two or more: the candidate matches several).
+    #[default]
+    Only,
+    /// The form's default button: its first submit button, the one Enter clicks.
+    DefaultButton,
+    /// The n-th element of the role there, in document order, counted from 1.
+    Nth(NonZeroU32),
+}
+
+impl Pick {
+    fn is_only(&self) -> bool {
+        *self == Pick::Only
+    }
+}
+
+impl Structure {
+    /// A short human description: `the default button of the form holding the field labelled "Query"`.
+    pub fn describe(&self) -> String {
+        let within = match &self.within {
+            Anchor::FormWithField(FieldRef::Label(l)) => {
+                format!("the form holding the field labelled {l:?}")
+            }
+            Anchor::FormWithField(FieldRef::Name(n)) => {
+                format!("the form holding the field named {n:?}")
+            }
+            Anchor::Region(r) => format!("the {}", r.describe()),
+            Anchor::ControlledBy(r) => format!("what the {} controls", r.describe()),
+        };
+        match self.pick {
+            Pick::Only => format!("in {within}"),
+            Pick::DefaultButton => format!("the default button of {within}"),
+            Pick::Nth(n) => format!("number {n} in {within}"),
+        }
+    }
+
+    /// The first rule serde cannot express that this structure breaks.
+    fn problem(&self) -> Option<String> {
+        let mut texts: Vec<(&str, &str)> = Vec::new();
+        match &self.within {
+            Anchor::FormWithField(FieldRef::Label(l)) => {
+                texts.push(("within.form_with_field.label", l));
+            }
+            Anchor::FormWithField(FieldRef::Name(n)) => {
+                texts.push(("within.form_with_field.name", n));
+            }
+            Anchor::Region(r) => {
+                texts.push(("within.region.role", &r.role));
+                texts.extend(r.name.as_deref().map(|n| ("within.region.name", n)));
+            }
+            Anchor::ControlledBy(r) => {
+                texts.push(("within.controlled_by.role", &r.role));
+                texts.extend(r.name.as_deref().map(|n| ("within.controlled_by.name", n)));
+            }
+        }
+        if let Some((path, _)) = texts.iter().find(|(_, text)| text.trim().is_empty()) {
+            return Some(format!("`structure.{path}` is empty"));
+        }
+        let in_a_form = match &self.within {
+            Anchor::FormWithField(_) => true,
+            Anchor::Region(r) => r.role == "form",
+            Anchor::ControlledBy(_) => false,
+        };
+        (self.pick == Pick::DefaultButton && !in_a_form).then(|| {
+            "`pick: default_button` needs a form (`form_with_field`, or a `region` of role `form`)"
+                .to_owned()
+        })
+    }
+}
+
+impl RoleRef {
+    fn describe(&self) -> String {
+        match &self.name {
+            Some(name) => format!("{} {name:?}", self.role),
+            None => self.role.clone(),
+        }
+    }
+}
+
+/// The fields of [`SelectorCandidate`] as serde reads them, before the rules between fields.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CandidateFields {
+    kind: SelectorKind,
+    value: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    structure: Option<Structure>,
+    #[serde(default)]
+    shadow: Vec<String>,
+}
+
+impl TryFrom<CandidateFields> for SelectorCandidate {
+    type Error = String;
+
+    fn try_from(f: CandidateFields) -> Result<Self, String> {
+        match (&f.structure, f.kind) {
+            (None, SelectorKind::Structure) => {
+                return Err("a `structure` candidate needs the field `structure`".into());
+            }
+            (Some(_), kind) if kind != SelectorKind::Structure => {
+                return Err(format!(
+                    "only a `structure` candidate has `structure`, not a `{}` one",
+                    kind.as_str()
+                ));
+            }
+            (Some(structure), _) => {
+                if let Some(problem) = structure.problem() {
+                    return Err(problem);
+                }
+            }
+            (None, _) => {}
+        }
+        Ok(SelectorCandidate {
+            kind: f.kind,
+            value: f.value,
+            name: f.name,
+            structure: f.structure,
+            shadow: f.shadow,
+        })
+    }
+}
+
+// By hand, so that a rule between fields is refused inside the candidate's own `visit_map`:
+// the located deserializer then names the candidate's pointer.
+impl<'de> Deserialize<'de> for SelectorCandidate {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct CandidateVisitor;
+        impl<'de> Visitor<'de> for CandidateVisitor {
+            type Value = SelectorCandidate;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a selector candidate (an object)")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SelectorCandidate, A::Error> {
+                let fields =
+                    CandidateFields::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                SelectorCandidate::try_from(fields).map_err(de::Error::custom)
+            }
+        }
+        deserializer.deserialize_struct(
+            "SelectorCandidate",
+            &["kind", "value", "name", "structure", "shadow"],
+            CandidateVisitor,
+        )
+    }
 }
 
 impl SelectorCandidate {
@@ -53,6 +263,7 @@ impl SelectorCandidate {
             kind,
             value: value.into(),
             name: None,
+            structure: None,
             shadow: Vec::new(),
         }
     }
@@ -67,6 +278,14 @@ impl SelectorCandidate {
         Self {
             name: Some(name.into()),
             ..Self::new(SelectorKind::Role, role)
+        }
+    }
+
+    /// The element of `role` found by its place in a stable structure.
+    pub fn structure(role: impl Into<String>, structure: Structure) -> Self {
+        Self {
+            structure: Some(structure),
+            ..Self::new(SelectorKind::Structure, role)
         }
     }
 
@@ -91,6 +310,9 @@ impl SelectorCandidate {
         let mut s = format!("{} {:?}", self.kind.as_str(), self.value);
         if let Some(name) = &self.name {
             s.push_str(&format!(" name {name:?}"));
+        }
+        if let Some(structure) = &self.structure {
+            s.push_str(&format!(", {}", structure.describe()));
         }
         if !self.shadow.is_empty() {
             s.push_str(&format!(" in shadow of {}", self.shadow.join(" >> ")));
@@ -122,6 +344,10 @@ pub enum SelectorKind {
     /// Any element whose computed accessible name equals the value, whatever its role
     /// (what the DevTools Recorder's `aria/NAME` selectors mean).
     AccessibleName,
+    /// The element with the role in `value` found by its place in a stable structure
+    /// ([`Structure`]): the default button of the form holding a field, the n-th option of
+    /// the listbox a combobox controls, the only link of a navigation landmark.
+    Structure,
 }
 
 impl SelectorKind {
@@ -137,6 +363,7 @@ impl SelectorKind {
             SelectorKind::Css => "css",
             SelectorKind::Xpath => "xpath",
             SelectorKind::AccessibleName => "accessible_name",
+            SelectorKind::Structure => "structure",
         }
     }
 }

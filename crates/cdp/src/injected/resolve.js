@@ -44,6 +44,64 @@ async (spec) => {
     return els.filter((e) => !els.some((o) => o !== e && set.has(o) && e.contains(o)));
   };
 
+  // A `structure` candidate: the element of role `c.value` by its place in something that
+  // changes less than it does — the form holding a field (by label or name), a landmark or
+  // labelled region (role, name), or what a combobox or button controls — then the pick:
+  // the form's default button, the n-th of the role there, or the only one.
+  const SUBMIT_INPUTS = new Set(['submit', 'image']);
+  const isSubmitButton = (e) => (e instanceof HTMLButtonElement && e.type === 'submit')
+    || (e instanceof HTMLInputElement && SUBMIT_INPUTS.has(e.type));
+  // A form's fields, as the recorder counts them: no hidden inputs and no buttons.
+  const NOT_FIELD_TYPES = new Set(['hidden', 'submit', 'image', 'button', 'reset']);
+  const isField = (e) => (e instanceof HTMLInputElement && !NOT_FIELD_TYPES.has(e.type))
+    || e instanceof HTMLSelectElement || e instanceof HTMLTextAreaElement;
+  const byRole = (root, role) => {
+    const want = norm(role.role);
+    const name = role.name == null ? null : norm(role.name);
+    return allElements(root).filter((e) => roleOf(e) === want && (name === null || accessibleName(e) === name));
+  };
+  const anchorsOf = (within, root) => {
+    if (within.form_with_field) {
+      const f = within.form_with_field;
+      const fields = allElements(root).filter(isField).filter((e) => (f.label != null
+        ? labelMatches(e, norm(f.label)) : e.getAttribute('name') === f.name));
+      return Array.from(new Set(fields.map((e) => e.form).filter(Boolean)));
+    }
+    if (within.region) return byRole(root, within.region);
+    if (within.controlled_by) {
+      const out = new Set();
+      for (const owner of byRole(root, within.controlled_by)) {
+        const ids = ((owner.getAttribute('aria-controls') || '') + ' ' + (owner.getAttribute('aria-owns') || '')).trim().split(/\s+/);
+        for (const id of ids.filter(Boolean)) { const e = byIdIn(root, id); if (e) out.add(e); }
+      }
+      return Array.from(out);
+    }
+    return null;
+  };
+  const byIdIn = (root, id) => (root.getElementById ? root.getElementById(id) : document.getElementById(id));
+  const queryStructure = (c, root) => {
+    const s = c.structure;
+    if (!s || !s.within) return { error: 'a structure candidate needs `structure.within`', permanent: true };
+    const anchors = anchorsOf(s.within, root);
+    if (!anchors) return { error: 'unknown structure anchor ' + JSON.stringify(Object.keys(s.within)), permanent: true };
+    const role = norm(c.value);
+    const pick = s.pick || 'only';
+    const found = new Set();
+    for (const anchor of anchors) {
+      if (pick === 'default_button') {
+        // The form's default button: its first submit button in tree order (HTML §4.10.21.2).
+        const form = anchor instanceof HTMLFormElement ? anchor : null;
+        const button = form && Array.from(form.elements).find(isSubmitButton);
+        if (button && roleOf(button) === role) found.add(button);
+        continue;
+      }
+      const members = allElements(anchor).filter((e) => roleOf(e) === role);
+      if (pick === 'only') members.forEach((e) => found.add(e));
+      else if (pick.nth && members[pick.nth - 1]) found.add(members[pick.nth - 1]);
+    }
+    return { els: Array.from(found) };
+  };
+
   // Returns {els} or {error, permanent}.
   // Every match of every host of a shadow chain is searched: a chain matches across hosts.
   const query = (c) => {
@@ -112,6 +170,7 @@ async (spec) => {
           });
           return { els: innermost(hits) };
         }
+        case 'structure': return queryStructure(c, root);
         default: return { error: 'unknown selector kind `' + c.kind + '`', permanent: true };
       }
     } catch (e) {

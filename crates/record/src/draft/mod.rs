@@ -626,6 +626,8 @@ fn names_candidate(selector: &str, candidate: &SelectorCandidate) -> bool {
         SelectorKind::Role | SelectorKind::AccessibleName => {
             candidate.name.as_deref() == Some(selector)
         }
+        // A place in a structure is not something a person types.
+        SelectorKind::Structure => false,
     }
 }
 

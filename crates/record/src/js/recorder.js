@@ -142,6 +142,73 @@
     return Object.assign({}, c, { count, target: isTarget });
   };
 
+  // Structure candidates: the element by its place in what changes least — the form holding
+  // one of its other fields (the default button of the form holding the field labelled
+  // "Query"), the popup a combobox controls, the nearest landmark or labelled region — so a
+  // redesign that changes its id, text and test id still finds it. The resolver decides
+  // (resolve.js `queryStructure`); each is checked unique and on target like every candidate.
+  const ANCHOR_ROLES = new Set(['form', 'region', 'dialog', 'alertdialog', 'navigation', 'main', 'banner',
+    'contentinfo', 'complementary', 'search', 'listbox', 'menu', 'menubar', 'tablist', 'toolbar', 'radiogroup',
+    'tree', 'grid', 'treegrid', 'table', 'group']);
+  // Landmarks a page usually has one of: an anchor even without a name.
+  const UNNAMED_ANCHOR_ROLES = new Set(['main', 'banner', 'contentinfo', 'navigation', 'search', 'dialog',
+    'alertdialog', 'complementary', 'listbox', 'menu']);
+  const POPUP_ROLES = new Set(['listbox', 'menu', 'tree', 'grid', 'dialog']);
+  const MAX_STRUCTURE_KEPT = 2;
+  const isSubmitButton = (e) => (e instanceof HTMLButtonElement && e.type === 'submit')
+    || (e instanceof HTMLInputElement && (e.type === 'submit' || e.type === 'image'));
+  const NOT_FIELD_TYPES = new Set(['hidden', 'submit', 'image', 'button', 'reset']);
+  const isField = (e) => (e instanceof HTMLInputElement && !NOT_FIELD_TYPES.has(e.type))
+    || e instanceof HTMLSelectElement || e instanceof HTMLTextAreaElement;
+  // Which of the elements of `role` in `anchor` is `el`: none needed when it is the only one,
+  // else its place (undefined: not inside).
+  const pickIn = (anchor, el, role) => {
+    const members = Array.from(anchor.querySelectorAll('*')).filter((e) => roleOf(e) === role);
+    const at = members.indexOf(el);
+    if (at < 0) return undefined;
+    return members.length === 1 ? null : { nth: at + 1 };
+  };
+  const withPick = (within, pick) => (pick ? { within, pick } : { within });
+  const structuresFor = (el, role) => {
+    const out = [];
+    // A form-associated element's own form (it may sit outside it, `form=`), else the form
+    // around it.
+    const form = el.form instanceof HTMLFormElement ? el.form : (el.closest && el.closest('form'));
+    if (form) {
+      const isDefault = isSubmitButton(el) && Array.from(form.elements).find(isSubmitButton) === el;
+      const pick = isDefault ? 'default_button' : pickIn(form, el, role);
+      if (pick !== undefined) {
+        const others = Array.from(form.elements).filter((f) => f !== el && isField(f));
+        const refs = [];
+        for (const f of others) { const l = labelOf(f); if (l && l.length <= 80) refs.push({ label: l }); }
+        for (const f of others) { const n = f.getAttribute('name'); if (n) refs.push({ name: n }); }
+        for (const ref of refs.slice(0, 2)) out.push(withPick({ form_with_field: ref }, pick));
+      }
+    }
+    // The nearest anchor in the element's own tree (a candidate in a shadow root is searched
+    // inside that root).
+    for (let n = el.parentElement, depth = 0; n && depth < 40; n = n.parentElement, depth++) {
+      const anchorRole = roleOf(n);
+      if (!ANCHOR_ROLES.has(anchorRole)) continue;
+      const pick = pickIn(n, el, role);
+      if (pick === undefined) continue;
+      const id = n.id;
+      if (id && POPUP_ROLES.has(anchorRole)) {
+        const root = n.getRootNode();
+        const owner = root.querySelector('[aria-controls~=' + q(id) + '], [aria-owns~=' + q(id) + ']');
+        const ownerRole = owner && roleOf(owner);
+        const ownerName = owner && accessibleName(owner);
+        if (ownerRole && ownerName && ownerName.length <= 80) {
+          out.push(withPick({ controlled_by: { role: ownerRole, name: ownerName } }, pick));
+        }
+      }
+      const name = accessibleName(n);
+      if (name && name.length <= 80) { out.push(withPick({ region: { role: anchorRole, name } }, pick)); break; }
+      if (UNNAMED_ANCHOR_ROLES.has(anchorRole)) { out.push(withPick({ region: { role: anchorRole } }, pick)); break; }
+    }
+    return out;
+  };
+
   const candidatesFor = async (el) => {
     const shadow = [];
     for (let root = el.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) shadow.unshift(hostSelector(root.host));
@@ -170,6 +237,7 @@
     if (['input', 'textarea', 'select', 'button'].includes(tag) && el.getAttribute('name')) {
       add('css', tag + '[name=' + q(el.getAttribute('name')) + ']');
     }
+    if (role) for (const structure of structuresFor(el, role)) add('structure', role, { structure });
     const path = cssPath(el, root);
     add('css', path.value, { unstable: path.nth > 2 });
     if (!shadow.length && !(el instanceof SVGElement)) {
@@ -182,7 +250,18 @@
     const key = TARGET_PROP + '-' + token;
     el[key] = token;
     try {
-      return await Promise.all(raw.map((c) => check(c, key, token)));
+      const checked = await Promise.all(raw.map((c) => check(c, key, token)));
+      // Of the structure candidates, the first that found exactly the target in each kind of
+      // anchor (a form, a controlled popup, a region), at most two: independent anchors
+      // survive more redesigns than two ways to name one form.
+      const families = new Set();
+      return checked.filter((c) => {
+        if (c.kind !== 'structure') return true;
+        const family = Object.keys(c.structure.within)[0];
+        if (!(c.count === 1 && c.target) || families.has(family) || families.size >= MAX_STRUCTURE_KEPT) return false;
+        families.add(family);
+        return true;
+      });
     } finally {
       delete el[key];
     }

@@ -12,3 +12,4 @@ mod keys;
 mod live;
 mod model;
 mod origins;
+mod redesign;

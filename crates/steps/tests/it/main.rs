@@ -8,4 +8,5 @@ mod export_import;
 mod fuzz;
 mod origins;
 mod steps_json;
+mod structure;
 mod tool_file;
