@@ -1,7 +1,7 @@
 // The states a post-state check reads (browserflow-steps' `CheckedState`): one implementation
 // for the recorder (what a step changed) and the replayer (whether the replayed step did the
 // same). `ROLES` is roles.js. An expression evaluating to
-// `{describe, deepActive, statesOf, countMutations, mutations}`.
+// `{describe, focusOf, deepActive, statesOf, countMutations, mutations}`.
 ((ROLES) => {
   const { textOf, roleOf, accessibleName } = ROLES;
   // An element as role and name (`combobox "Age"`), the way checks name it; null without both.
@@ -11,6 +11,9 @@
     const name = accessibleName(el);
     return role && name ? role + ' ' + JSON.stringify(name.slice(0, 60)) : null;
   };
+  // What a focus check names: the focused element's role alone. Names change with a redesign
+  // (a button "Search" becoming "Find") while the step still did the same thing.
+  const focusOf = (el) => (el && el.nodeType === 1 ? roleOf(el) || null : null);
   const deepActive = () => {
     let a = document.activeElement;
     while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
@@ -48,5 +51,5 @@
       .observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
     return mutations;
   };
-  return { describe, deepActive, statesOf, countMutations, mutations: () => mutations };
+  return { describe, focusOf, deepActive, statesOf, countMutations, mutations: () => mutations };
 })

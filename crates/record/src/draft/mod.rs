@@ -257,7 +257,7 @@ impl Draft {
     /// The fill at `step_index` now types the input `name` instead of `typed`: its own check
     /// expects `{{name}}`, and a later check whose recorded value shows the typed text (an
     /// autocomplete's chosen option after a typed prefix) can no longer expect that value, so
-    /// it expects a change instead (a focus check, which names an element, is dropped).
+    /// it expects a change instead.
     fn checks_follow_input(&mut self, step_index: usize, typed: &str, name: &str) {
         let shows_typed = |value: &str| {
             !typed.trim().is_empty() && value.to_lowercase().contains(&typed.trim().to_lowercase())
@@ -275,9 +275,6 @@ impl Draft {
                 }
                 continue;
             }
-            expect.retain(|c| {
-                !(c.state == CheckedState::Focus && c.equals.as_deref().is_some_and(shows_typed))
-            });
             for check in expect.iter_mut() {
                 if check.state.shows_text() && check.equals.as_deref().is_some_and(shows_typed) {
                     check.equals = None;

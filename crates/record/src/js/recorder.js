@@ -30,8 +30,11 @@
   // between builds or page loads: candidates built on them are ranked last.
   const unstableId = (id) => /\d{3,}/.test(id) || /^\d/.test(id) || /^(ember|ext-gen|yui_|react-|mui-|radix-|headlessui-|:r)/i.test(id)
     || (/[0-9a-f]{8,}/i.test(id) && /\d/.test(id));
+  // State classes (`Mui-focusVisible`, `is-active`, `selected`) come and go with focus, hover
+  // and selection: a path through them stops matching the moment the state changes.
+  const STATE_CLASS = /^(?:(?:Mui|Base|Joy)-(?:focused|focusVisible|selected|expanded|checked|active|disabled|error|readOnly)|(?:is|has)-[a-z-]+|[a-z]+-(?:chosen|ghost|drag|dragging)|active|focus|focused|focus-visible|hover|hovered|selected|open|opened|checked|expanded|current|pressed|dragging|dragged|drag-over|dragover)$/i;
   const unstableClass = (c) => /^(css|sc|jsx|emotion|svelte)-[a-z0-9]+$/i.test(c) || /__[a-zA-Z0-9]{5,}$/.test(c)
-    || /\d{3,}/.test(c);
+    || /\d{3,}/.test(c) || STATE_CLASS.test(c);
   const TEST_ID_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy'];
   const testIdOf = (el) => {
     for (const a of TEST_ID_ATTRS) { const v = el.getAttribute(a); if (v) return { attr: a, value: v }; }
@@ -360,13 +363,13 @@
         if (g.before[state] !== value) checks.push({ state, equals: value });
       }
     }
+    // Focus moved to another element than the step's own (which its click focuses anyway):
+    // its role, and what it shows.
     const active = STATES.deepActive();
-    const focus = active && active !== g.active ? STATES.describe(active) : null;
+    const focus = active && active !== g.active && active !== g.el ? STATES.focusOf(active) : null;
     if (focus) {
       checks.push({ state: 'focus', equals: focus });
-      if (active !== g.el) {
-        for (const [state, value] of Object.entries(STATES.statesOf(active))) checks.push({ state, of: 'focused', equals: value });
-      }
+      for (const [state, value] of Object.entries(STATES.statesOf(active))) checks.push({ state, of: 'focused', equals: value });
     }
     if (STATES.mutations() > g.mutations) checks.push({ state: 'page', changes: true });
     return { type: 'state', gesture: g.id, checks };

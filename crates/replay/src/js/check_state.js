@@ -21,8 +21,8 @@
     }
     if (c.state === 'focus') {
       const a = S.deepActive();
-      const d = a ? (S.describe(a) || '<' + a.localName + '>') : 'nothing';
-      return d === c.equals ? { ok: true } : { ok: false, actual: 'the focus is on ' + d };
+      if (a && S.focusOf(a) === c.equals) return { ok: true };
+      return { ok: false, actual: 'the focus is on ' + (a ? (S.describe(a) || S.focusOf(a) || '<' + a.localName + '>') : 'nothing') };
     }
     const el = c.of === 'focused' ? S.deepActive() : (w && w.el);
     if (!el) return { ok: false, actual: c.of === 'focused' ? 'nothing has the focus' : 'no element was watched' };
