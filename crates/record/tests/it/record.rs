@@ -5,7 +5,8 @@
 pub(crate) mod driver;
 mod effects;
 mod frames;
-mod gestures;
+pub(crate) mod gestures;
+mod html5_dnd;
 mod journeys;
 mod keys;
 mod live;

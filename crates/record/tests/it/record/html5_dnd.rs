@@ -1,0 +1,96 @@
+//! HTML5 drag and drop (`draggable`, `dragstart` → `dragover` → `drop`), recorded from trusted
+//! mouse input in headless Chromium (which performs the drag natively: the recorder intercepts
+//! nothing) and replayed. Fixtures: `tests/fixtures/widgets/html5-*.html`.
+
+use browserflow_record::{OutputMark, Recorder};
+use browserflow_steps::{OutputKind, Step};
+use serde_json::json;
+
+use crate::record::driver::*;
+use crate::record::gestures::{drag, widgets};
+use crate::support::Harness;
+
+/// Reads an `<output>` of the fixture by its test id.
+async fn output(d: &Driver, test_id: &str) -> serde_json::Value {
+    d.page
+        .evaluate_in_main_frame(&format!(
+            "document.querySelector('[data-testid={test_id}]').textContent"
+        ))
+        .await
+        .unwrap()
+}
+
+/// The name of the element a selector's first candidate finds by role and name.
+fn named(selector: &browserflow_steps::Selector) -> &str {
+    let first = &selector.candidates[0];
+    assert_eq!(
+        first.kind,
+        browserflow_steps::SelectorKind::Role,
+        "{selector:?}"
+    );
+    first.name.as_deref().unwrap_or_default()
+}
+
+/// A card dragged from one list onto a card of the other is one `drag` step (the card
+/// pressed, the card dropped on, both with offsets) — not a click, not a move by pixels — and
+/// its replay moves the same card to the same place, through a real HTML5 drag.
+#[tokio::test]
+async fn a_card_dragged_to_another_list_is_one_drag_step_that_replays_to_the_same_lists() {
+    let h = Harness::start().await;
+    let server = widgets();
+    let recorder = Recorder::start_on(&h.browser, &options(server.url("/html5-dnd.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    let from = d
+        .centre_here("document.querySelector('[data-id=tests]')")
+        .await;
+    let onto = d
+        .centre_here("document.querySelector('[data-id=mail]')")
+        .await;
+    // Onto the upper half of "Answer mail": the card goes above it.
+    drag(&d, from, (onto.0 - from.0, onto.1 - from.1 - 6.0)).await;
+    d.wait_js("document.querySelector('[data-testid=events]').textContent.includes('dragend')")
+        .await;
+    let recorded = output(&d, "lists").await;
+    assert_eq!(recorded, json!("todo:milk,plants done:tests,mail"));
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "drag"))
+            .await,
+        "{:#?}",
+        recorder.steps()
+    );
+    let mut draft = recorder.stop().await.unwrap();
+    assert_eq!(kinds(&draft), ["navigate", "drag"], "{:#?}", draft.steps);
+    match &draft.steps[1].step {
+        Step::Drag(step) => {
+            assert_eq!(named(&step.selector), "Write tests", "{step:#?}");
+            let target = step.target.as_ref().expect("the drop target is recorded");
+            assert_eq!(named(target), "Answer mail", "{step:#?}");
+            let offset = step.target_offset.expect("the drop point on the target");
+            assert!(offset.y < 20.0, "dropped on the upper half: {offset:?}");
+        }
+        other => panic!("expected a drag, got {other:?}"),
+    }
+    assert_eq!(
+        draft.steps[1].description,
+        "Drag listitem \"Write tests\" onto listitem \"Answer mail\""
+    );
+    draft
+        .mark_output(OutputMark::css(
+            "lists",
+            "[data-testid=lists]",
+            OutputKind::String,
+        ))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = save_and_load(
+        &draft.into_tool_file("move-card", "1.0.0", None).unwrap(),
+        dir.path(),
+    );
+    let outputs = replay(&h, &file, json!({})).await;
+    assert_eq!(outputs["lists"], recorded);
+    h.close().await;
+}
