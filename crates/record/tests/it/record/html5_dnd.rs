@@ -94,3 +94,128 @@ async fn a_card_dragged_to_another_list_is_one_drag_step_that_replays_to_the_sam
     assert_eq!(outputs["lists"], recorded);
     h.close().await;
 }
+
+/// The drag a hand makes from the centre of `from` to `to` (expressions for elements of the
+/// page), then waits for the page to show it with `done` (a JS condition).
+async fn drag_between(d: &Driver, from: &str, to: (f64, f64), done: &str) {
+    let start = d.centre_here(from).await;
+    drag(d, start, (to.0 - start.0, to.1 - start.1)).await;
+    d.wait_js(done).await;
+}
+
+/// A kanban board: a card dropped into an empty column, one onto the lower half of a card
+/// (after it) and one onto its upper half (before it). Three `drag` steps, each with its drop
+/// target and where on it; the replay builds the same board, read as typed outputs.
+#[tokio::test]
+async fn kanban_cards_dropped_into_columns_and_around_cards_replay_to_the_same_board() {
+    let h = Harness::start().await;
+    let server = widgets();
+    let recorder = Recorder::start_on(&h.browser, &options(server.url("/html5-kanban.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    let doing = d
+        .centre_here("document.querySelector('#doing .cards')")
+        .await;
+    drag_between(
+        &d,
+        "document.querySelector('[data-card=login]')",
+        doing,
+        "document.querySelectorAll('#doing article').length === 1",
+    )
+    .await;
+    let login = d
+        .centre_here("document.querySelector('[data-card=login]')")
+        .await;
+    drag_between(
+        &d,
+        "document.querySelector('[data-card=docs]')",
+        (login.0, login.1 + 12.0),
+        "document.querySelectorAll('#doing article').length === 2",
+    )
+    .await;
+    let login = d
+        .centre_here("document.querySelector('[data-card=login]')")
+        .await;
+    drag_between(
+        &d,
+        "document.querySelector('[data-card=setup]')",
+        (login.0, login.1 - 12.0),
+        "document.querySelectorAll('#doing article').length === 3",
+    )
+    .await;
+    let recorded = output(&d, "board").await;
+    assert_eq!(
+        recorded,
+        json!("backlog:search doing:setup,login,docs done:")
+    );
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s
+                .iter()
+                .filter(|s| s.step.kind() == "drag")
+                .count()
+                == 3)
+            .await,
+        "{:#?}",
+        recorder.steps()
+    );
+    let mut draft = recorder.stop().await.unwrap();
+    assert_eq!(
+        kinds(&draft),
+        ["navigate", "drag", "drag", "drag"],
+        "{:#?}",
+        draft.steps
+    );
+    let drags: Vec<_> = draft.steps[1..]
+        .iter()
+        .map(|s| match &s.step {
+            Step::Drag(step) => step.clone(),
+            other => panic!("expected a drag, got {other:?}"),
+        })
+        .collect();
+    for step in &drags {
+        assert!(step.target.is_some(), "a drop target: {step:#?}");
+        assert!(step.target_offset.is_some(), "where on it: {step:#?}");
+    }
+    let onto_login = |step: &browserflow_steps::DragStep| {
+        step.target
+            .as_ref()
+            .unwrap()
+            .candidates
+            .iter()
+            .any(|c| c.value.contains("Fix login"))
+    };
+    assert!(onto_login(&drags[1]) && onto_login(&drags[2]), "{drags:#?}");
+    let below_middle = |step: &browserflow_steps::DragStep| step.target_offset.unwrap().y > 20.0;
+    assert!(
+        below_middle(&drags[1]) && !below_middle(&drags[2]),
+        "{drags:#?}"
+    );
+    draft
+        .mark_output(OutputMark::css(
+            "board",
+            "[data-testid=board]",
+            OutputKind::String,
+        ))
+        .unwrap();
+    draft
+        .mark_output(OutputMark::css(
+            "in_progress",
+            "[data-testid=doing-count]",
+            OutputKind::Integer,
+        ))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = save_and_load(
+        &draft.into_tool_file("kanban", "1.0.0", None).unwrap(),
+        dir.path(),
+    );
+    let outputs = replay(&h, &file, json!({})).await;
+    assert_eq!(
+        (&outputs["board"], &outputs["in_progress"]),
+        (&recorded, &json!(3))
+    );
+    h.close().await;
+}
