@@ -219,3 +219,75 @@ async fn kanban_cards_dropped_into_columns_and_around_cards_replay_to_the_same_b
     );
     h.close().await;
 }
+
+/// SortableJS, a widely used npm library that sorts with native HTML5 drag and drop and moves
+/// the dragged item into place while the drag goes on (so the drop lands on the dragged item
+/// itself): an item moved to the other list is one `drag` step that replays to the same lists.
+#[tokio::test]
+async fn a_sortablejs_item_moved_to_the_other_list_replays_to_the_same_lists() {
+    let h = Harness::start().await;
+    let server = widgets();
+    let recorder = Recorder::start_on(&h.browser, &options(server.url("/html5-sortable.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete' && !!window.Sortable")
+        .await;
+    let cheese = d
+        .centre_here("document.querySelector('[data-id=cheese]')")
+        .await;
+    let start = d
+        .centre_here("document.querySelector('[data-id=eggs]')")
+        .await;
+    drag_between(
+        &d,
+        "document.querySelector('[data-id=eggs]')",
+        (cheese.0, cheese.1 - 8.0),
+        "document.querySelector('[data-testid=lists]').textContent.includes('eggs,cheese')",
+    )
+    .await;
+    let recorded = output(&d, "lists").await;
+    assert_eq!(
+        recorded,
+        json!("pantry:bread,rice basket:apples,eggs,cheese")
+    );
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "drag"))
+            .await,
+        "{:#?}",
+        recorder.steps()
+    );
+    let mut draft = recorder.stop().await.unwrap();
+    assert_eq!(kinds(&draft), ["navigate", "drag"], "{:#?}", draft.steps);
+    // Sortable moved the dragged item under the pointer: the drop landed on it, so the
+    // step is the move itself, no target.
+    match &draft.steps[1].step {
+        Step::Drag(step) => {
+            assert_eq!(named(&step.selector), "Eggs", "{step:#?}");
+            assert!(step.target.is_none(), "{step:#?}");
+            let expected = (cheese.0 - start.0, cheese.1 - 8.0 - start.1);
+            assert!(
+                (step.by.x - expected.0).abs() < 1.0 && (step.by.y - expected.1).abs() < 1.0,
+                "moved by {:?}, expected {expected:?}",
+                step.by
+            );
+        }
+        other => panic!("expected a drag, got {other:?}"),
+    }
+    draft
+        .mark_output(OutputMark::css(
+            "lists",
+            "[data-testid=lists]",
+            OutputKind::String,
+        ))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = save_and_load(
+        &draft.into_tool_file("sortable", "1.0.0", None).unwrap(),
+        dir.path(),
+    );
+    let outputs = replay(&h, &file, json!({})).await;
+    assert_eq!(outputs["lists"], recorded);
+    h.close().await;
+}
