@@ -15,20 +15,43 @@ use crate::session::CdpError;
 /// (it is one message away): past it, something else took the drag.
 const DRAG_HANDOVER: Duration = Duration::from_secs(5);
 
-/// Notes the first trusted `dragstart` of the frame's document from now on. Read once the
-/// event's dispatch is over (after the move that caused it was answered), so a page handler
-/// that cancelled the drag, in any phase, is seen.
+/// Notes the first trusted `dragstart` of the frame's document from now on, and then whether
+/// a `drop` reached the document and how the drag ended (`dragend`'s drop effect). Read once
+/// the event's dispatch is over (after the call that caused it was answered), so a page
+/// handler that cancelled the drag, in any phase, is seen.
 const DRAG_PROBE_INSTALL: &str = "(() => { \
     if (window.__bflowDragProbe) window.__bflowDragProbe.remove(); \
-    let started = null; \
-    const listen = (e) => { if (e.isTrusted && !started) started = e; }; \
-    window.addEventListener('dragstart', listen, true); \
+    let started = null, dropped = false, ended = null; \
+    const onStart = (e) => { if (e.isTrusted && !started) started = e; }; \
+    const onDrop = (e) => { if (e.isTrusted && started) dropped = true; }; \
+    const onEnd = (e) => { if (e.isTrusted && started) ended = e.dataTransfer ? e.dataTransfer.dropEffect : 'none'; }; \
+    window.addEventListener('dragstart', onStart, true); \
+    window.addEventListener('drop', onDrop, true); \
+    window.addEventListener('dragend', onEnd, true); \
     window.__bflowDragProbe = { \
       started: () => !!started && !started.defaultPrevented, \
-      remove: () => { window.removeEventListener('dragstart', listen, true); delete window.__bflowDragProbe; }, \
+      settled: () => new Promise((resolve) => { \
+        const until = performance.now() + 2000; \
+        const tick = () => { \
+          if (dropped) resolve('dropped'); \
+          else if (ended !== null) resolve(ended === 'none' ? 'refused' : 'dropped'); \
+          else if (performance.now() > until) resolve('unknown'); \
+          else setTimeout(tick, 10); \
+        }; \
+        tick(); }), \
+      remove: () => { \
+        window.removeEventListener('dragstart', onStart, true); \
+        window.removeEventListener('drop', onDrop, true); \
+        window.removeEventListener('dragend', onEnd, true); \
+        delete window.__bflowDragProbe; }, \
     }; \
     return true; })()";
 const DRAG_PROBE_STARTED: &str = "!!window.__bflowDragProbe && window.__bflowDragProbe.started()";
+/// How the drag ended: `dropped` (a drop reached the document, or the drag ended with an
+/// effect), `refused` (it ended with none, and no drop came), or `unknown` (neither was seen
+/// in 2 s: the source went away and the drop, if any, was in another frame).
+const DRAG_PROBE_SETTLED: &str =
+    "window.__bflowDragProbe ? window.__bflowDragProbe.settled() : 'unknown'";
 const DRAG_PROBE_REMOVE: &str =
     "(window.__bflowDragProbe && window.__bflowDragProbe.remove(), true)";
 
@@ -50,6 +73,10 @@ pub enum DragError {
     /// The page's `dragstart` could not be watched for (the frame's document went away).
     #[error("watching the page for the start of an HTML5 drag failed: {0}")]
     Probe(EvalError),
+    /// The page started an HTML5 drag and nothing at the drop point accepted it (no handler
+    /// cancelled the `dragover` there): the drag ended with no effect.
+    #[error("nothing at ({:.0}, {:.0}) accepted the drop of the HTML5 drag the page started", .0.0, .0.1)]
+    DropRefused((f64, f64)),
     /// The page started an HTML5 drag, and the browser did not hand it over in time.
     #[error("the page started an HTML5 drag, but the browser did not hand it over within {0:?}")]
     NotHandedOver(Duration),
@@ -175,7 +202,8 @@ impl Page {
     /// starting its own (`Input.setInterceptDrags`), and the rest of the gesture is the drag's
     /// events: `dragEnter` and `dragOver` where the drag began, `dragOver` at each further
     /// move, and `drop` at `to` (which ends the drag, so no release follows, as with a person's
-    /// drag). Whether it began is read from the page after each move (a listener in the
+    /// drag). A drop nothing accepted (the drag ended with no effect) is an error: the gesture
+    /// did not do what a drag does. Whether it began is read from the page after each move (a listener in the
     /// frame's isolated world) rather than waited for, so a pointer drag costs no wait. A
     /// frame in its own process (its own session) is left to Chromium's own drag, which
     /// headless Chromium also performs.
@@ -265,7 +293,14 @@ impl Page {
         match dragged {
             Some(data) => {
                 self.drag_event("drop", to, &data).await?;
-                Ok(DragOutcome::Html5)
+                match self.evaluate(world, DRAG_PROBE_SETTLED, true).await {
+                    Ok(settled) if settled == "refused" => {
+                        Err(DragError::DropRefused(to))
+                    }
+                    // A drop that navigated the frame did something.
+                    Ok(_) | Err(EvalError::Navigated) => Ok(DragOutcome::Html5),
+                    Err(other) => Err(DragError::Probe(other)),
+                }
             }
             None => {
                 self.session

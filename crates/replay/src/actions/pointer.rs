@@ -22,6 +22,10 @@ fn drag_failure(error: &DragError) -> Failure {
         DragError::Probe(e) => {
             Failure::eval(FailureKind::Browser, e, format!("dragging failed: {e}"))
         }
+        DragError::DropRefused(_) => Failure::new(
+            FailureKind::NotActionable(Unactionable::Refused),
+            format!("dragging failed: {error}"),
+        ),
         DragError::NotHandedOver(_) => Failure::new(
             FailureKind::NotActionable(Unactionable::InputNotDelivered),
             format!("dragging failed: {error}"),

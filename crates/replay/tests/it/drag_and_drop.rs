@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use browserflow_cdp::page::DragOutcome;
+use browserflow_replay::{FailureKind, ReplayError, Unactionable};
 use browserflow_shop::{FixtureServer, read_dir_files};
 use serde_json::{Value, json};
 
@@ -114,5 +115,33 @@ async fn the_page_decides_whether_a_drag_is_html5_or_a_pointer_drag() {
         .unwrap();
     assert_eq!(months, json!("20"));
     context.close().await.unwrap();
+    h.close().await;
+}
+
+/// A card dropped where nothing accepts it (a list's heading) did not do what a drag does:
+/// the step fails naming the refusal, and the next step never runs. Never a replay that
+/// passes with the lists unchanged.
+#[tokio::test]
+async fn an_html5_drop_nothing_accepts_fails_the_step() {
+    let h = Harness::start().await;
+    let server = widgets();
+    let steps = json!([
+        { "type": "navigate", "url": server.url("/html5-dnd.html") },
+        { "type": "drag", "selector": text("Buy milk"), "by": { "x": 0, "y": 0 },
+          "target": css("#done-title") },
+        { "type": "extract", "selector": { "candidates": [{ "kind": "test_id", "value": "lists" }] },
+          "field": "lists" },
+    ]);
+    let error = h.replay(steps, json!({})).await.unwrap_err();
+    assert_eq!(
+        error.failure_kind(),
+        FailureKind::NotActionable(Unactionable::Refused),
+        "{error}"
+    );
+    let ReplayError::StepFailed { index, message, .. } = &error else {
+        panic!("not a step failure: {error}")
+    };
+    assert_eq!(*index, 1);
+    assert!(message.contains("accepted the drop"), "{message}");
     h.close().await;
 }
