@@ -294,9 +294,7 @@ impl Page {
             Some(data) => {
                 self.drag_event("drop", to, &data).await?;
                 match self.evaluate(world, DRAG_PROBE_SETTLED, true).await {
-                    Ok(settled) if settled == "refused" => {
-                        Err(DragError::DropRefused(to))
-                    }
+                    Ok(settled) if settled == "refused" => Err(DragError::DropRefused(to)),
                     // A drop that navigated the frame did something.
                     Ok(_) | Err(EvalError::Navigated) => Ok(DragOutcome::Html5),
                     Err(other) => Err(DragError::Probe(other)),
