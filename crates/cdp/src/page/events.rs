@@ -105,6 +105,10 @@ pub enum PageEventKind {
         url: String,
         in_current_tab: bool,
     },
+    /// The page started an HTML5 drag while drags are intercepted (`Input.dragIntercepted`,
+    /// after `Input.setInterceptDrags`): the drag's data (items, files, allowed operations), as
+    /// Chromium sent it, for the `Input.dispatchDragEvent` calls that complete the drag.
+    DragIntercepted { data: serde_json::Value },
     /// A JavaScript dialog opened, and how the page answered it (`None`: left open for the
     /// person at the window).
     DialogOpened {

@@ -6,7 +6,7 @@
 //! sends nothing itself, so it is tested by feeding it JSON (`interpreter/tests.rs`); the
 //! watcher (`watcher.rs`) carries out the effects and publishes the events.
 
-use chromiumoxide::cdp::browser_protocol::{fetch, inspector, page, target};
+use chromiumoxide::cdp::browser_protocol::{fetch, input, inspector, page, target};
 use chromiumoxide::cdp::js_protocol::runtime;
 use serde::de::DeserializeOwned;
 
@@ -143,6 +143,15 @@ pub(super) fn interpret(state: &mut PageState, source: &Source, event: &CdpEvent
                     frame_id: e.frame_id.into(),
                     backend_node_id,
                     multiple: e.mode == page::FileChooserOpenedMode::SelectMultiple,
+                })
+            })
+        }
+        input::EventDragIntercepted::IDENTIFIER => {
+            // Decoded to check its shape; handed on as Chromium sent it, since the drag events
+            // that complete the drag carry the same data back.
+            decode(event).map(|_: input::EventDragIntercepted| {
+                Interpreted::event(PageEventKind::DragIntercepted {
+                    data: event.params["data"].clone(),
                 })
             })
         }

@@ -38,6 +38,7 @@ pub use events::{BrowserEvent, DownloadState, PageEvent, PageEventKind};
 pub use file_chooser::FileChooser;
 use frames::seed_child_tree;
 pub use frames::{FramePoint, FrameState};
+pub use input::{DragError, DragOutcome};
 pub use navigation::NavMark;
 pub use screenshot::MaskedScreenshotError;
 use worlds::CachedWorld;

@@ -512,6 +512,57 @@
     hiddenBefore = hiddenNow();
   }, true);
 
+  // HTML5 drag and drop: a trusted `dragstart` on a draggable element (the browser then sends
+  // `pointercancel`, and neither a release nor a click follows) and a `drop` the page accepted
+  // are one `drag` step, from where the source was pressed to the point of the drop. The
+  // source is described at the dragstart and the drop target before the page's drop handler
+  // runs (capture phase): the handler moves elements, and may remove the source (a re-render),
+  // so the step goes out at the drop, not at the `dragend`. A drag the person cancels, or
+  // drops where nothing accepts it, made no drop and is not recorded.
+  let html5Drag = null;
+  const dropAnchor = (el) => {
+    for (let n = el, depth = 0; n && depth < 12; n = composedParent(n), depth++) {
+      if (n.nodeType === 1 && (n.draggable || (n.matches && n.matches(INTERACTIVE)))) return n;
+    }
+    return el;
+  };
+  window.addEventListener('dragstart', (e) => {
+    if (!e.isTrusted || picking) { html5Drag = null; return; }
+    const source = deepTarget(e);
+    if (!source) { html5Drag = null; return; }
+    const from = press ? { x: press.x, y: press.y } : { x: e.clientX, y: e.clientY };
+    const r = source.getBoundingClientRect();
+    html5Drag = { source, from, offset: { x: from.x - r.left, y: from.y - r.top },
+      info: targetInfo(source).catch(() => null) };
+    // The press became this drag: it is neither a click nor a pointer drag.
+    press = null;
+  }, true);
+  window.addEventListener('drop', (e) => {
+    const d = html5Drag;
+    html5Drag = null;
+    if (!e.isTrusted || picking || !d) return;
+    const under = deepTarget(e);
+    const onto = under && dropAnchor(under);
+    const payload = { type: 'drag', offset: d.offset, by: { x: e.clientX - d.from.x, y: e.clientY - d.from.y } };
+    // Dropped on the source itself (a sortable list that moves the dragged element under the
+    // pointer as it goes): the target would be found where the source starts on replay, so
+    // the move is what replays.
+    let drop = null;
+    if (onto && !composedContains(d.source, onto)) {
+      const r = onto.getBoundingClientRect();
+      drop = { info: targetInfo(onto).catch(() => null), offset: { x: e.clientX - r.left, y: e.clientY - r.top } };
+    }
+    flushScrolls();
+    emit(async () => {
+      payload.target = await d.info;
+      if (!payload.target) return null;
+      const dropInfo = drop && await drop.info;
+      if (dropInfo) { payload.drop = dropInfo; payload.dropOffset = drop.offset; }
+      return payload;
+    });
+  }, true);
+  window.addEventListener('dragend', (e) => { if (e.isTrusted) html5Drag = null; }, true);
+
   window.addEventListener('click', (e) => {
     if (!e.isTrusted) return;
     const clicked = deepTarget(e);

@@ -1,16 +1,37 @@
 //! Pointer steps: `click` (following the navigation or popup it causes), `hover` and `drag`.
 
-use browserflow_cdp::page::Page;
+use std::sync::{Arc, Mutex};
+
+use browserflow_cdp::page::{DragError, Page};
 use browserflow_steps::{ClickStep, DragStep, HoverStep, Selector};
 
 use super::{Click, point_of};
-use crate::failure::Failure;
+use crate::failure::{Failure, FailureKind, Unactionable};
+use crate::navigation::Follow;
+use crate::run::{Outcome, Run};
 
 /// How many moves a drag makes between its press and its release: enough for a page that
 /// follows the pointer (a slider, a sortable list) to see it travel.
 const DRAG_MOVES: u32 = 10;
-use crate::navigation::Follow;
-use crate::run::{Outcome, Run};
+
+/// A drag the engine could not carry out for a reason of its own (its calls' failures are
+/// the browser's, classified as such).
+fn drag_failure(error: &DragError) -> Failure {
+    match error {
+        DragError::Cdp(e) => Failure::cdp(e, format!("dragging failed: {e}")),
+        DragError::Probe(e) => {
+            Failure::eval(FailureKind::Browser, e, format!("dragging failed: {e}"))
+        }
+        DragError::DropRefused(_) => Failure::new(
+            FailureKind::NotActionable(Unactionable::Refused),
+            format!("dragging failed: {error}"),
+        ),
+        DragError::NotHandedOver(_) => Failure::new(
+            FailureKind::NotActionable(Unactionable::InputNotDelivered),
+            format!("dragging failed: {error}"),
+        ),
+    }
+}
 
 impl Run<'_> {
     pub(crate) async fn click(
@@ -54,7 +75,10 @@ impl Run<'_> {
     }
 
     /// Presses the step's element (at its offset), moves with the button held to the target
-    /// element or by the recorded move, and releases there, with real pointer events.
+    /// element or by the recorded move, and releases there, with real pointer events; when
+    /// the page makes it an HTML5 drag, the engine completes it with drag events and a drop
+    /// there ([`Page::mouse_drag`]). The step does not say which: the page decides, as it did
+    /// for the person.
     pub(crate) async fn drag(
         &mut self,
         page: &Page,
@@ -75,13 +99,31 @@ impl Run<'_> {
             }
             None => (from.0 + s.by.x, from.1 + s.by.y),
         };
+        // The drag's own failures (not the browser's calls) are kept here and told after the
+        // navigation it may have caused was followed.
+        let not_dragged: Arc<Mutex<Option<DragError>>> = Arc::default();
         let drag_page = page.clone();
+        let frame_id = found.frame_id.clone();
+        let failed = not_dragged.clone();
         let navigated_to = self
             .act_and_follow(page, None, Follow::NOTHING, || async move {
-                drag_page.mouse_drag(from, to, DRAG_MOVES).await
+                match drag_page.mouse_drag(&frame_id, from, to, DRAG_MOVES).await {
+                    Ok(outcome) => {
+                        tracing::debug!(?outcome, "dragged");
+                        Ok(())
+                    }
+                    Err(DragError::Cdp(error)) => Err(error),
+                    Err(other) => {
+                        *failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(other);
+                        Ok(())
+                    }
+                }
             })
             .await
             .map_err(|f| f.with_winner(found.winner))?;
+        if let Some(error) = not_dragged.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return Err(drag_failure(&error).with_winner(found.winner));
+        }
         Ok(Outcome {
             navigated_to,
             ..Outcome::found(found.winner)

@@ -6,6 +6,7 @@
 mod actions;
 mod contexts;
 mod devtools_conformance;
+mod drag_and_drop;
 mod failures;
 mod files;
 mod frames;

@@ -687,6 +687,32 @@ fn runtime_events_are_typed() {
 }
 
 #[test]
+fn an_intercepted_drag_hands_on_its_data_as_chromium_sent_it() {
+    let mut state = PageState::default();
+    // As Chromium 156 sends it for `html5-dnd.html`'s card (its dragstart sets one type).
+    let data = json!({
+        "items": [{ "mimeType": "application/x-card", "data": "tests" }],
+        "dragOperationsMask": 16,
+    });
+    let out = feed(
+        &mut state,
+        "Input.dragIntercepted",
+        json!({ "data": data.clone() }),
+    );
+    assert_eq!(
+        out,
+        Interpreted::event(PageEventKind::DragIntercepted { data })
+    );
+    // Without the allowed operations it is not a drag Chromium would take back: skipped.
+    let broken = feed(
+        &mut state,
+        "Input.dragIntercepted",
+        json!({ "data": { "items": [] } }),
+    );
+    assert_eq!(broken, Interpreted::default());
+}
+
+#[test]
 fn a_crash_or_detach_ends_the_page_and_unknown_or_broken_events_change_nothing() {
     let mut state = PageState::default();
     assert_eq!(

@@ -102,7 +102,7 @@ async fn a_menu_opened_on_the_press_is_recorded_as_a_click_on_what_was_pressed()
 }
 
 /// A press, moves with the button held, and a release, as a hand makes them.
-async fn drag(d: &Driver, (x, y): (f64, f64), (dx, dy): (f64, f64)) {
+pub(crate) async fn drag(d: &Driver, (x, y): (f64, f64), (dx, dy): (f64, f64)) {
     d.move_to((x, y)).await;
     d.mouse(json!({ "type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1 }))
         .await;
