@@ -533,7 +533,7 @@
     const from = press ? { x: press.x, y: press.y } : { x: e.clientX, y: e.clientY };
     const r = source.getBoundingClientRect();
     html5Drag = { source, from, offset: { x: from.x - r.left, y: from.y - r.top },
-      info: targetInfo(source).catch(() => null) };
+      info: targetInfo(source).catch(() => null), gesture: press ? press.gesture : beginGesture(source) };
     // The press became this drag: it is neither a click nor a pointer drag.
     press = null;
   }, true);
@@ -543,7 +543,8 @@
     if (!e.isTrusted || picking || !d) return;
     const under = deepTarget(e);
     const onto = under && dropAnchor(under);
-    const payload = { type: 'drag', offset: d.offset, by: { x: e.clientX - d.from.x, y: e.clientY - d.from.y } };
+    const payload = { type: 'drag', offset: d.offset, by: { x: e.clientX - d.from.x, y: e.clientY - d.from.y },
+      gesture: d.gesture.id };
     // Dropped on the source itself (a sortable list that moves the dragged element under the
     // pointer as it goes): the target would be found where the source starts on replay, so
     // the move is what replays.
@@ -560,6 +561,7 @@
       if (dropInfo) { payload.drop = dropInfo; payload.dropOffset = drop.offset; }
       return payload;
     });
+    endGesture(d.gesture);
   }, true);
   window.addEventListener('dragend', (e) => { if (e.isTrusted) html5Drag = null; }, true);
 
