@@ -11,3 +11,4 @@ mod keys;
 mod live;
 mod model;
 mod origins;
+mod thumbnails;
