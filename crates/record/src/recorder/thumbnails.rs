@@ -15,7 +15,8 @@
 //!   under way, the document loaded and painted (at most [`SETTLE_LIMIT`]) — the last step, a
 //!   step whose result is the next document;
 //! - a capture at once when a later step was appended on its page and no announced capture
-//!   fits (one still being taken is waited for).
+//!   fits (one still being taken is waited for) — or, when the page has already gone on to
+//!   another document, the last capture of the document the step was on.
 //!
 //! A capture never shows the pick outline (none is taken while an element is picked: the
 //! recorder's `capture_gate`), nor a password: the values of the page's password fields are
@@ -69,6 +70,9 @@ pub(super) struct Thumbnails {
 #[derive(Default)]
 struct Announced {
     captures: VecDeque<AnnouncedCapture>,
+    /// The last captures of each document (by its loader), whatever took them: what a step
+    /// left when its page went on before its own capture.
+    by_document: VecDeque<(String, String, Vec<u8>)>,
     /// Captures being taken.
     in_flight: usize,
 }
@@ -170,6 +174,9 @@ pub(crate) fn capture_announced(shared: &Arc<Shared>, page: &str, payload: &Valu
             false => capture(&shared, &page, &handle, ANNOUNCED_LIMIT).await,
         }
         .ok();
+        if let Some(png) = &png {
+            remember(&shared, &page, &handle, png);
+        }
         let Some(thumbnails) = &shared.thumbnails else {
             return;
         };
@@ -348,12 +355,28 @@ async fn capture_ready(shared: &Arc<Shared>, pending: &mut VecDeque<Pending>) {
             left.push_back(p);
             continue;
         }
+        // The page went on to another document before the step's capture: what the step
+        // left is the last capture of the document it was on.
+        if p.urgent
+            && p.document.is_some()
+            && document_of(&page) != p.document
+            && let Some(png) = last_of_document(
+                shared,
+                &p.step.page,
+                p.document.as_deref().unwrap_or_default(),
+            )
+        {
+            let event = lock(&shared.builder).set_thumbnail(p.step.serial, png);
+            shared.broadcast(event.into_iter().collect());
+            continue;
+        }
         // A document that came since the step was reported may not have painted yet.
         if !p.urgent && (p.step.opens_document || document_of(&page) != p.document) {
             wait_painted(shared, &p.step.page).await;
         }
         match capture(shared, &p.step.page, &page, CALL_LIMIT).await {
             Ok(png) => {
+                remember(shared, &p.step.page, &page, &png);
                 let event = lock(&shared.builder).set_thumbnail(p.step.serial, png);
                 shared.broadcast(event.into_iter().collect());
             }
@@ -476,6 +499,35 @@ fn finish(page: &Page, document: &Option<String>, png: &[u8]) -> Result<Vec<u8>,
     }
     browserflow_cdp::thumbnail::thumbnail_png(png, WIDTH)
         .map_err(|e| NotNow::Retry(format!("the capture is not a PNG: {e}")))
+}
+
+/// Keeps `png` as the last capture of the document `page` shows (taken on that document
+/// alone: see [`finish`]).
+fn remember(shared: &Shared, name: &str, page: &Page, png: &[u8]) {
+    let (Some(thumbnails), Some(document)) = (&shared.thumbnails, document_of(page)) else {
+        return;
+    };
+    let mut announced = lock(&thumbnails.announced);
+    announced
+        .by_document
+        .retain(|(p, d, _)| !(p == name && *d == document));
+    announced
+        .by_document
+        .push_back((name.to_string(), document, png.to_vec()));
+    if announced.by_document.len() > KEPT_ANNOUNCED {
+        announced.by_document.pop_front();
+    }
+}
+
+/// The last capture of `document` on `page`, if one was kept.
+fn last_of_document(shared: &Shared, name: &str, document: &str) -> Option<Vec<u8>> {
+    let thumbnails = shared.thumbnails.as_ref()?;
+    lock(&thumbnails.announced)
+        .by_document
+        .iter()
+        .rev()
+        .find(|(p, d, _)| p == name && d == document)
+        .map(|(_, _, png)| png.clone())
 }
 
 /// One masked capture of `page` (its screenshot taking at most `limit`), scaled to a
