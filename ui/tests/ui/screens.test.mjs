@@ -576,6 +576,26 @@ both('library: with nothing recorded yet, the empty library says how to begin', 
   await page.close();
 });
 
+both('library: a flow with type errors shows its diagnostics (not "pure") and opens in Flows to see them on their step', async () => {
+  const badFlow = { ...fx.flow, reference: 'bad-watch@1.0.0', name: 'bad-watch', path: '/w/recordings/bad-watch.flow.json', capabilities: [],
+    problem: 'type_mismatch at /steps/1/with/threshold: string is not assignable to number' };
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    if (cmd === 'library_list') return F.library;
+    if (cmd === 'flow_check') return { path: args.path, reference: 'bad-watch@1.0.0', description: '', inputs: [], steps: [], output: null, ok: false,
+      flow_digest: null, capabilities: [], diagnostics: [{ code: 'type_mismatch', file: null, step: 'alert', slot: 'threshold', pointer: '/steps/1/with/threshold', message: 'string is not assignable to number' }] };
+    return Promise.reject({ code: 'unexpected', message: cmd });
+  }, { library: [...fx.library, badFlow] });
+  const row = page.getByTestId('library-table').locator('tr[data-ref="bad-watch@1.0.0"]');
+  await row.waitFor();
+  const text = await row.innerText();
+  assert.match(text, /does not load: type_mismatch at \/steps\/1\/with\/threshold: string is not assignable to number/);
+  assert.doesNotMatch(text, /pure/, 'its capabilities are unknown, not none');
+  await row.getByRole('button', { name: 'Check' }).click();
+  await page.getByTestId('flow-verdict').waitFor();
+  assert.match(await page.getByTestId('flow-verdict').innerText(), /1 problem/);
+  await page.close();
+});
+
 both('preview: a failure with no selector to try says so in words, with no empty heading', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     if (cmd === 'library_list') return F.library;
