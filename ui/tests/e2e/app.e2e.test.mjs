@@ -177,6 +177,8 @@ async function journey() {
   await wd.select('[data-testid="output-kind"]', 'price');
   await wd.click('[data-testid="output-ok"]');
   await wd.waitFor('[data-pick="0"] .badge');
+  // The draft keeps them, and the price's read shows the page it reads.
+  await everyStepHasAThumbnail();
   await wd.type('[data-testid="tool-name"]', 'shop-search');
   await wd.type('[data-testid="tool-version"]', '1.0.0');
   await wd.type('[data-testid="tool-description"]', 'Search the shop and read the first price');
