@@ -80,7 +80,10 @@ pub fn run() {
         None
     });
     let state = AppState::new(AppPaths::from_env()).with_model(model);
-    let app = builder(tauri::Builder::default(), state).run(tauri::generate_context!());
+    // The native file picker (pack import, upload files); the screens call it directly.
+    let app = builder(tauri::Builder::default(), state)
+        .plugin(tauri_plugin_dialog::init())
+        .run(tauri::generate_context!());
     if let Err(e) = app {
         eprintln!("browserflow: the app stopped: {e}");
         std::process::exit(1);

@@ -45,13 +45,21 @@ export async function launch() {
 const mocksSource = (await readFile(path.join(uiRoot, 'node_modules/@tauri-apps/api/mocks.js'), 'utf8'))
   .replace(/^export \{([^}]*)\};?\s*$/m, 'window.__tauriMocks = {$1};');
 
+const DEFAULT_WIDTH = 1280;
+let width = DEFAULT_WIDTH;
+
+/** The window width of the pages opened next (`null`: the default). */
+export function useWidth(w) {
+  width = w ?? DEFAULT_WIDTH;
+}
+
 /**
  * Opens the app with `handler(cmd, args, fixtures)` answering every command (it runs in the
  * page: it must not close over test variables; pass data through `fixtures`). Returns the page;
  * `window.__calls` records every command and its arguments.
  */
 export async function openApp(browser, origin, handler, fixtures = {}) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+  const page = await browser.newPage({ viewport: { width, height: 820 } });
   const install = `
     (() => {
       ${mocksSource}
@@ -66,8 +74,52 @@ export async function openApp(browser, origin, handler, fixtures = {}) {
   await page.addInitScript({ content: install });
   page.on('pageerror', (e) => console.error('page error:', e.message));
   await page.goto(`${origin}/index.html`);
+  // What the test leaves on screen must fit the window too.
+  const close = page.close.bind(page);
+  page.close = async (options) => {
+    const found = page.isClosed() ? [] : await overflows(page);
+    await close(options);
+    if (found.length) throw new Error(`at ${page.viewportSize()?.width} px the screen does not fit: ${found.join('; ')}`);
+  };
   return page;
 }
+
+/** What does not fit the window: sideways scrolling, elements past their panel or the screen, labels broken over lines. */
+export async function overflows(page) {
+  return page.evaluate(() => {
+    const found = [];
+    const doc = document.documentElement;
+    if (doc.scrollWidth > doc.clientWidth + 1) found.push(`page scrolls sideways: ${doc.scrollWidth} > ${doc.clientWidth}`);
+    const main = document.querySelector('main');
+    if (main.scrollWidth > main.clientWidth + 1) found.push(`the screen scrolls sideways: ${main.scrollWidth} > ${main.clientWidth}`);
+    const what = (el) => `${el.tagName}.${el.className} "${(el.textContent || '').trim().slice(0, 40)}"`;
+    const visible = main.getBoundingClientRect();
+    for (const el of main.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width && r.right > visible.right + 1) found.push(`${what(el)} ends at ${Math.round(r.right)}, beyond the screen's ${Math.round(visible.right)}`);
+    }
+    for (const panel of main.querySelectorAll('.panel, table')) {
+      const box = panel.getBoundingClientRect();
+      if (panel.scrollWidth > panel.clientWidth + 1) found.push(`${what(panel)} scrolls: ${panel.scrollWidth} > ${panel.clientWidth}`);
+      for (const el of panel.querySelectorAll('*')) {
+        const r = el.getBoundingClientRect();
+        if (r.width && r.right > box.right + 1) found.push(`${what(el)} ends at ${Math.round(r.right)} > its panel's ${Math.round(box.right)}`);
+      }
+    }
+    // Badges and buttons keep their words on one line: a label broken over lines (or letter
+    // by letter) is not "fitting".
+    for (const el of main.querySelectorAll('.badge, button')) {
+      // Only labels: a button laid out as a row of parts (a timeline step) is not a label.
+      if (el.children.length) continue;
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const lines = new Set([...range.getClientRects()].filter((r) => r.width).map((r) => Math.round(r.top)));
+      if (lines.size > 1) found.push(`${what(el)} wraps over ${lines.size} lines`);
+    }
+    return [...new Set(found)].slice(0, 8);
+  });
+}
+
 
 /** Sends a Tauri event to the page, as the Rust side would. */
 export async function emit(page, event, payload) {

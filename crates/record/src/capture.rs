@@ -112,6 +112,12 @@ struct Payload {
     /// on its own so one the recorder does not know is dropped, not the whole payload).
     #[serde(default)]
     checks: Vec<Value>,
+    /// The document the report came from, and the number of the last press or named key
+    /// there when the event happened.
+    #[serde(default)]
+    doc: String,
+    #[serde(default)]
+    seq: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -142,6 +148,14 @@ struct Target {
     tag: String,
 }
 
+/// Where a step's result shows: in document `doc` (of the recorder script), just before its
+/// numbered action `first` (or a later one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AfterAction {
+    pub doc: String,
+    pub first: u64,
+}
+
 /// The last step that may navigate or open a popup.
 #[derive(Debug, Clone)]
 struct Action {
@@ -161,6 +175,13 @@ pub(crate) struct Builder {
     /// The recorder script's gesture that made each step (its post-state comes later),
     /// parallel to `steps`.
     gestures: Vec<Option<String>>,
+    /// A number per step that stays its own when steps are inserted before it (what a
+    /// thumbnail taken later is attached by), parallel to `steps`.
+    serials: Vec<u64>,
+    next_serial: u64,
+    /// Per step, parallel to `steps`: the first numbered action of its document that came
+    /// after what made the step (see [`AfterAction`]).
+    after_actions: Vec<Option<AfterAction>>,
     current_page: String,
     last_action: Option<Action>,
     actions: usize,
@@ -245,6 +266,8 @@ impl Builder {
         self.steps.push(recorded.clone());
         self.tokens.push(token);
         self.gestures.push(None);
+        self.push_serial();
+        self.after_actions.push(None);
         RecordEvent::StepAdded {
             index: self.steps.len() - 1,
             step: Box::new(recorded),
@@ -255,6 +278,9 @@ impl Builder {
         self.steps.insert(index, recorded.clone());
         self.tokens.insert(index, None);
         self.gestures.insert(index, None);
+        self.serials.insert(index, self.next_serial);
+        self.next_serial += 1;
+        self.after_actions.insert(index, None);
         if let Some(a) = &mut self.last_action
             && a.index >= index
         {
@@ -316,10 +342,64 @@ impl Builder {
         Some((at, self.updated(index)))
     }
 
-    /// Sets a thumbnail on the step at `index`.
-    pub(crate) fn set_thumbnail(&mut self, index: usize, png: Vec<u8>) -> Option<RecordEvent> {
-        let step = self.steps.get_mut(index)?;
-        step.thumbnail_png = Some(png);
+    fn push_serial(&mut self) {
+        self.serials.push(self.next_serial);
+        self.next_serial += 1;
+    }
+
+    /// The serial of the step at `index`.
+    pub(crate) fn serial_of(&self, index: usize) -> Option<u64> {
+        self.serials.get(index).copied()
+    }
+
+    /// The action before which the page shows what the step at `index` did.
+    pub(crate) fn after_action_of(&self, index: usize) -> Option<AfterAction> {
+        self.after_actions.get(index).cloned().flatten()
+    }
+
+    /// Notes which action each step of `events` came from: the step an event after action
+    /// `seq` added or changed last is that action's, and shows its result until action
+    /// `seq + 1`; the steps put before it (a wait, a hover, a dialog's answer) are the page
+    /// as action `seq` found it.
+    fn note_actions(&mut self, events: &[RecordEvent], doc: &str, seq: u64) {
+        if doc.is_empty() {
+            return;
+        }
+        let own = events.iter().rposition(|e| {
+            matches!(
+                e,
+                RecordEvent::StepAdded { .. } | RecordEvent::StepUpdated { .. }
+            )
+        });
+        for (n, event) in events.iter().enumerate() {
+            let index = match event {
+                RecordEvent::StepAdded { index, .. }
+                | RecordEvent::StepUpdated { index, .. }
+                | RecordEvent::StepInserted { index, .. } => *index,
+                _ => continue,
+            };
+            let first = if Some(n) == own { seq + 1 } else { seq };
+            // Steps inserted after this event at or before its index moved it down.
+            let index = index
+                + events[n + 1..]
+                    .iter()
+                    .filter(
+                        |e| matches!(e, RecordEvent::StepInserted { index: i, .. } if *i <= index),
+                    )
+                    .count();
+            if let Some(slot) = self.after_actions.get_mut(index) {
+                *slot = Some(AfterAction {
+                    doc: doc.to_string(),
+                    first,
+                });
+            }
+        }
+    }
+
+    /// Sets a thumbnail on the step whose serial is `serial`, wherever it is now.
+    pub(crate) fn set_thumbnail(&mut self, serial: u64, png: Vec<u8>) -> Option<RecordEvent> {
+        let index = self.serials.iter().position(|s| *s == serial)?;
+        self.steps[index].thumbnail_png = Some(png);
         Some(self.updated(index))
     }
 
@@ -328,6 +408,8 @@ impl Builder {
         self.steps.push(recorded.clone());
         self.tokens.push(None);
         self.gestures.push(None);
+        self.push_serial();
+        self.after_actions.push(None);
         RecordEvent::StepAdded {
             index: self.steps.len() - 1,
             step: Box::new(recorded),
@@ -357,7 +439,12 @@ impl Builder {
             Observed::NavigationRequested { .. } => Vec::new(),
             Observed::Script { page, payload } => {
                 match serde_json::from_value::<Payload>(payload) {
-                    Ok(payload) => self.script(&page, payload, frames),
+                    Ok(payload) => {
+                        let (doc, seq) = (payload.doc.clone(), payload.seq);
+                        let events = self.script(&page, payload, frames);
+                        self.note_actions(&events, &doc, seq);
+                        events
+                    }
                     Err(error) => {
                         tracing::debug!(%error, "ignoring an unreadable recorder event");
                         Vec::new()

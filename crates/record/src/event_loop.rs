@@ -14,7 +14,9 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::capture::{Builder, Observed};
-use super::recorder::{BINDING, Control, EventStream, Shared, WORLD, World, lock, recorder_source};
+use super::recorder::{
+    BINDING, Control, EventStream, Shared, WORLD, World, capture_announced, lock, recorder_source,
+};
 use super::{DialogAnswers, FileChooserRequest, MAIN_PAGE, RecordEvent};
 use browserflow_cdp::launch::BrowserContext;
 use browserflow_cdp::page::{BrowserEvent, DownloadState, Page, PageEvent, PageEventKind};
@@ -133,7 +135,6 @@ fn handle(
     let observe = |observed: Observed| {
         let frames = shared.frames_of(page);
         let events = lock(&shared.builder).observe(observed, &frames);
-        maybe_thumbnails(shared, &page_handle, &events);
         shared.emit(events);
     };
     match event.kind {
@@ -143,6 +144,8 @@ fn handle(
             };
             match payload["type"].as_str() {
                 Some("ready") => {}
+                // A press or a named key is about to act: the page still shows the last step.
+                Some("acting") => capture_announced(shared, page, &payload),
                 // Escape in pick mode: the pick ends with nothing picked.
                 Some("pick_cancelled") => {
                     if let Some(tx) = lock(&shared.pick).take() {
@@ -402,26 +405,5 @@ pub(super) fn close(shared: &Shared) {
             drop(tx);
         }
         shared.emit(vec![RecordEvent::Closed]);
-    }
-}
-
-pub(super) fn maybe_thumbnails(shared: &Arc<Shared>, page: &Page, events: &[RecordEvent]) {
-    if !shared.thumbnails {
-        return;
-    }
-    for event in events {
-        if let RecordEvent::StepAdded { index, .. } = event {
-            let (shared, page, index) = (shared.clone(), page.clone(), *index);
-            tokio::spawn(async move {
-                let Ok(png) = page.screenshot_png().await else {
-                    return;
-                };
-                let Ok(thumb) = browserflow_cdp::thumbnail::thumbnail_png(&png, 240) else {
-                    return;
-                };
-                let event = lock(&shared.builder).set_thumbnail(index, thumb);
-                shared.emit(event.into_iter().collect());
-            });
-        }
     }
 }

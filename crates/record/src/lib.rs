@@ -39,8 +39,11 @@
 //!   ([`ModelAssist::suggest`]) and better selectors ([`Recorder::suggest_selector`]: kept only
 //!   when the live page shows it unique and on the recorded element); every call and its
 //!   outcome is kept in the tool file's metadata. Replay never calls a model.
-//! * Thumbnails: with [`RecordOptions::thumbnails`], a small PNG of the page follows each new
-//!   step as a [`RecordEvent::StepUpdated`].
+//! * Thumbnails: with [`RecordOptions::thumbnails`], every step gets a small PNG of the page
+//!   as the step left it, as a [`RecordEvent::StepUpdated`]: taken when the next press or
+//!   named key is announced by the page, or once the page is quiet and loaded (the first
+//!   navigation and steps that navigate show the document they reached); never while an
+//!   element is picked, and with the page's password values masked.
 //!
 //! # Example
 //!

@@ -100,6 +100,28 @@ test('record the shop search, replay it with another query, export and verify a 
   }
 });
 
+/** Waits until every step row shows a loaded thumbnail, and fails naming the rows that do not. */
+async function everyStepHasAThumbnail(timeout = 30000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const rows = await wd.execute(`return [...document.querySelectorAll('li[data-rec-step]')].map((li) => {
+      const img = li.querySelector('img.thumb');
+      return { step: li.dataset.recStep, loaded: !!img && img.complete && img.naturalWidth > 0 && img.naturalHeight > 0,
+               wide: img ? img.naturalWidth : 0 };
+    })`);
+    const missing = rows.filter((r) => !r.loaded);
+    if (rows.length > 0 && missing.length === 0) {
+      // The recorder's thumbnails are 240 px wide.
+      assert.ok(rows.every((r) => r.wide === 240), JSON.stringify(rows));
+      return;
+    }
+    if (Date.now() > deadline) {
+      assert.fail(`steps without a thumbnail: ${missing.map((r) => r.step).join(', ')} of ${rows.length}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 async function journey() {
   // Library.
   await wd.waitFor('tr[data-ref="search-price@1.2.0"]');
@@ -131,6 +153,8 @@ async function journey() {
   await new Promise((r) => setTimeout(r, 800));
   await page.click('[data-testid="product-price"]');
   await wd.waitFor('[data-pick="0"]');
+  // Every recorded step shows its thumbnail: a loaded, non-empty image of the page it left.
+  await everyStepHasAThumbnail();
   await shot('record');
   await shot('record-with-browser', { wholeScreen: true });
 
@@ -153,6 +177,8 @@ async function journey() {
   await wd.select('[data-testid="output-kind"]', 'price');
   await wd.click('[data-testid="output-ok"]');
   await wd.waitFor('[data-pick="0"] .badge');
+  // The draft keeps them, and the price's read shows the page it reads.
+  await everyStepHasAThumbnail();
   await wd.type('[data-testid="tool-name"]', 'shop-search');
   await wd.type('[data-testid="tool-version"]', '1.0.0');
   await wd.type('[data-testid="tool-description"]', 'Search the shop and read the first price');

@@ -1,7 +1,7 @@
 // The screens in real Chromium against the built UI, with Tauri's IPC mocked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openApp, emit, calls, screenshot } from '../harness.mjs';
+import { serveDist, launch, openApp, emit, calls, screenshot, overflows, useWidth } from '../harness.mjs';
 import * as fx from '../fixtures.mjs';
 
 let server;
@@ -14,6 +14,21 @@ after(async () => {
   await browser?.close();
   await server?.close();
 });
+
+// Every case at the narrowest window the app supports and at a wide one: what each message,
+// empty state and confirmation shows must fit both (openApp's pages check it when closed).
+function both(name, body) {
+  for (const width of [1000, 1600]) {
+    test(`${name} — ${width} px`, async () => {
+      useWidth(width);
+      try {
+        await body();
+      } finally {
+        useWidth(null);
+      }
+    });
+  }
+}
 
 // Answers every command from the fixtures; `FIXTURES.overrides[cmd]` wins.
 function answer(cmd, args, F) {
@@ -30,7 +45,7 @@ function answer(cmd, args, F) {
   }
 }
 
-test('library: lists tools, flows and packs with kind, capabilities, digest and last run', async () => {
+both('library: lists tools, flows and packs with kind, capabilities, digest and last run', async () => {
   const page = await openApp(browser, server.origin, answer, { library: fx.library, plan: fx.plan });
   const table = page.getByTestId('library-table');
   await table.locator('tr[data-ref="search-price@1.2.0"]').waitFor();
@@ -59,7 +74,7 @@ test('library: lists tools, flows and packs with kind, capabilities, digest and 
   await page.close();
 });
 
-test('library: a command error is shown as its code and message', async () => {
+both('library: a command error is shown as its code and message', async () => {
   const page = await openApp(browser, server.origin, answer, {
     overrides: { library_list: { __reject: { code: 'io', message: 'cannot read /w/recordings' } } },
   });
@@ -69,7 +84,7 @@ test('library: a command error is shown as its code and message', async () => {
   await page.close();
 });
 
-test('preview: the timeline fills in from step events; output shown as validated', async () => {
+both('preview: the timeline fills in from step events; output shown as validated', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     if (cmd === 'library_list') return F.library;
     if (cmd === 'preview_plan') return F.plan;
@@ -106,7 +121,7 @@ test('preview: the timeline fills in from step events; output shown as validated
   await page.close();
 });
 
-test('preview: secret inputs go as references; a failure shows the step, screenshot and candidates', async () => {
+both('preview: secret inputs go as references; a failure shows the step, screenshot and candidates', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     if (cmd === 'library_list') return F.library;
     if (cmd === 'preview_plan') return F.plan;
@@ -138,7 +153,7 @@ test('preview: secret inputs go as references; a failure shows the step, screens
   await page.close();
 });
 
-test('record: steps stream in live, picks become outputs, edits go to the draft, save', async () => {
+both('record: steps stream in live, picks become outputs, edits go to the draft, save', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     const view = (i, kind, description, extra = {}) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://127.0.0.1:4780/index.html', secret: false, thumbnail: F.png, ...extra });
     const steps = [
@@ -233,7 +248,7 @@ test('record: steps stream in live, picks become outputs, edits go to the draft,
   await page.close();
 });
 
-test('record: the screen reattaches to a running recording; a closed window keeps its steps as a draft; a taken shop port is a warning', async () => {
+both('record: the screen reattaches to a running recording; a closed window keeps its steps as a draft; a taken shop port is a warning', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     const step = (i, kind, description) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: F.png });
     const steps = [step(0, 'navigate', 'Open the shop'), step(1, 'click', 'Click button "Deals"')];
@@ -276,7 +291,7 @@ test('record: the screen reattaches to a running recording; a closed window keep
   await page.close();
 });
 
-test('record: a file chooser asks for paths; model suggestions when a model is configured', async () => {
+both('record: a file chooser asks for paths; model suggestions when a model is configured', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     const step = (i, kind, description, extra = {}) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: null, ...extra });
     const steps = [step(0, 'navigate', 'Open files'), step(1, 'upload', 'Upload 1 file', { best_selector: 'test_id "choose-pictures"' })];
@@ -333,7 +348,7 @@ test('record: a file chooser asks for paths; model suggestions when a model is c
   await page.close();
 });
 
-test('export: choose, see the manifest before writing, write, verify; import shows verification', async () => {
+both('export: choose, see the manifest before writing, write, verify; import shows verification', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     const manifest = {
       reference: `${args?.choice?.name}@${args?.choice?.version}`, digest: 'sha256:feedfacefeedfacefeedface', size: 4096,
@@ -384,7 +399,7 @@ test('export: choose, see the manifest before writing, write, verify; import sho
   await page.close();
 });
 
-test('flows: diagnostics sit on their step and slot', async () => {
+both('flows: diagnostics sit on their step and slot', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     if (cmd === 'library_list') return F.library;
     if (cmd === 'flow_check') return {
@@ -412,7 +427,7 @@ test('flows: diagnostics sit on their step and slot', async () => {
   await page.close();
 });
 
-test('library: a filter with no match says so and clears; a tool that does not load shows why, not "pure"', async () => {
+both('library: a filter with no match says so and clears; a tool that does not load shows why, not "pure"', async () => {
   const page = await openApp(browser, server.origin, answer, { library: fx.library });
   const table = page.getByTestId('library-table');
   await table.locator('tr[data-ref="broken@1.0.0"]').waitFor();
@@ -427,7 +442,7 @@ test('library: a filter with no match says so and clears; a tool that does not l
   await page.close();
 });
 
-test('record: Enter in the start URL starts; deleting a step can be undone; discarding asks first', async () => {
+both('record: Enter in the start URL starts; deleting a step can be undone; discarding asks first', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     const step = (i, description) => ({ index: i, kind: 'click', description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: F.png });
     window.__steps ??= [step(0, 'Open the shop'), step(1, 'Click button "Deals"'), step(2, 'Click link "Orders"')];
@@ -474,40 +489,138 @@ test('record: Enter in the start URL starts; deleting a step can be undone; disc
 
 // Nothing spills out of its box: no horizontal scrolling of the page, and no element wider than
 // the panel that holds it.
-async function overflows(page) {
-  return page.evaluate(() => {
-    const found = [];
-    const doc = document.documentElement;
-    if (doc.scrollWidth > doc.clientWidth + 1) found.push(`page scrolls sideways: ${doc.scrollWidth} > ${doc.clientWidth}`);
-    const main = document.querySelector('main');
-    if (main.scrollWidth > main.clientWidth + 1) found.push(`the screen scrolls sideways: ${main.scrollWidth} > ${main.clientWidth}`);
-    const what = (el) => `${el.tagName}.${el.className} "${(el.textContent || '').trim().slice(0, 40)}"`;
-    const visible = main.getBoundingClientRect();
-    for (const el of main.querySelectorAll('*')) {
-      const r = el.getBoundingClientRect();
-      if (r.width && r.right > visible.right + 1) found.push(`${what(el)} ends at ${Math.round(r.right)}, beyond the screen's ${Math.round(visible.right)}`);
+
+both('native file picker: a pack to import and the files a page asks for are chosen in the system dialog; typed paths still work', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    window.__dialog ??= [];
+    const step = (i, kind, description) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: F.png });
+    const manifest = { reference: 'prices@1.0.0', digest: 'sha256:feed', size: 10, entries: [], externals: [], signatures: [] };
+    switch (cmd) {
+      case 'library_list': return F.library;
+      // The system dialog: the next answer the test queued (a path, several, or null when cancelled).
+      case 'plugin:dialog|open': window.__dialog.push(args.options); return window.__answers.shift();
+      case 'pack_import': return { path: args.path, ok: true, manifest, error: null, installed_in: '/store/sha256-feed', newly_installed: true };
+      case 'record_status': return { phase: 'idle' };
+      case 'record_start': return null;
+      case 'record_answer_file_chooser': return 1;
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
     }
-    for (const panel of main.querySelectorAll('.panel, table')) {
-      const box = panel.getBoundingClientRect();
-      if (panel.scrollWidth > panel.clientWidth + 1) found.push(`${what(panel)} scrolls: ${panel.scrollWidth} > ${panel.clientWidth}`);
-      for (const el of panel.querySelectorAll('*')) {
-        const r = el.getBoundingClientRect();
-        if (r.width && r.right > box.right + 1) found.push(`${what(el)} ends at ${Math.round(r.right)} > its panel's ${Math.round(box.right)}`);
-      }
+  }, { library: fx.library, png: fx.png });
+  const answers = (list) => page.evaluate((l) => { window.__answers = l; }, list);
+
+  // Pack import: Choose… fills the path from the dialog; a cancelled dialog keeps what was typed.
+  await page.locator('[data-nav="export"]').click();
+  await page.getByTestId('import-path').fill('~/packs/typed.bfpack');
+  await answers([null, '/home/ada/Downloads/prices@1.0.0.bfpack']);
+  await page.getByTestId('import-browse').click();
+  await page.waitForFunction(() => window.__dialog.length === 1);
+  assert.equal(await page.getByTestId('import-path').inputValue(), '~/packs/typed.bfpack', 'cancelling changes nothing');
+  await page.getByTestId('import-browse').click();
+  await page.waitForFunction(() => window.__dialog.length === 2);
+  assert.equal(await page.getByTestId('import-path').inputValue(), '/home/ada/Downloads/prices@1.0.0.bfpack');
+  await page.getByTestId('import').click();
+  await page.getByTestId('import-result').waitFor();
+  assert.match(await page.getByTestId('import-result').innerText(), /prices@1\.0\.0 verifies[\s\S]*installed in/);
+  const dialogs = await page.evaluate(() => window.__dialog);
+  assert.deepEqual(dialogs[0].filters, [{ name: 'browserflow pack', extensions: ['bfpack'] }]);
+  assert.equal(dialogs[0].multiple, false);
+  assert.deepEqual((await calls(page, 'pack_import')).map((c) => c.args.path), ['/home/ada/Downloads/prices@1.0.0.bfpack']);
+
+  // A file chooser in the recorded page: Choose files… adds the dialog's files to the list.
+  await page.locator('[data-nav="record"]').click();
+  await page.getByTestId('record-url').fill('http://x/files.html');
+  await page.getByTestId('record-start').click();
+  await page.getByTestId('record-steps').waitFor();
+  await emit(page, 'record://event', { type: 'step_added', index: 0, step: { index: 0, kind: 'navigate', description: 'Open files', target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: fx.png } });
+  await emit(page, 'record://event', { type: 'file_chooser', id: 1, page: 'main', multiple: true });
+  await page.getByTestId('file-chooser').waitFor();
+  await page.getByTestId('chooser-paths').fill('~/receipt.pdf');
+  await answers([['/home/ada/a.png', '/home/ada/b.png']]);
+  await page.getByTestId('chooser-browse').click();
+  await page.waitForFunction(() => window.__dialog.length === 3);
+  assert.equal(await page.getByTestId('chooser-paths').inputValue(), '~/receipt.pdf\n/home/ada/a.png\n/home/ada/b.png');
+  assert.equal((await page.evaluate(() => window.__dialog))[2].multiple, true, 'the page takes several files');
+  await page.getByTestId('chooser-ok').click();
+  await page.getByTestId('record-note').waitFor();
+  assert.deepEqual((await calls(page, 'record_answer_file_chooser')).map((c) => c.args.paths), [['~/receipt.pdf', '/home/ada/a.png', '/home/ada/b.png']]);
+  await page.close();
+});
+
+both('record: a start URL that is not a web page is refused next to the field, and nothing starts', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args) => {
+    switch (cmd) {
+      case 'library_list': return [];
+      case 'record_status': return { phase: 'idle' };
+      case 'record_start': return Promise.reject({ code: 'bad_input', message: '`file:///etc/hostname` is a file: URL; a recording starts on a web page (http:// or https://)' });
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
     }
-    // Badges and buttons keep their words on one line: a label broken over lines (or letter
-    // by letter) is not "fitting".
-    for (const el of main.querySelectorAll('.badge, button')) {
-      // Only labels: a button laid out as a row of parts (a timeline step) is not a label.
-      if (el.children.length) continue;
-      const range = document.createRange();
-      range.selectNodeContents(el);
-      const lines = new Set([...range.getClientRects()].filter((r) => r.width).map((r) => Math.round(r.top)));
-      if (lines.size > 1) found.push(`${what(el)} wraps over ${lines.size} lines`);
-    }
-    return [...new Set(found)].slice(0, 8);
   });
-}
+  await page.locator('[data-nav="record"]').click();
+  await page.getByTestId('record-url').fill('file:///etc/hostname');
+  await page.getByTestId('record-start').click();
+  const error = page.getByTestId('record-error');
+  await error.waitFor();
+  assert.match(await error.innerText(), /a recording starts on a web page \(http:\/\/ or https:\/\/\)/);
+  assert.equal(await page.getByTestId('record-steps').count(), 0, 'no recording screen');
+  assert.equal(await page.getByTestId('record-start').isVisible(), true, 'the form stays, to correct the address');
+  assert.equal(await page.getByTestId('record-url').inputValue(), 'file:///etc/hostname');
+  await page.close();
+});
+
+both('library: with nothing recorded yet, the empty library says how to begin', async () => {
+  const page = await openApp(browser, server.origin, (cmd) => (cmd === 'library_list' ? [] : Promise.reject({ code: 'unexpected', message: cmd })));
+  const table = page.getByTestId('library-table');
+  await table.getByText(/Nothing here yet/).waitFor();
+  assert.match(await table.innerText(), /Nothing here yet\. Record a journey to make your first tool\./);
+  assert.equal(await page.getByTestId('clear-filter').count(), 0, 'no filter to clear');
+  await page.close();
+});
+
+both('library: a flow with type errors shows its diagnostics (not "pure") and opens in Flows to see them on their step', async () => {
+  const badFlow = { ...fx.flow, reference: 'bad-watch@1.0.0', name: 'bad-watch', path: '/w/recordings/bad-watch.flow.json', capabilities: [],
+    problem: 'type_mismatch at /steps/1/with/threshold: string is not assignable to number' };
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    if (cmd === 'library_list') return F.library;
+    if (cmd === 'flow_check') return { path: args.path, reference: 'bad-watch@1.0.0', description: '', inputs: [], steps: [], output: null, ok: false,
+      flow_digest: null, capabilities: [], diagnostics: [{ code: 'type_mismatch', file: null, step: 'alert', slot: 'threshold', pointer: '/steps/1/with/threshold', message: 'string is not assignable to number' }] };
+    return Promise.reject({ code: 'unexpected', message: cmd });
+  }, { library: [...fx.library, badFlow] });
+  const row = page.getByTestId('library-table').locator('tr[data-ref="bad-watch@1.0.0"]');
+  await row.waitFor();
+  const text = await row.innerText();
+  assert.match(text, /does not load: type_mismatch at \/steps\/1\/with\/threshold: string is not assignable to number/);
+  assert.doesNotMatch(text, /pure/, 'its capabilities are unknown, not none');
+  await row.getByRole('button', { name: 'Check' }).click();
+  await page.getByTestId('flow-verdict').waitFor();
+  assert.match(await page.getByTestId('flow-verdict').innerText(), /1 problem/);
+  await page.close();
+});
+
+both('preview: a failure with no selector to try says so in words, with no empty heading', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    if (cmd === 'library_list') return F.library;
+    if (cmd === 'preview_plan') return F.plan;
+    if (cmd === 'preview_run') {
+      const steps = F.plan.map((s, i) => ({ ...s, candidates: i === 0 ? [] : s.candidates, state: i === 0 ? 'failed' : 'skipped', screenshot: null,
+        error: i === 0 ? 'the page could not be opened: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:4780/index.html' : null }));
+      return { reference: 'search-price@1.2.0', ok: false, output: null, output_schema: {}, contract_digest: '', steps, failed_step: 0,
+        error: 'step 1 (navigate "Open the shop") failed: the page could not be opened', error_code: 'run', run_id: 'r4', run_dir: null, duration_ms: 900 };
+    }
+    return Promise.reject({ code: 'unexpected', message: cmd });
+  }, { library: fx.library, plan: fx.plan });
+  await page.locator('[data-nav="library"]').click();
+  await page.getByTestId('library-table').locator('tr[data-ref="search-price@1.2.0"]').getByRole('button', { name: 'Replay' }).click();
+  await page.locator('li[data-step="0"]').waitFor();
+  await page.locator('input[data-input="query"]').fill('mouse');
+  await page.getByTestId('run').click();
+  const failed = page.getByTestId('result-failed');
+  await failed.waitFor();
+  const text = await failed.innerText();
+  assert.match(text, /ERR_CONNECTION_REFUSED/);
+  assert.doesNotMatch(text, /Every candidate tried/i, 'no heading over an empty list');
+  assert.doesNotMatch(text, /attempt\(s\)|shop-search@|`run`/, 'no internals');
+  await page.close();
+});
 
 for (const width of [1000, 1600]) {
   test(`layout at ${width} px: library, record (with an input being made) and preview fit`, async () => {
@@ -543,7 +656,7 @@ for (const width of [1000, 1600]) {
   });
 }
 
-test('preview: speaks the recorder’s language, ticks the running step, says skipped, asks for required inputs, warns of a fallback', async () => {
+both('preview: speaks the recorder’s language, ticks the running step, says skipped, asks for required inputs, warns of a fallback', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     if (cmd === 'library_list') return F.library;
     if (cmd === 'preview_plan') return F.plan;
@@ -587,7 +700,7 @@ test('preview: speaks the recorder’s language, ticks the running step, says sk
   await page.close();
 });
 
-test('record: outputs are renamed and removed (a price’s currency too), an input may keep no default, name and version problems sit by their fields', async () => {
+both('record: outputs are renamed and removed (a price’s currency too), an input may keep no default, name and version problems sit by their fields', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     const step = (i, kind, description) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: F.png });
     window.__d ??= { start_url: 'http://x/', steps: [step(0, 'navigate', 'Open'), step(1, 'fill', 'Fill searchbox "Search"')], inputs: [], outputs: ['price', 'currency'], picks: [], can_undo: false };
@@ -639,7 +752,7 @@ test('record: outputs are renamed and removed (a price’s currency too), an inp
   await page.close();
 });
 
-test('record: a second click on Pick (or Escape in the browser) leaves pick mode without an error', async () => {
+both('record: a second click on Pick (or Escape in the browser) leaves pick mode without an error', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     switch (cmd) {
       case 'library_list': return [];

@@ -399,6 +399,12 @@ impl Draft {
             at += 1;
         }
         let best = mark.selector.candidates.first().map(|c| c.describe());
+        // A read changes nothing: its thumbnail is the page as the last step on it left it.
+        let thumbnail_png = self.steps[..at]
+            .iter()
+            .rev()
+            .filter(|s| s.page == page)
+            .find_map(|s| s.thumbnail_png.clone());
         self.steps.insert(
             at,
             RecordedStep {
@@ -410,7 +416,7 @@ impl Draft {
                 url: url.clone(),
                 recorded_value: None,
                 secret: false,
-                thumbnail_png: None,
+                thumbnail_png,
                 download: None,
                 no_effect: false,
             },
@@ -685,6 +691,16 @@ mod tests {
             tool.contract.to_json()["capabilities"],
             json!(["browser", "secrets"])
         );
+    }
+
+    #[test]
+    fn a_marked_output_shows_the_page_the_step_before_it_left() {
+        let mut d = draft();
+        d.steps[0].thumbnail_png = Some(vec![1, 2, 3]);
+        let at = d
+            .mark_output(OutputMark::css("name", "#n", OutputKind::String))
+            .unwrap();
+        assert_eq!(d.steps[at].thumbnail_png, Some(vec![1, 2, 3]));
     }
 
     #[test]

@@ -270,8 +270,17 @@
     }
   };
 
+  // Fields recorded as passwords, kept even if the page later shows them as text ("show
+  // password"): thumbnails mask their values (see `secretValues`).
+  const passwordFields = new Set();
+  const secretValues = () => {
+    const fields = new Set([...document.querySelectorAll('input[type=password]'), ...passwordFields]);
+    return Array.from(fields).map((f) => f.value).filter((v) => typeof v === 'string' && v !== '');
+  };
+
   const targetInfo = async (el) => {
     const isPassword = el instanceof HTMLInputElement && el.type === 'password';
+    if (isPassword) passwordFields.add(el);
     const info = {
       token: tokenOf(el),
       candidates: await candidatesFor(el),
@@ -338,7 +347,13 @@
 
   // Events go out in order even though describing a target is asynchronous.
   let chain = Promise.resolve();
-  const emit = (make) => { chain = chain.then(make).then((p) => { if (p) send(p); }, () => {}); };
+  let actionSeq = 0;
+  // Each report says which action it came from (the number of the last `acting`, below):
+  // reports are made asynchronously and may arrive after the page has moved on.
+  const emit = (make) => {
+    const seq = actionSeq;
+    chain = chain.then(make).then((p) => { if (p) send(Object.assign(p, { seq, doc: DOC })); }, () => {});
+  };
 
   // Post-state: what each gesture (a press to its click or drag, a key) changed, sent as a
   // `state` event after the gesture's action, with its id: the states of its element that
@@ -395,6 +410,17 @@
   }
 
   let picking = false;
+  // Before each press, and each named key or shortcut, the page still shows what the steps
+  // before it did: the recorder captures the previous step's thumbnail then. Numbered per
+  // document (`DOC`, which also names its elements; `actionSeq` above).
+  const acting = (e) => {
+    if (!e.isTrusted || picking) return;
+    actionSeq += 1;
+    // Whether this document holds a password value: a capture now must mask it.
+    send({ type: 'acting', seq: actionSeq, doc: DOC, secrets: secretValues().length > 0 });
+  };
+  window.addEventListener('pointerdown', acting, true);
+  window.addEventListener('keydown', (e) => { if (e.key.length > 1 || e.ctrlKey || e.metaKey || e.altKey) acting(e); }, true);
   let labelClick = null;
   let enterPressedAt = -Infinity;
   const TEXT_TYPES = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date', 'time',
@@ -806,6 +832,9 @@
       if (!picking && outlined) { outlined.el.style.outline = outlined.prev; outlined = null; }
       return true;
     },
+    // What a thumbnail must not show: the values of this document's password fields (and of
+    // fields recorded as passwords). They stay in the page: the recorder masks them here.
+    secretValues,
     // The recorded element `token` names, for a model: its markup without values, trimmed.
     outline(token) {
       const el = elementOf(token);

@@ -10,6 +10,8 @@ impl Recorder {
     /// Escape in the page, or [`Recorder::cancel_pick`], ends it with
     /// [`RecordError::PickCancelled`]; nothing the person pressed while picking is recorded.
     pub async fn pick_element(&self) -> Result<PickedElement, RecordError> {
+        // No thumbnail is captured until every outline is gone.
+        let _no_thumbnails = self.shared.capture_gate.write().await;
         let (tx, rx) = oneshot::channel();
         *lock(&self.shared.pick) = Some(tx);
         self.in_every_world("window.__bflowRecorder && window.__bflowRecorder.pick(true)")

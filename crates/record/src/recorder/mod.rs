@@ -27,6 +27,10 @@ use browserflow_cdp::page::{Page, PageEvent};
 use browserflow_cdp::session::CdpConnection;
 
 mod live_page;
+mod thumbnails;
+
+pub(crate) use thumbnails::capture_announced;
+use thumbnails::{StepOnPage, ThumbnailRequest, Thumbnails};
 
 /// The isolated world the recorder script lives in: page scripts cannot see or disturb it.
 pub(super) const WORLD: &str = "__browserflow_recorder";
@@ -48,6 +52,8 @@ pub struct Recorder {
     shared: Arc<Shared>,
     control: mpsc::UnboundedSender<Control>,
     task: Option<JoinHandle<()>>,
+    /// The thumbnail task, when thumbnails are taken.
+    thumbnail_task: Option<JoinHandle<()>>,
     context: Option<Arc<BrowserContext>>,
     page: Page,
     browser: Option<Browser>,
@@ -74,7 +80,11 @@ pub(super) struct Shared {
     pub(super) worlds: Mutex<Vec<World>>,
     /// The pick waiting for the person: `None` is sent when they cancel it.
     pub(super) pick: Mutex<Option<oneshot::Sender<Option<PickedElement>>>>,
-    pub(super) thumbnails: bool,
+    /// Where steps that need a thumbnail are sent, when thumbnails are taken.
+    thumbnails: Option<Thumbnails>,
+    /// Held (written) while an element is picked (its outline shows), and read by every
+    /// thumbnail capture: no thumbnail shows the outline.
+    pub(super) capture_gate: tokio::sync::RwLock<()>,
     /// Who answers JavaScript dialogs.
     pub(super) dialogs: DialogAnswers,
     /// Where downloads go (files named by GUID until they finish).
@@ -88,7 +98,37 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
+    /// Sends `events` to subscribers, and asks for a thumbnail of every step they add or
+    /// change.
     pub(super) fn emit(&self, events: Vec<RecordEvent>) {
+        if let Some(thumbnails) = &self.thumbnails {
+            for event in &events {
+                let request = match event {
+                    RecordEvent::StepAdded { index, step } => self
+                        .step_on_page(*index, step)
+                        .map(ThumbnailRequest::Appended),
+                    RecordEvent::StepInserted { index, step }
+                    | RecordEvent::StepUpdated { index, step } => self
+                        .step_on_page(*index, step)
+                        .map(ThumbnailRequest::Changed),
+                    _ => None,
+                };
+                if let Some(request) = request {
+                    thumbnails.request(request);
+                }
+            }
+        }
+        self.broadcast(events);
+    }
+
+    fn step_on_page(&self, index: usize, step: &RecordedStep) -> Option<StepOnPage> {
+        let builder = lock(&self.builder);
+        let serial = builder.serial_of(index)?;
+        Some(StepOnPage::of(serial, step, builder.after_action_of(index)))
+    }
+
+    /// Sends `events` to subscribers.
+    pub(super) fn broadcast(&self, events: Vec<RecordEvent>) {
         if events.is_empty() {
             return;
         }
@@ -183,6 +223,7 @@ impl Recorder {
                 message,
             })?;
         let (events, _) = broadcast::channel(1024);
+        let (thumbnails, start_thumbnails) = Thumbnails::start();
         let shared = Arc::new(Shared {
             builder: Mutex::new(Builder::new()),
             events,
@@ -191,11 +232,15 @@ impl Recorder {
             pages: Mutex::new(vec![(MAIN_PAGE.to_string(), page.clone())]),
             worlds: Mutex::default(),
             pick: Mutex::default(),
-            thumbnails: options.thumbnails,
+            thumbnails: options.thumbnails.then_some(thumbnails),
+            capture_gate: tokio::sync::RwLock::new(()),
             dialogs: options.dialog_answers(),
             download_dir,
             choosers: AtomicU64::new(0),
         });
+        let thumbnail_task = options
+            .thumbnails
+            .then(|| start_thumbnails(Arc::downgrade(&shared)));
         let (control, incoming) = mpsc::unbounded_channel();
         let browser_events = context.subscribe_browser();
         let mut streams: SelectAll<EventStream> = SelectAll::new();
@@ -237,6 +282,7 @@ impl Recorder {
             shared,
             control,
             task: Some(task),
+            thumbnail_task,
             context: Some(context),
             page,
             browser: None,
@@ -331,6 +377,7 @@ impl Recorder {
             task.abort();
             let _ = task.await;
         }
+        self.finish_thumbnails().await;
         let builder = std::mem::take(&mut *lock(&self.shared.builder));
         let mut draft = std::mem::replace(&mut self.draft, Draft::new("", None));
         draft.steps = builder.steps;
@@ -352,9 +399,46 @@ impl Recorder {
     }
 }
 
+impl Recorder {
+    /// Takes the thumbnails still waiting (the last step's page is as it will stay), within
+    /// a bound, and ends the thumbnail task.
+    async fn finish_thumbnails(&mut self) {
+        let Some(task) = self.thumbnail_task.take() else {
+            return;
+        };
+        if let Some(thumbnails) = &self.shared.thumbnails {
+            // The last step's page may have changed since its thumbnail (what loads late, an
+            // overlay that went away): it left the page as the page is now.
+            let last = {
+                let builder = lock(&self.shared.builder);
+                builder.steps.len().checked_sub(1).and_then(|index| {
+                    let serial = builder.serial_of(index)?;
+                    Some(StepOnPage::of(
+                        serial,
+                        &builder.steps[index],
+                        builder.after_action_of(index),
+                    ))
+                })
+            };
+            if let Some(last) = last {
+                thumbnails.request(ThumbnailRequest::Changed(last));
+            }
+            let (tx, rx) = oneshot::channel();
+            if thumbnails.request(ThumbnailRequest::Flush(tx)) {
+                let _ = tokio::time::timeout(Duration::from_secs(5), rx).await;
+            }
+        }
+        task.abort();
+        let _ = task.await;
+    }
+}
+
 impl Drop for Recorder {
     fn drop(&mut self) {
         if let Some(task) = self.task.take() {
+            task.abort();
+        }
+        if let Some(task) = self.thumbnail_task.take() {
             task.abort();
         }
     }

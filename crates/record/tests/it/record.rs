@@ -14,3 +14,4 @@ mod live;
 mod model;
 mod origins;
 mod redesign;
+mod thumbnails;

@@ -30,6 +30,7 @@ async fn thumbnails_arrive_in_the_live_step_stream() {
     let (index, png) = tokio::time::timeout(WAIT, async {
         loop {
             if let Ok(RecordEvent::StepUpdated { index, step }) = events.recv().await
+                && step.step.kind() == "click"
                 && let Some(png) = step.thumbnail_png
             {
                 return (index, png);
