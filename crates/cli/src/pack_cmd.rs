@@ -14,7 +14,7 @@ use crate::exit::Outcome;
 
 #[derive(Subcommand)]
 pub enum PackCommand {
-    /// Export tools and flows (and everything they require) as `NAME@VERSION.bfpack`.
+    /// Export tools and flows (and everything they require) as `NAME-VERSION.bfpack`.
     Export {
         /// The pack name.
         #[arg(long)]
@@ -29,7 +29,7 @@ pub enum PackCommand {
         /// `recordings/contracts`).
         #[arg(long = "tools", value_name = "DIR")]
         tools: Vec<PathBuf>,
-        /// The pack file to write (default: `NAME@VERSION.bfpack` in the current folder).
+        /// The pack file to write (default: `NAME-VERSION.bfpack` in the current folder).
         #[arg(short, long)]
         out: Option<PathBuf>,
     },
@@ -232,9 +232,9 @@ fn read_pack_file(path: &Path) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Where `pack export` writes when no `-o` is given: `NAME@VERSION.bfpack` here.
+/// Where `pack export` writes when no `-o` is given: `NAME-VERSION.bfpack` here.
 fn default_pack_file(name: &str, version: &semver::Version) -> PathBuf {
-    PathBuf::from(format!("{name}@{version}.bfpack"))
+    PathBuf::from(format!("{name}-{version}.bfpack"))
 }
 
 /// An installed pack as `pack list` shows it: its name and version, digest and folder, then

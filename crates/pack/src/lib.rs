@@ -1,7 +1,7 @@
 //! Packs: the deployable SDK of browserflow — a versioned, content-addressed archive of tools
 //! and flows that installs anywhere and proves it is what it claims to be.
 //!
-//! - **Format** (`NAME@VERSION.bfpack`): a deterministic tar archive (ustar
+//! - **Format** (`NAME-VERSION.bfpack`): a deterministic tar archive (ustar
 //!   headers, mode 0644, uid/gid 0, mtime 0, fixed entry order) holding
 //!   `manifest.json` ([`Manifest`]), its digest record `manifest.json.sha256`, the tool files (`tools/<ref>.json`), the flows
 //!   (`flows/<ref>.flow.json`) and any signatures (`signatures/<key id>.json`). The manifest
@@ -32,10 +32,10 @@
 //!     builtins: &builtins,
 //!     deny: &deny,
 //! };
-//! let pack = browserflow_pack::export_to_file(&catalog, &request, "shop@1.0.0.bfpack")?;
+//! let pack = browserflow_pack::export_to_file(&catalog, &request, "shop-1.0.0.bfpack")?;
 //!
 //! let store = Store::open(Store::default_root()?);
-//! store.import_file("shop@1.0.0.bfpack", &VerifyOptions::default())?;
+//! store.import_file("shop-1.0.0.bfpack", &VerifyOptions::default())?;
 //! let tool = store.resolve(&root)?.expect("installed");
 //! assert_eq!(tool.pack_digest, pack.digest);
 //! # Ok(()) }

@@ -112,9 +112,10 @@ impl Manifest {
         format!("{}@{}", self.name, self.version)
     }
 
-    /// The file name of the pack: `NAME@VERSION.bfpack`.
+    /// The file name of the pack: `NAME-VERSION.bfpack` (`@` belongs to references; a file
+    /// name keeps to characters every shell and file system takes as they are).
     pub fn file_name(&self) -> String {
-        format!("{}.bfpack", self.reference())
+        format!("{}-{}.bfpack", self.name, self.version)
     }
 
     /// The entry of `reference`.

@@ -3,7 +3,7 @@
 //! A pack is pushed as an image manifest with `artifactType`
 //! [`ARTIFACT_TYPE`], the empty config (`application/vnd.oci.empty.v1+json`, `{}`) and one
 //! layer of media type [`LAYER_MEDIA_TYPE`] holding the archive bytes unchanged. The layer and
-//! the manifest carry the annotations `org.opencontainers.image.title` (`NAME@VERSION.bfpack`)
+//! the manifest carry the annotations `org.opencontainers.image.title` (`NAME-VERSION.bfpack`)
 //! and [`PACK_DIGEST_ANNOTATION`] (the pack digest). On pull, the layer's bytes must hash to
 //! the layer descriptor's digest, the archive must [verify](crate::verify), and its pack digest
 //! must equal the annotation.

@@ -39,7 +39,7 @@ pub async fn pack_preview(
     Ok(export_preview(&plan(&state, choice))?)
 }
 
-/// Writes the pack to `out` (default: `<data>/packs/NAME@VERSION.bfpack`); returns its path
+/// Writes the pack to `out` (default: `<data>/packs/NAME-VERSION.bfpack`); returns its path
 /// and manifest.
 #[tauri::command]
 pub async fn pack_export(
@@ -51,7 +51,7 @@ pub async fn pack_export(
         Some(out) => browserflow_catalog::typed_path(&out),
         None => {
             std::fs::create_dir_all(state.paths.packs())?;
-            let name = format!("{}@{}.bfpack", choice.name.trim(), choice.version.trim());
+            let name = format!("{}-{}.bfpack", choice.name.trim(), choice.version.trim());
             state.paths.packs().join(name)
         }
     };

@@ -141,7 +141,7 @@ fn export_shows_the_manifest_writes_a_pack_that_verifies_and_imports() {
 
     let written = app.ok("pack_export", json!({ "choice": choice, "out": null }));
     let path = written[0].as_str().expect("a path");
-    assert!(path.ends_with("prices@1.0.0.bfpack"), "{path}");
+    assert!(path.ends_with("prices-1.0.0.bfpack"), "{path}");
     assert_eq!(
         written[1]["digest"], manifest["digest"],
         "the preview is what was written"

@@ -207,7 +207,7 @@ async function journey() {
   await wd.waitFor('[data-testid="manifest"]', { text: (t) => t.includes('shop-search@1.0.0') });
   await wd.click('[data-testid="write-pack"]');
   await wd.waitFor('[data-testid="verified"]', { text: (t) => t.includes('Verified') });
-  const packFile = path.join(workspace, 'data/packs/e2e-pack@1.0.0.bfpack');
+  const packFile = path.join(workspace, 'data/packs/e2e-pack-1.0.0.bfpack');
   assert.ok(existsSync(packFile), `${packFile} was written`);
   await wd.click('[data-testid="import"]');
   await wd.waitFor('[data-testid="import-result"]', { text: (t) => t.includes('installed in') });

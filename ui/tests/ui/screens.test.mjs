@@ -383,7 +383,7 @@ both('export: choose, see the manifest before writing, write, verify; import sho
   assert.equal(await page.getByTestId('pack-digest').innerText(), 'sha256:feedfacefeedfacefeedface');
   await page.getByTestId('write-pack').click();
   await page.getByTestId('verified').waitFor();
-  assert.match(await page.getByTestId('written').innerText(), /\/data\/packs\/prices@1\.0\.0\.bfpack/);
+  assert.match(await page.getByTestId('written').innerText(), /\/data\/packs\/prices-1\.0\.0\.bfpack/);
   assert.match(await page.getByTestId('verified').innerText(), /Verified: every digest checks \(2 entries\)/);
   await screenshot(page, 'ui-export');
   const [preview] = await calls(page, 'pack_preview');

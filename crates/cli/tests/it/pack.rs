@@ -128,10 +128,10 @@ fn export_without_out_writes_name_at_version_and_list_names_each_pack_and_its_to
         "search-price@1.2.0",
     ]);
     assert!(export.status.success(), "{}", stderr(&export));
-    let written = dir.path().join("shop-tools@1.2.3.bfpack");
+    let written = dir.path().join("shop-tools-1.2.3.bfpack");
     assert!(written.is_file(), "{}", stdout(&export));
     assert!(
-        stdout(&export).contains("wrote shop-tools@1.2.3.bfpack"),
+        stdout(&export).contains("wrote shop-tools-1.2.3.bfpack"),
         "{}",
         stdout(&export)
     );
@@ -148,7 +148,7 @@ fn export_without_out_writes_name_at_version_and_list_names_each_pack_and_its_to
     let imported = in_dir(&[
         "pack",
         "import",
-        "shop-tools@1.2.3.bfpack",
+        "shop-tools-1.2.3.bfpack",
         "--store",
         &store_arg,
     ]);

@@ -88,7 +88,7 @@ fn a_flow_pulls_in_the_tools_it_requires_pinned_and_records_built_ins_as_externa
         .map(|e| e.reference.to_string())
         .collect();
     assert_eq!(externals, ["std/http.post@1.0.0"]);
-    assert_eq!(pack.manifest.file_name(), "shop@1.0.0.bfpack");
+    assert_eq!(pack.manifest.file_name(), "shop-1.0.0.bfpack");
     let verified = verify(
         &pack.bytes,
         &VerifyOptions {
