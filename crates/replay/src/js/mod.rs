@@ -16,9 +16,17 @@ pub(crate) const WAIT_FOR_EXPRESSION: &str = include_str!("wait_for_expression.j
 /// `(name, spec)`: calls the resolver installed as `globalThis[name]`, or answers
 /// `{ ok: false, resolverMissing: true }` when the world has none.
 pub(crate) const CALL_RESOLVER: &str = include_str!("call_resolver.js");
-/// How many trusted presses (`mousedown`) the document received, counted by a listener the
-/// snippet installs the first time: how a click into a child frame is checked as delivered.
-pub(crate) const PRESS_COUNT: &str = include_str!("press_count.js");
+/// Arms a watch on the next pointer gesture at the element the resolver found last in the
+/// frame, and answers its action point in the frame's viewport (null when it is gone): the
+/// first press decides whether the gesture is the element's, and a gesture that is not is
+/// stopped before the page sees it. How a click into a child frame is checked as delivered.
+pub(crate) const ARM_POINTER_PROBE: &str = include_str!("arm_pointer_probe.js");
+/// Where the armed gesture's last move and first press landed so far ([`PointerProbe`]).
+///
+/// [`PointerProbe`]: crate::actions::PointerProbe
+pub(crate) const READ_POINTER_PROBE: &str = include_str!("read_pointer_probe.js");
+/// Like [`READ_POINTER_PROBE`], and disarms the watch: for when the gesture is over.
+pub(crate) const TAKE_POINTER_PROBE: &str = include_str!("take_pointer_probe.js");
 /// `(x, y)`: scrolls the window to a position.
 pub(crate) const SCROLL_WINDOW: &str = include_str!("scroll_window.js");
 
