@@ -100,28 +100,27 @@ impl Run<'_> {
                 .await
                 .map_err(|f| f.with_winner(found.winner));
         };
-        let missed: Arc<Mutex<Option<String>>> = Arc::default();
+        let missed: Arc<Mutex<Option<(u32, String)>>> = Arc::default();
         let outcome = {
             let missed = missed.clone();
             let frame_id = frame_id.to_string();
             let world = found.world.clone();
             self.act_and_follow(page, frame, follow, || async move {
                 let clicked = click_child_frame(&click_page, &frame_id, &world, (x, y), click);
-                if let ChildFrameClick::Missed { last } = clicked.await? {
-                    *missed.lock().unwrap_or_else(PoisonError::into_inner) = Some(last);
+                if let ChildFrameClick::Missed { attempts, last } = clicked.await? {
+                    *missed.lock().unwrap_or_else(PoisonError::into_inner) = Some((attempts, last));
                 }
                 Ok(())
             })
             .await
         };
         let missed = missed.lock().unwrap_or_else(PoisonError::into_inner).take();
-        if let Some(last) = missed {
+        if let Some((attempts, last)) = missed {
             return Err(Failure::new(
                 FailureKind::NotActionable(Unactionable::InputNotDelivered),
                 format!(
                     "the click at ({x:.0}, {y:.0}) never reached the element in its frame \
-                     ({CHILD_FRAME_CLICK_ATTEMPTS} attempts, none of which acted; the last: \
-                     {last})"
+                     ({attempts} attempt(s), none of which acted; the last: {last})"
                 ),
             )
             .with_winner(found.winner));
@@ -138,7 +137,7 @@ enum ChildFrameClick {
     /// The element received the press (or the frame's document went away on it).
     Delivered,
     /// No attempt reached the element, and none acted; `last` says where the last one went.
-    Missed { last: String },
+    Missed { attempts: u32, last: String },
 }
 
 /// What arming the watch answered: the element's action point in its frame's viewport now.
@@ -180,7 +179,43 @@ impl Landing {
     }
 }
 
-/// Clicks an element of a child frame and checks the element itself received the press.
+/// Clicks an element of a child frame and checks the element itself received the press
+/// ([`click_child_frame_attempts`]), with every document around the frame guarded meanwhile
+/// ([`js::ARM_ANCESTOR_GUARD`]): a press the browser routes to one of them is stopped there,
+/// so a miss outside the frame acts nowhere either.
+async fn click_child_frame(
+    page: &Page,
+    frame_id: &str,
+    world: &ExecContext,
+    first_point: (f64, f64),
+    click: Click,
+) -> Result<ChildFrameClick, CdpError> {
+    let mut guarded = Vec::new();
+    let mut ancestor = page.frame_state(frame_id).and_then(|f| f.parent);
+    while let Some(id) = ancestor {
+        if let Ok(around) = page.isolated_world(&id).await
+            && page
+                .evaluate(&around, js::ARM_ANCESTOR_GUARD, false)
+                .await
+                .is_ok()
+        {
+            guarded.push(around);
+        }
+        ancestor = page.frame_state(&id).and_then(|f| f.parent);
+    }
+    let clicked = click_child_frame_attempts(page, frame_id, world, first_point, click).await;
+    for around in &guarded {
+        let stopped = page.evaluate(around, js::TAKE_ANCESTOR_GUARD, false).await;
+        if let Ok(stopped) = stopped
+            && stopped.as_u64().is_some_and(|n| n > 0)
+        {
+            tracing::debug!(frame_id, %stopped, "stopped a click's events outside its frame");
+        }
+    }
+    clicked
+}
+
+/// The attempts of [`click_child_frame`].
 ///
 /// The browser routes input to a frame's process by hit-testing its compositor data, which
 /// lags behind the page around the frame on a busy machine: right after that page scrolled
@@ -189,12 +224,12 @@ impl Landing {
 /// lost. So each attempt arms a watch on the element ([`js::ARM_POINTER_PROBE`]), moves the
 /// pointer and presses only once the move landed on the element (the routing is current);
 /// a press that still lands elsewhere in the frame is stopped before any page handler sees
-/// it, and one that lands outside the frame hits the frame's own `<iframe>` element in the
-/// parent (the resolver checked nothing covers it). Only such provably harmless misses are
-/// sent again, after two rendering frames, at the element's point recomputed on the page;
+/// it, and one that lands outside the frame is stopped by the guard around it. Only such
+/// provably harmless misses are sent again, after two rendering frames, at the element's
+/// point recomputed on the page;
 /// once the press reached the element, or its frame's document went away on the click, the
 /// click counts as delivered: sending it again could act twice.
-async fn click_child_frame(
+async fn click_child_frame_attempts(
     page: &Page,
     frame_id: &str,
     world: &ExecContext,
@@ -231,12 +266,18 @@ async fn click_child_frame(
                 return Ok(ChildFrameClick::Delivered);
             }
             last.push_str("; then the element left its document");
-            return Ok(ChildFrameClick::Missed { last });
+            return Ok(ChildFrameClick::Missed {
+                attempts: attempt,
+                last,
+            });
         };
         if !in_view {
             last.push_str("; then the element moved out of its frame's view");
             let _ = probe(js::TAKE_POINTER_PROBE).await;
-            return Ok(ChildFrameClick::Missed { last });
+            return Ok(ChildFrameClick::Missed {
+                attempts: attempt,
+                last,
+            });
         }
         if attempt > 0 {
             match page.frame_point(frame_id, local).await {
@@ -253,7 +294,10 @@ async fn click_child_frame(
                 }
                 Err(e) => {
                     last.push_str(&format!("; then the frame could not be located: {e}"));
-                    return Ok(ChildFrameClick::Missed { last });
+                    return Ok(ChildFrameClick::Missed {
+                        attempts: attempt,
+                        last,
+                    });
                 }
             }
         }
@@ -276,12 +320,18 @@ async fn click_child_frame(
                 "the press landed on {what} ({} events stopped before the page saw them)",
                 taken.stopped
             ),
-            Landing::Outside => "the press never reached the frame".to_string(),
+            Landing::Outside => {
+                "the press never reached the frame (stopped outside it before the page saw it)"
+                    .to_string()
+            }
         };
     }
     // Disarmed, so that no later gesture in the frame is judged by this one's watch.
     let _ = probe(js::TAKE_POINTER_PROBE).await;
-    Ok(ChildFrameClick::Missed { last })
+    Ok(ChildFrameClick::Missed {
+        attempts: CHILD_FRAME_CLICK_ATTEMPTS,
+        last,
+    })
 }
 
 pub(crate) fn point_of(found: &Resolved) -> Result<(f64, f64), Failure> {

@@ -27,6 +27,11 @@ pub(crate) const ARM_POINTER_PROBE: &str = include_str!("arm_pointer_probe.js");
 pub(crate) const READ_POINTER_PROBE: &str = include_str!("read_pointer_probe.js");
 /// Like [`READ_POINTER_PROBE`], and disarms the watch: for when the gesture is over.
 pub(crate) const TAKE_POINTER_PROBE: &str = include_str!("take_pointer_probe.js");
+/// Arms a guard in a document around the frame a click is aimed into: while armed, any
+/// trusted pointer-gesture event landing there (the browser routed it wrong) is stopped.
+pub(crate) const ARM_ANCESTOR_GUARD: &str = include_str!("arm_ancestor_guard.js");
+/// Disarms the guard of [`ARM_ANCESTOR_GUARD`]: how many events it stopped.
+pub(crate) const TAKE_ANCESTOR_GUARD: &str = include_str!("take_ancestor_guard.js");
 /// `(x, y)`: scrolls the window to a position.
 pub(crate) const SCROLL_WINDOW: &str = include_str!("scroll_window.js");
 
