@@ -80,8 +80,8 @@ pub enum Unactionable {
     CoveredOutsideFrame,
     /// The element has no point to act at.
     NoActionPoint,
-    /// The input was sent but never reached the element's frame (the browser routed it to
-    /// another document), however often it was sent.
+    /// The input was sent but never reached the element (the browser routed it to another
+    /// element or document), however often it was sent; no attempt acted.
     InputNotDelivered,
     /// The element was found but refused the action: no such option, a rejected value, more
     /// files than it accepts.

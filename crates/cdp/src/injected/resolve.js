@@ -389,7 +389,11 @@ async (spec) => {
         }
         const done = act(el);
         if (done && done.error) return { ok: false, fatal: done.error, winner: index, states };
-        return { ok: true, winner: index, point: actionPoint(r), result: done };
+        const point = actionPoint(r);
+        // The element a pointer action is about to press, and where on it: the replayer
+        // checks that a press into a child frame reached this element (`arm_pointer_probe.js`).
+        if (req.hitTest) globalThis.__browserflowPointerTarget = { el, offset: [point.x - r.left, point.y - r.top] };
+        return { ok: true, winner: index, point, result: done };
       }
       states[index] = reason;
     }

@@ -153,42 +153,39 @@ impl Page {
     }
 
     /// A real click (or double click for `count` 2) at a point in main-frame viewport
-    /// coordinates. On the main frame's own document, the move, presses and releases go out
-    /// together: its renderer takes them in order and runs each handler to completion before
-    /// the next event, as with a real mouse, without a round trip between them. An element of
-    /// a child frame (`in_child_frame`) gets them one at a time: the browser routes each event
-    /// to the frame's process by hit-testing, and back-to-back events have been seen to miss
-    /// an out-of-process frame under load.
+    /// coordinates, on the main frame's own document: the move, presses and releases go out
+    /// together. Its renderer takes them in order and runs each handler to completion before
+    /// the next event, as with a real mouse, without a round trip between them.
     pub async fn mouse_click(
         &self,
         x: f64,
         y: f64,
         button: MouseButton,
         count: u8,
-        in_child_frame: bool,
     ) -> Result<(), CdpError> {
         let mut events = vec![json!({
             "type": "mouseMoved", "x": x, "y": y, "button": "none", "buttons": 0,
         })];
-        for click in 1..=count.max(1) {
-            let common = json!({
-                "x": x, "y": y, "button": button.cdp_name(), "clickCount": click,
-            });
-            let mut pressed = common.clone();
-            pressed["type"] = json!("mousePressed");
-            pressed["buttons"] = json!(button.buttons_mask());
-            let mut released = common;
-            released["type"] = json!("mouseReleased");
-            released["buttons"] = json!(0);
-            events.extend([pressed, released]);
-        }
-        if in_child_frame {
-            for event in events {
-                self.session.call("Input.dispatchMouseEvent", event).await?;
-            }
-            return Ok(());
-        }
+        events.extend(press_and_release_events(x, y, button, count));
         self.dispatch_all("Input.dispatchMouseEvent", events).await
+    }
+
+    /// The presses and releases of a click (no move: the pointer is already there), one at a
+    /// time, each answered once the renderer it was routed to took it: for an element of a
+    /// child frame, where the browser routes each event to the frame's process by hit-testing
+    /// (back-to-back events have been seen to miss an out-of-process frame under load), and
+    /// where the caller checks what the frame received in between.
+    pub async fn mouse_press_and_release(
+        &self,
+        x: f64,
+        y: f64,
+        button: MouseButton,
+        count: u8,
+    ) -> Result<(), CdpError> {
+        for event in press_and_release_events(x, y, button, count) {
+            self.session.call("Input.dispatchMouseEvent", event).await?;
+        }
+        Ok(())
     }
 
     /// A real drag with the left button, as a hand makes it: the pointer moves to `from`
@@ -383,4 +380,22 @@ impl Page {
     pub async fn key_events(&self, events: Vec<Value>) -> Result<(), CdpError> {
         self.dispatch_all("Input.dispatchKeyEvent", events).await
     }
+}
+
+/// The `mousePressed` and `mouseReleased` events of `count` clicks at one point.
+fn press_and_release_events(x: f64, y: f64, button: MouseButton, count: u8) -> Vec<Value> {
+    let mut events = Vec::new();
+    for click in 1..=count.max(1) {
+        let common = json!({
+            "x": x, "y": y, "button": button.cdp_name(), "clickCount": click,
+        });
+        let mut pressed = common.clone();
+        pressed["type"] = json!("mousePressed");
+        pressed["buttons"] = json!(button.buttons_mask());
+        let mut released = common;
+        released["type"] = json!("mouseReleased");
+        released["buttons"] = json!(0);
+        events.extend([pressed, released]);
+    }
+    events
 }

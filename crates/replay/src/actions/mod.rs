@@ -9,13 +9,13 @@ mod pages;
 mod pointer;
 mod reads;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use browserflow_cdp::page::{ExecContext, Page};
+use browserflow_cdp::page::{ExecContext, FramePoint, Page};
 use browserflow_cdp::session::CdpError;
 use browserflow_steps::{MouseButton, Offset, Selector};
+use serde::Deserialize;
 
 pub(crate) use files::upload_paths;
 
@@ -94,7 +94,8 @@ impl Run<'_> {
 
     /// Clicks at the point found and follows what the click caused (see
     /// [`Run::act_and_follow`]); an element in a child frame has that frame's navigation
-    /// followed, and its click checked as delivered ([`click_child_frame`]).
+    /// followed, and its click checked as delivered to the element itself
+    /// ([`click_child_frame`]).
     pub(crate) async fn click_found(
         &mut self,
         page: &Page,
@@ -109,29 +110,33 @@ impl Run<'_> {
             return self
                 .act_and_follow(page, None, follow, || async move {
                     click_page
-                        .mouse_click(x, y, click.button, click.count, false)
+                        .mouse_click(x, y, click.button, click.count)
                         .await
                 })
                 .await
                 .map_err(|f| f.with_winner(found.winner));
         };
-        let delivered = Arc::new(AtomicBool::new(true));
+        let missed: Arc<Mutex<Option<(u32, String)>>> = Arc::default();
         let outcome = {
-            let delivered = delivered.clone();
+            let missed = missed.clone();
             let frame_id = frame_id.to_string();
+            let world = found.world.clone();
             self.act_and_follow(page, frame, follow, || async move {
-                let reached = click_child_frame(&click_page, &frame_id, (x, y), click).await?;
-                delivered.store(reached, Ordering::SeqCst);
+                let clicked = click_child_frame(&click_page, &frame_id, &world, (x, y), click);
+                if let ChildFrameClick::Missed { attempts, last } = clicked.await? {
+                    *missed.lock().unwrap_or_else(PoisonError::into_inner) = Some((attempts, last));
+                }
                 Ok(())
             })
             .await
         };
-        if !delivered.load(Ordering::SeqCst) {
+        let missed = missed.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some((attempts, last)) = missed {
             return Err(Failure::new(
                 FailureKind::NotActionable(Unactionable::InputNotDelivered),
                 format!(
-                    "the click at ({x:.0}, {y:.0}) never reached the element's frame \
-                     ({CHILD_FRAME_CLICK_ATTEMPTS} attempts): the browser routed it elsewhere"
+                    "the click at ({x:.0}, {y:.0}) never reached the element in its frame \
+                     ({attempts} attempt(s), none of which acted; the last: {last})"
                 ),
             )
             .with_winner(found.winner));
@@ -140,55 +145,209 @@ impl Run<'_> {
     }
 }
 
-/// How many times a click into a child frame is sent before it counts as not delivered.
-const CHILD_FRAME_CLICK_ATTEMPTS: u32 = 4;
+/// How many times a click into a child frame is tried before it counts as not delivered.
+const CHILD_FRAME_CLICK_ATTEMPTS: u32 = 6;
 
-/// Clicks an element of a child frame and checks the frame received the press. The browser
-/// routes input to a frame's process by hit-testing its compositor data, which can lag behind
-/// a frame that just loaded or moved on a busy machine: the press then lands in the parent
-/// document and the click is silently lost. The frame's own count of trusted presses tells;
-/// a click that did not arrive is sent again after two rendering frames, and the answer is
-/// `Ok(false)` when none of the attempts arrived. Where the count cannot be read (the click
-/// navigated the frame, or the frame went away), the click is taken as delivered: sending it
-/// again could act twice.
+/// What became of a click into a child frame.
+enum ChildFrameClick {
+    /// The element received the press (or the frame's document went away on it).
+    Delivered,
+    /// No attempt reached the element, and none acted; `last` says where the last one went.
+    Missed { attempts: u32, last: String },
+}
+
+/// What arming the watch answered: the element's action point in its frame's viewport now.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ArmedProbe {
+    at: (f64, f64),
+    in_view: bool,
+}
+
+/// Where a gesture watched by [`js::ARM_POINTER_PROBE`] landed in the element's frame.
+#[derive(Debug, Deserialize)]
+pub(crate) struct PointerProbe {
+    /// The last move: `"target"`, another element described, or nothing seen.
+    moved: Option<String>,
+    /// The gesture's first press, the same way.
+    pressed: Option<String>,
+    /// How many of the gesture's events were stopped before the page saw them.
+    stopped: u32,
+}
+
+/// Where one event of a watched gesture landed.
+enum Landing {
+    /// On the element or inside it.
+    Target,
+    /// On another element of the frame (described).
+    Elsewhere(String),
+    /// Nowhere in the frame: the browser routed it to another document.
+    Outside,
+}
+
+impl Landing {
+    fn of(seen: Option<String>) -> Self {
+        match seen {
+            Some(what) if what == "target" => Landing::Target,
+            Some(what) => Landing::Elsewhere(what),
+            None => Landing::Outside,
+        }
+    }
+}
+
+/// Clicks an element of a child frame and checks the element itself received the press
+/// ([`click_child_frame_attempts`]), with every document around the frame guarded meanwhile
+/// ([`js::ARM_ANCESTOR_GUARD`]): a press the browser routes to one of them is stopped there,
+/// so a miss outside the frame acts nowhere either.
 async fn click_child_frame(
     page: &Page,
     frame_id: &str,
-    (x, y): (f64, f64),
+    world: &ExecContext,
+    first_point: (f64, f64),
     click: Click,
-) -> Result<bool, CdpError> {
-    let count = |world: ExecContext| async move {
-        page.evaluate(&world, js::PRESS_COUNT, false)
-            .await
-            .ok()
-            .and_then(|v| v.as_u64())
-    };
-    let world = page.isolated_world(frame_id).await.ok();
-    for attempt in 0..CHILD_FRAME_CLICK_ATTEMPTS {
-        let before = match &world {
-            Some(world) => count(world.clone()).await,
-            None => None,
-        };
-        page.mouse_click(x, y, click.button, click.count, true)
-            .await?;
-        let (Some(world), Some(before)) = (&world, before) else {
-            return Ok(true);
-        };
-        match count(world.clone()).await {
-            Some(after) if after > before => return Ok(true),
-            Some(_) => {
-                tracing::debug!(
-                    attempt,
-                    frame_id,
-                    "a click into a child frame did not arrive"
-                );
-                let _ = page.evaluate(world, js::NEXT_FRAMES, true).await;
-                let _ = page.evaluate_in_main_frame(js::NEXT_FRAMES).await;
-            }
-            None => return Ok(true),
+) -> Result<ChildFrameClick, CdpError> {
+    let mut guarded = Vec::new();
+    let mut ancestor = page.frame_state(frame_id).and_then(|f| f.parent);
+    while let Some(id) = ancestor {
+        if let Ok(around) = page.isolated_world(&id).await
+            && page
+                .evaluate(&around, js::ARM_ANCESTOR_GUARD, false)
+                .await
+                .is_ok()
+        {
+            guarded.push(around);
+        }
+        ancestor = page.frame_state(&id).and_then(|f| f.parent);
+    }
+    let clicked = click_child_frame_attempts(page, frame_id, world, first_point, click).await;
+    for around in &guarded {
+        let stopped = page.evaluate(around, js::TAKE_ANCESTOR_GUARD, false).await;
+        if let Ok(stopped) = stopped
+            && stopped.as_u64().is_some_and(|n| n > 0)
+        {
+            tracing::debug!(frame_id, %stopped, "stopped a click's events outside its frame");
         }
     }
-    Ok(false)
+    clicked
+}
+
+/// The attempts of [`click_child_frame`].
+///
+/// The browser routes input to a frame's process by hit-testing its compositor data, which
+/// lags behind the page around the frame on a busy machine: right after that page scrolled
+/// (a field of the frame was focused, the frame was scrolled into view) a point aimed at the
+/// element lands tens of pixels off in the frame, or in the parent, and the click is silently
+/// lost. So each attempt arms a watch on the element ([`js::ARM_POINTER_PROBE`]), moves the
+/// pointer and presses only once the move landed on the element (the routing is current);
+/// a press that still lands elsewhere in the frame is stopped before any page handler sees
+/// it, and one that lands outside the frame is stopped by the guard around it. Only such
+/// provably harmless misses are sent again, after two rendering frames, at the element's
+/// point recomputed on the page;
+/// once the press reached the element, or its frame's document went away on the click, the
+/// click counts as delivered: sending it again could act twice.
+async fn click_child_frame_attempts(
+    page: &Page,
+    frame_id: &str,
+    world: &ExecContext,
+    first_point: (f64, f64),
+    click: Click,
+) -> Result<ChildFrameClick, CdpError> {
+    let probe = |snippet: &'static str| async move {
+        let answer = page.evaluate(world, snippet, false).await.ok()?;
+        serde_json::from_value::<Option<PointerProbe>>(answer)
+            .ok()
+            .flatten()
+    };
+    let mut at = first_point;
+    let mut last = String::from("nothing was sent");
+    for attempt in 0..CHILD_FRAME_CLICK_ATTEMPTS {
+        if attempt > 0 {
+            tracing::debug!(attempt, frame_id, last, "a click into a child frame missed");
+            let _ = page.evaluate(world, js::NEXT_FRAMES, true).await;
+            let _ = page.evaluate_in_main_frame(js::NEXT_FRAMES).await;
+        }
+        let armed = page.evaluate(world, js::ARM_POINTER_PROBE, false).await;
+        let armed = armed.ok().and_then(|v| {
+            serde_json::from_value::<Option<ArmedProbe>>(v)
+                .ok()
+                .flatten()
+        });
+        let Some(ArmedProbe { at: local, in_view }) = armed else {
+            if attempt == 0 {
+                // The element left its document before anything was sent: nothing to check
+                // against, so the click goes where the element was found, as a person's would.
+                page.mouse_move(at.0, at.1).await?;
+                page.mouse_press_and_release(at.0, at.1, click.button, click.count)
+                    .await?;
+                return Ok(ChildFrameClick::Delivered);
+            }
+            last.push_str("; then the element left its document");
+            return Ok(ChildFrameClick::Missed {
+                attempts: attempt,
+                last,
+            });
+        };
+        if !in_view {
+            last.push_str("; then the element moved out of its frame's view");
+            let _ = probe(js::TAKE_POINTER_PROBE).await;
+            return Ok(ChildFrameClick::Missed {
+                attempts: attempt,
+                last,
+            });
+        }
+        if attempt > 0 {
+            match page.frame_point(frame_id, local).await {
+                Ok(FramePoint {
+                    at: now,
+                    covered_by: None,
+                }) => at = now,
+                Ok(FramePoint {
+                    covered_by: Some(cover),
+                    ..
+                }) => {
+                    last = format!("the frame was covered by {cover} in the page around it");
+                    continue;
+                }
+                Err(e) => {
+                    last.push_str(&format!("; then the frame could not be located: {e}"));
+                    return Ok(ChildFrameClick::Missed {
+                        attempts: attempt,
+                        last,
+                    });
+                }
+            }
+        }
+        page.mouse_move(at.0, at.1).await?;
+        if let Some(PointerProbe { moved, .. }) = probe(js::READ_POINTER_PROBE).await
+            && let Landing::Elsewhere(what) = Landing::of(moved)
+        {
+            last = format!("the pointer moved onto {what}, not the element");
+            continue;
+        }
+        page.mouse_press_and_release(at.0, at.1, click.button, click.count)
+            .await?;
+        let Some(taken) = probe(js::TAKE_POINTER_PROBE).await else {
+            // The watch cannot be read: the click replaced the frame's document.
+            return Ok(ChildFrameClick::Delivered);
+        };
+        last = match Landing::of(taken.pressed) {
+            Landing::Target => return Ok(ChildFrameClick::Delivered),
+            Landing::Elsewhere(what) => format!(
+                "the press landed on {what} ({} events stopped before the page saw them)",
+                taken.stopped
+            ),
+            Landing::Outside => {
+                "the press never reached the frame (stopped outside it before the page saw it)"
+                    .to_string()
+            }
+        };
+    }
+    // Disarmed, so that no later gesture in the frame is judged by this one's watch.
+    let _ = probe(js::TAKE_POINTER_PROBE).await;
+    Ok(ChildFrameClick::Missed {
+        attempts: CHILD_FRAME_CLICK_ATTEMPTS,
+        last,
+    })
 }
 
 pub(crate) fn point_of(found: &Resolved) -> Result<(f64, f64), Failure> {

@@ -16,9 +16,22 @@ pub(crate) const WAIT_FOR_EXPRESSION: &str = include_str!("wait_for_expression.j
 /// `(name, spec)`: calls the resolver installed as `globalThis[name]`, or answers
 /// `{ ok: false, resolverMissing: true }` when the world has none.
 pub(crate) const CALL_RESOLVER: &str = include_str!("call_resolver.js");
-/// How many trusted presses (`mousedown`) the document received, counted by a listener the
-/// snippet installs the first time: how a click into a child frame is checked as delivered.
-pub(crate) const PRESS_COUNT: &str = include_str!("press_count.js");
+/// Arms a watch on the next pointer gesture at the element the resolver found last in the
+/// frame, and answers its action point in the frame's viewport (null when it is gone): the
+/// first press decides whether the gesture is the element's, and a gesture that is not is
+/// stopped before the page sees it. How a click into a child frame is checked as delivered.
+pub(crate) const ARM_POINTER_PROBE: &str = include_str!("arm_pointer_probe.js");
+/// Where the armed gesture's last move and first press landed so far ([`PointerProbe`]).
+///
+/// [`PointerProbe`]: crate::actions::PointerProbe
+pub(crate) const READ_POINTER_PROBE: &str = include_str!("read_pointer_probe.js");
+/// Like [`READ_POINTER_PROBE`], and disarms the watch: for when the gesture is over.
+pub(crate) const TAKE_POINTER_PROBE: &str = include_str!("take_pointer_probe.js");
+/// Arms a guard in a document around the frame a click is aimed into: while armed, any
+/// trusted pointer-gesture event landing there (the browser routed it wrong) is stopped.
+pub(crate) const ARM_ANCESTOR_GUARD: &str = include_str!("arm_ancestor_guard.js");
+/// Disarms the guard of [`ARM_ANCESTOR_GUARD`]: how many events it stopped.
+pub(crate) const TAKE_ANCESTOR_GUARD: &str = include_str!("take_ancestor_guard.js");
 /// `(checks, budgetMs)`: waits until every post-state check holds on the element the resolver
 /// watched; `{ok}` or `{ok: false, actual: [...]}` (see [`crate::checks`]).
 pub(crate) const CHECK_STATE: &str = include_str!("check_state.js");
