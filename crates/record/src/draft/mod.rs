@@ -465,7 +465,33 @@ impl Draft {
         names
     }
 
-    /// The steps alone, as the tool file stores them.
+    /// The steps as the tool file stores them, each labelled with what the recorder said of
+    /// it (`Click button "Search"`), so a replay's timeline and reports speak the recorder's
+    /// language. A fill that types an input says which input, never the value typed while
+    /// recording (it may be a secret, and it is only the default).
+    pub fn labelled_steps(&self) -> Vec<Step> {
+        self.steps
+            .iter()
+            .map(|recorded| {
+                if recorded.step.label().is_some() {
+                    return recorded.step.clone();
+                }
+                let label = match &recorded.step {
+                    Step::Fill(fill) if !recorded.secret => match references(&fill.value).first() {
+                        Some(input) => format!(
+                            "Fill {} with the input `{input}`",
+                            recorded.target.as_deref().unwrap_or("the field")
+                        ),
+                        None => recorded.description.clone(),
+                    },
+                    _ => recorded.description.clone(),
+                };
+                with_label(&recorded.step, label)
+            })
+            .collect()
+    }
+
+    /// The steps alone, as recorded.
     pub fn tool_steps(&self) -> Vec<Step> {
         self.steps.iter().map(|s| s.step.clone()).collect()
     }
@@ -566,7 +592,7 @@ impl Draft {
                 serde_json::to_value(&self.model_calls).unwrap_or(Value::Null),
             );
         }
-        let steps = self.tool_steps();
+        let steps = self.labelled_steps();
         // Where the recording went is where the tool may go.
         let origins = Origins::of_steps(&steps).with(
             self.origins_seen
@@ -584,6 +610,19 @@ impl Draft {
         ToolFile::from_json_str(&file.to_json_pretty())
             .map_err(|e| RecordError::InvalidTool(e.to_string()))
     }
+}
+
+/// `step` with `label` (a label never references inputs: its braces are taken out).
+fn with_label(step: &Step, label: String) -> Step {
+    let label = label.replace("{{", "{ {").replace("}}", "} }");
+    let mut value = match serde_json::to_value(step) {
+        Ok(value) => value,
+        Err(_) => return step.clone(),
+    };
+    if let Some(object) = value.as_object_mut() {
+        object.insert("label".into(), Value::String(label));
+    }
+    serde_json::from_value(value).unwrap_or_else(|_| step.clone())
 }
 
 fn switch_step(page: &str, url: &str) -> RecordedStep {
@@ -671,6 +710,34 @@ mod tests {
         d.steps.push(fill("", true));
         d.inputs.push(InputMark::secret("password"));
         d
+    }
+
+    #[test]
+    fn steps_are_labelled_as_recorded_and_an_input_fill_names_its_input_not_its_value() {
+        let mut d = draft();
+        d.steps[0].description = "Fill searchbox \"Search\" with \"keyboard\"".into();
+        d.steps[0].target = Some("searchbox \"Search\"".into());
+        d.steps[1].description = "Type the secret into password \"Password\"".into();
+        let labels = |d: &Draft| -> Vec<Option<String>> {
+            d.labelled_steps()
+                .iter()
+                .map(|s| s.label().map(str::to_string))
+                .collect()
+        };
+        assert_eq!(
+            labels(&d)[0].as_deref(),
+            Some("Fill searchbox \"Search\" with \"keyboard\"")
+        );
+        d.mark_input(0, InputMark::secret("query")).unwrap();
+        assert_eq!(
+            labels(&d),
+            [
+                Some("Fill searchbox \"Search\" with the input `query`".to_string()),
+                Some("Type the secret into password \"Password\"".to_string())
+            ]
+        );
+        let tool = d.into_tool_file("t", "1.0.0", None).unwrap();
+        assert!(!tool.to_json_pretty().contains("keyboard"), "{}", tool.to_json_pretty());
     }
 
     #[test]
