@@ -361,7 +361,7 @@ both('export: choose, see the manifest before writing, write, verify; import sho
     switch (cmd) {
       case 'library_list': return F.library;
       case 'pack_preview': return manifest;
-      case 'pack_export': return [`/data/packs/${manifest.reference}.bfpack`, manifest];
+      case 'pack_export': return [`/data/packs/${manifest.reference.replace("@", "-")}.bfpack`, manifest];
       case 'pack_verify': return { path: args.path, ok: true, manifest, error: null, installed_in: null, newly_installed: null };
       case 'pack_import': return args.path.includes('bad')
         ? { path: args.path, ok: false, manifest: null, error: 'tools/s.json: SHA-256 differs from the manifest', installed_in: null, newly_installed: null }
@@ -511,20 +511,20 @@ both('native file picker: a pack to import and the files a page asks for are cho
   // Pack import: Choose… fills the path from the dialog; a cancelled dialog keeps what was typed.
   await page.locator('[data-nav="export"]').click();
   await page.getByTestId('import-path').fill('~/packs/typed.bfpack');
-  await answers([null, '/home/ada/Downloads/prices@1.0.0.bfpack']);
+  await answers([null, '/home/ada/Downloads/prices-1.0.0.bfpack']);
   await page.getByTestId('import-browse').click();
   await page.waitForFunction(() => window.__dialog.length === 1);
   assert.equal(await page.getByTestId('import-path').inputValue(), '~/packs/typed.bfpack', 'cancelling changes nothing');
   await page.getByTestId('import-browse').click();
   await page.waitForFunction(() => window.__dialog.length === 2);
-  assert.equal(await page.getByTestId('import-path').inputValue(), '/home/ada/Downloads/prices@1.0.0.bfpack');
+  assert.equal(await page.getByTestId('import-path').inputValue(), '/home/ada/Downloads/prices-1.0.0.bfpack');
   await page.getByTestId('import').click();
   await page.getByTestId('import-result').waitFor();
   assert.match(await page.getByTestId('import-result').innerText(), /prices@1\.0\.0 verifies[\s\S]*installed in/);
   const dialogs = await page.evaluate(() => window.__dialog);
   assert.deepEqual(dialogs[0].filters, [{ name: 'browserflow pack', extensions: ['bfpack'] }]);
   assert.equal(dialogs[0].multiple, false);
-  assert.deepEqual((await calls(page, 'pack_import')).map((c) => c.args.path), ['/home/ada/Downloads/prices@1.0.0.bfpack']);
+  assert.deepEqual((await calls(page, 'pack_import')).map((c) => c.args.path), ['/home/ada/Downloads/prices-1.0.0.bfpack']);
 
   // A file chooser in the recorded page: Choose files… adds the dialog's files to the list.
   await page.locator('[data-nav="record"]').click();
