@@ -737,7 +737,11 @@ mod tests {
             ]
         );
         let tool = d.into_tool_file("t", "1.0.0", None).unwrap();
-        assert!(!tool.to_json_pretty().contains("keyboard"), "{}", tool.to_json_pretty());
+        assert!(
+            !tool.to_json_pretty().contains("keyboard"),
+            "{}",
+            tool.to_json_pretty()
+        );
     }
 
     #[test]
