@@ -191,6 +191,19 @@ impl Driver {
     }
 }
 
+/// Waits until the recording holds `n` steps of `kind` (they arrive after the input that made
+/// them); fails with the steps recorded so far.
+pub(crate) async fn wait_for_steps(recorder: &browserflow_record::Recorder, kind: &str, n: usize) {
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().filter(|s| s.step.kind() == kind).count()
+                == n)
+            .await,
+        "waited for {n} {kind} step(s): {:#?}",
+        recorder.steps()
+    );
+}
+
 pub(crate) fn count_kind(draft: &Draft, kind: &str) -> usize {
     draft.steps.iter().filter(|s| s.step.kind() == kind).count()
 }

@@ -44,17 +44,7 @@ async fn a_hover_that_reveals_the_clicked_item_is_recorded_and_plain_movement_is
     d.move_to(intro).await;
     d.click("document.querySelector('[data-testid=refresh]')")
         .await;
-    assert!(
-        recorder
-            .wait_until(WAIT, |s| s
-                .iter()
-                .filter(|s| s.step.kind() == "click")
-                .count()
-                == 2)
-            .await,
-        "{:#?}",
-        recorder.steps()
-    );
+    wait_for_steps(&recorder, "click", 2).await;
     let mut draft = recorder.stop().await.unwrap();
     assert_eq!(
         kinds(&draft),

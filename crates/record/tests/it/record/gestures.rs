@@ -44,17 +44,7 @@ async fn a_menu_opened_on_the_press_is_recorded_as_a_click_on_what_was_pressed()
     d.click_at(banana, 1).await;
     d.wait_js("document.querySelector('[data-testid=chosen]').textContent === 'banana'")
         .await;
-    assert!(
-        recorder
-            .wait_until(WAIT, |s| s
-                .iter()
-                .filter(|s| s.step.kind() == "click")
-                .count()
-                == 2)
-            .await,
-        "{:#?}",
-        recorder.steps()
-    );
+    wait_for_steps(&recorder, "click", 2).await;
     let mut draft = recorder.stop().await.unwrap();
     assert_eq!(
         kinds(&draft),
@@ -146,17 +136,7 @@ async fn sliders_dragged_from_their_thumb_are_drag_steps_and_replay_to_the_same_
         .await
         .unwrap();
     assert_ne!(recorded_volume, json!("5"), "the range input did not move");
-    assert!(
-        recorder
-            .wait_until(WAIT, |s| s
-                .iter()
-                .filter(|s| s.step.kind() == "drag")
-                .count()
-                == 2)
-            .await,
-        "{:#?}",
-        recorder.steps()
-    );
+    wait_for_steps(&recorder, "drag", 2).await;
     let mut draft = recorder.stop().await.unwrap();
     assert_eq!(
         kinds(&draft),

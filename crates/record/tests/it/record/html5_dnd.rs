@@ -150,17 +150,7 @@ async fn kanban_cards_dropped_into_columns_and_around_cards_replay_to_the_same_b
         recorded,
         json!("backlog:search doing:setup,login,docs done:")
     );
-    assert!(
-        recorder
-            .wait_until(WAIT, |s| s
-                .iter()
-                .filter(|s| s.step.kind() == "drag")
-                .count()
-                == 3)
-            .await,
-        "{:#?}",
-        recorder.steps()
-    );
+    wait_for_steps(&recorder, "drag", 3).await;
     let mut draft = recorder.stop().await.unwrap();
     assert_eq!(
         kinds(&draft),

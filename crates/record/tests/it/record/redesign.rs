@@ -266,17 +266,7 @@ async fn a_button_of_a_labelled_navigation_and_an_option_of_a_combobox_s_listbox
     d.click("document.getElementById('opt-basel')").await;
     d.wait_js("document.querySelector('[data-testid=chosen]').textContent === 'basel'")
         .await;
-    assert!(
-        recorder
-            .wait_until(WAIT, |s| s
-                .iter()
-                .filter(|s| s.step.kind() == "click")
-                .count()
-                == 3)
-            .await,
-        "{:#?}",
-        recorder.steps()
-    );
+    wait_for_steps(&recorder, "click", 3).await;
     let mut draft = recorder.stop().await.unwrap();
     // In about half the runs (measured with and without structure candidates) the recorder's
     // hover-reveal rule also writes a hover on the listbox before the option's click: the
