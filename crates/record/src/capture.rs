@@ -6,6 +6,7 @@
 mod actions;
 mod effects;
 mod pages;
+mod place;
 
 use std::collections::HashMap;
 
@@ -112,12 +113,23 @@ struct Payload {
     /// on its own so one the recorder does not know is dropped, not the whole payload).
     #[serde(default)]
     checks: Vec<Value>,
+    /// A `state` payload of a click: the element that owns what the press did, when the
+    /// focus showed it only after the click was reported (see `place.rs`).
+    #[serde(default)]
+    owner: Option<PressOwner>,
     /// The document the report came from, and the number of the last press or named key
     /// there when the event happened.
     #[serde(default)]
     doc: String,
     #[serde(default)]
     seq: u64,
+}
+
+/// The element a press belongs to, and where in it the press was.
+#[derive(Debug, Clone, Deserialize)]
+struct PressOwner {
+    target: Target,
+    offset: Offset,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -211,6 +223,10 @@ pub(crate) struct Builder {
     /// The web origin of every top-level document the recording asked for or showed: the
     /// start of a redirect (what a link or form asked for) and its end (what committed).
     pub origins: std::collections::BTreeSet<String>,
+    /// The main page's viewport at the first step the person made (the tool's `viewport`),
+    /// and as last seen (a change between steps is a `set_viewport` step: see `viewport.rs`).
+    pub viewport: Option<browserflow_steps::Viewport>,
+    viewport_now: Option<browserflow_steps::Viewport>,
 }
 
 impl Builder {
@@ -441,7 +457,9 @@ impl Builder {
                 match serde_json::from_value::<Payload>(payload) {
                     Ok(payload) => {
                         let (doc, seq) = (payload.doc.clone(), payload.seq);
-                        let events = self.script(&page, payload, frames);
+                        let mut events: Vec<RecordEvent> =
+                            self.viewport_seen(&page, &payload).into_iter().collect();
+                        events.extend(self.script(&page, payload, frames));
                         self.note_actions(&events, &doc, seq);
                         events
                     }

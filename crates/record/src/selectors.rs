@@ -119,10 +119,18 @@ pub(crate) struct RawFrame {
     pub url: String,
     #[serde(default)]
     pub name: String,
+    /// The top-level window's viewport when the event was sent (top frames only).
+    #[serde(default)]
+    pub viewport: Option<browserflow_steps::Viewport>,
+    /// A child frame's index among its parent's child frames, for each level from the top
+    /// (document order), when every level could be read.
+    #[serde(default)]
+    pub path: Option<Vec<u32>>,
 }
 
 /// A stable identity for a child frame: its name when no other frame has it, else its URL,
-/// else both. `frames` are the (name, url) of every frame of the page.
+/// else both; when even both are shared (two unnamed `about:blank` frames), its place among
+/// its siblings too (`index_path`). `frames` are the (name, url) of every frame of the page.
 pub(crate) fn frame_identity(
     frame: &RawFrame,
     frames: &[(String, String)],
@@ -139,17 +147,21 @@ pub(crate) fn frame_identity(
             index_path: None,
         });
     }
-    if by_url <= 1 || frame.name.is_empty() {
+    if by_url <= 1 {
         return Some(FrameSelector {
             url: Some(frame.url.clone()),
             name: None,
             index_path: None,
         });
     }
+    let by_both = frames
+        .iter()
+        .filter(|(n, u)| *n == frame.name && *u == frame.url)
+        .count();
     Some(FrameSelector {
         url: Some(frame.url.clone()),
-        name: Some(frame.name.clone()),
-        index_path: None,
+        name: (!frame.name.is_empty()).then(|| frame.name.clone()),
+        index_path: if by_both > 1 { frame.path.clone() } else { None },
     })
 }
 
@@ -280,6 +292,7 @@ mod tests {
             top: false,
             url: "http://a/promo.html".into(),
             name: "promo".into(),
+            ..RawFrame::default()
         };
         assert_eq!(
             frame_identity(&promo, &frames).unwrap().name.as_deref(),
@@ -289,6 +302,7 @@ mod tests {
             top: false,
             url: "http://b/partner.html".into(),
             name: String::new(),
+            ..RawFrame::default()
         };
         let id = frame_identity(&partner, &frames).unwrap();
         assert_eq!(id.url.as_deref(), Some("http://b/partner.html"));
@@ -303,5 +317,26 @@ mod tests {
             )
             .is_none()
         );
+    }
+
+    #[test]
+    fn frames_sharing_url_and_name_are_told_apart_by_their_place() {
+        let frames = vec![
+            ("".to_string(), "http://a/".to_string()),
+            ("".to_string(), "about:blank".to_string()),
+            ("".to_string(), "about:blank".to_string()),
+        ];
+        let second = RawFrame {
+            url: "about:blank".into(),
+            path: Some(vec![1]),
+            ..RawFrame::default()
+        };
+        let id = frame_identity(&second, &frames).unwrap();
+        assert_eq!(id.url.as_deref(), Some("about:blank"));
+        assert_eq!(id.name, None);
+        assert_eq!(id.index_path, Some(vec![1]));
+        // One blank frame: its URL is enough, its place is not kept (a new frame would shift it).
+        let id = frame_identity(&second, &frames[..2]).unwrap();
+        assert_eq!(id.index_path, None);
     }
 }

@@ -111,6 +111,10 @@ pub struct ReplayOptions {
     /// the steps replayed ([`Origins::of_steps`](browserflow_steps::Origins::of_steps)).
     /// Whatever it says, only web URLs are ever loaded.
     pub origins: Option<browserflow_steps::Origins>,
+    /// The viewport the tool was recorded in (a tool file's
+    /// [`viewport`](browserflow_steps::ToolFile::viewport)), set on the main page before its
+    /// first step; `None`: the browser's own window size.
+    pub viewport: Option<browserflow_steps::Viewport>,
 }
 
 impl Default for ReplayOptions {
@@ -125,6 +129,7 @@ impl Default for ReplayOptions {
             deadline: None,
             secrets: ReplaySecrets::default(),
             origins: None,
+            viewport: None,
         }
     }
 }

@@ -58,6 +58,8 @@ pub(crate) struct Run<'a> {
     pub(crate) guarded: Vec<String>,
     /// The running step's post-state watch (see [`crate::checks`]).
     pub(crate) watch: std::sync::Mutex<Watch>,
+    /// Whether the recorded viewport was set (`actions/pages.rs`).
+    pub(crate) viewport_set: bool,
 }
 
 impl<'a> Run<'a> {
@@ -73,6 +75,7 @@ impl<'a> Run<'a> {
             origins: options.origins.clone().unwrap_or(Origins::Any),
             guarded: Vec::new(),
             watch: Default::default(),
+            viewport_set: false,
         }
     }
 
@@ -224,6 +227,7 @@ impl<'a> Run<'a> {
             return Err(Failure::new(FailureKind::Gone, "the page is closed"));
         }
         self.guard(&page).await?;
+        self.use_recorded_viewport().await?;
         let shown = original.selector();
         let checks = step.expect();
         Watch::begin(&self.watch, !checks.is_empty());

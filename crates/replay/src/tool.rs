@@ -427,6 +427,7 @@ impl Tool for BrowserTool {
             deadline: ctx.deadline().or(shared.replay.deadline),
             secrets: secrets.clone(),
             origins: Some(self.file.allowed_origins()),
+            viewport: self.file.viewport,
             ..shared.replay.clone()
         };
         let (context, relaunched) = shared

@@ -369,8 +369,9 @@ impl SelectorKind {
 }
 
 /// Identifies a frame by stable properties. `url` may use `*` wildcards. The recorder always
-/// records a URL or a name; `index_path` exists only for imported DevTools recordings that give
-/// nothing else, and every field given must match.
+/// records a URL or a name, and adds `index_path` only when another frame of the page has the
+/// same URL and name (two unnamed `about:blank` frames); imported DevTools recordings may give
+/// nothing else. Every field given must match.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FrameSelector {
@@ -381,8 +382,9 @@ pub struct FrameSelector {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Child-frame indexes from the page's main frame (`[0, 1]`: the second child of the first
-    /// child), children counted in the order they were attached, as DevTools Recorder's
-    /// `frame` field. Fragile (a new iframe shifts it): a last resort for imports.
+    /// child), children counted in the order they were attached (the document's order for
+    /// frames parsed or added in order), as DevTools Recorder's `frame` field. Fragile (a new
+    /// iframe shifts it): a last resort, beside the URL and name it tells apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index_path: Option<Vec<u32>>,
 }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Selector, StateCheck};
+use crate::{BoxSize, Selector, StateCheck};
 
 /// One recorded step. Serialized with a `"type"` tag in snake_case, for example
 /// `{"type": "click", "selector": {...}}`.
@@ -71,6 +71,11 @@ pub struct Offset {
     pub x: f64,
     /// Pixels from the top edge.
     pub y: f64,
+    /// The element's size when the point was recorded: on replay the point keeps its place
+    /// relative to the element's box whatever its size then (see [`BoxSize`]); without it,
+    /// the same pixels from the top-left corner.
+    #[serde(default, rename = "box", skip_serializing_if = "Option::is_none")]
+    pub recorded_box: Option<BoxSize>,
 }
 
 /// See [`Step::Navigate`].

@@ -18,6 +18,7 @@ use crate::step::{
 
 mod located;
 
+use crate::Viewport;
 use crate::origins::Origins;
 use located::from_value_at;
 
@@ -33,6 +34,9 @@ pub struct ToolFile {
     /// The origins its top-level pages may navigate to (`origins`); `None` in a file written
     /// before the field existed (see [`ToolFile::allowed_origins`]).
     pub origins: Option<Origins>,
+    /// The viewport it was recorded in (`viewport`), replayed with the same size; `None` in a
+    /// file written before the field existed (replayed in the browser's own window size).
+    pub viewport: Option<Viewport>,
 }
 
 /// Why a tool file could not be read.
@@ -114,6 +118,25 @@ impl ToolFile {
                         None
                     }
                 });
+        let viewport = fields.optional("viewport").and_then(|(value, at)| {
+            match serde_json::from_value::<Viewport>(value.clone()) {
+                Ok(viewport) => match viewport.problem() {
+                    None => Some(viewport),
+                    Some(message) => {
+                        out.push(Problem::new(at, Rule::InvalidValue, message));
+                        None
+                    }
+                },
+                Err(error) => {
+                    out.push(Problem::new(
+                        at,
+                        Rule::InvalidValue,
+                        format!("a viewport is {{\"width\", \"height\"}} in CSS pixels: {error}"),
+                    ));
+                    None
+                }
+            }
+        });
         fields.reject_unknown(&mut out);
         Problems::check(out)?;
         match (contract, steps) {
@@ -122,18 +145,25 @@ impl ToolFile {
                 steps,
                 metadata,
                 origins,
+                viewport,
             }),
             _ => unreachable!("a missing contract or steps list always leaves a problem"),
         }
     }
 
-    /// The file as JSON (`contract`, `origins` when set, `steps`, and `metadata` when not
-    /// empty), in a stable key order.
+    /// The file as JSON (`contract`, `origins` and `viewport` when set, `steps`, and
+    /// `metadata` when not empty), in a stable key order.
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert("contract".into(), self.contract.to_json());
         if let Some(origins) = &self.origins {
             object.insert("origins".into(), origins.to_json());
+        }
+        if let Some(viewport) = &self.viewport {
+            object.insert(
+                "viewport".into(),
+                serde_json::json!({ "width": viewport.width, "height": viewport.height }),
+            );
         }
         object.insert(
             "steps".into(),
@@ -295,6 +325,7 @@ impl ToolFile {
             steps,
             metadata,
             origins,
+            viewport: self.viewport,
         }
     }
 

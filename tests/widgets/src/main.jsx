@@ -5,6 +5,7 @@ import * as mui from './mui.jsx';
 import * as radix from './radix.jsx';
 import * as dnd from './dnd.jsx';
 import * as dates from './dates.jsx';
+import * as place from './place.jsx';
 
 const pages = {
   'mui-select': mui.SelectPage,
@@ -14,6 +15,7 @@ const pages = {
   'mui-dialog': mui.DialogPage,
   'mui-checkbox': mui.CheckboxPage,
   'mui-datepicker': dates.DatePickerPage,
+  'mui-slider-label': place.SliderLabelPage,
   'radix-select': radix.SelectPage,
   'radix-slider': radix.SliderPage,
   'radix-tabs': radix.TabsPage,

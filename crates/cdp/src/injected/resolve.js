@@ -215,9 +215,17 @@ async (spec) => {
     return e;
   };
   const inViewport = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
-  const actionPoint = (r) => spec.offset
-    ? { x: r.left + spec.offset.x, y: r.top + spec.offset.y }
-    : { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  // A recorded offset keeps its place in a box of another size (`Offset::place` in
+  // browserflow-steps): inside the recorded box at the same fraction of it, outside at the
+  // same distance from its nearest edge; without a recorded box, the same pixels.
+  const along = (at, recorded, now) => (!(recorded > 0) || at < 0 ? at
+    : at > recorded ? now + (at - recorded) : at / recorded * now);
+  const actionPoint = (r) => {
+    const o = spec.offset;
+    if (!o) return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    const b = o.box || {};
+    return { x: r.left + along(o.x, b.width, r.width), y: r.top + along(o.y, b.height, r.height) };
+  };
 
   const propsMatch = (el) => {
     for (const [k, v] of Object.entries(spec.properties || {})) {

@@ -53,7 +53,7 @@ impl Builder {
                 selector: sel,
                 button: MouseButton::Left,
                 click_count: count,
-                offset: None,
+                offset: payload.offset,
                 navigation: None,
                 opens_popup: None,
                 timeout_ms: None,
@@ -354,6 +354,9 @@ impl Builder {
                         .is_none_or(|v| v.len() <= MAX_CHECKED_TEXT)
             })
             .collect();
+        if let Some(owner) = &payload.owner {
+            self.move_click_to_owner(index, owner);
+        }
         let recorded = &mut self.steps[index];
         let navigates = match &recorded.step {
             Step::Click(c) => c.navigation.is_some() || c.opens_popup.is_some(),

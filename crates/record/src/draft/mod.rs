@@ -14,7 +14,7 @@ use browserflow_steps::{
     SelectorKind, StateCheck, Step, SwitchPageStep,
 };
 use browserflow_steps::{
-    ORIGIN_KEY, Origins, TemplatePart, ToolFile, origin_of, template_parts, web_origin,
+    ORIGIN_KEY, Origins, TemplatePart, ToolFile, Viewport, origin_of, template_parts, web_origin,
 };
 
 mod marks;
@@ -29,6 +29,10 @@ pub struct Draft {
     /// The emulated viewport, when one was set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub viewport: Option<(u32, u32)>,
+    /// The top-level page's viewport as the person's first action found it (the window's
+    /// size, or the emulated `viewport`): the tool's `viewport`, replayed with the same size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_viewport: Option<Viewport>,
     /// When the recording started (RFC 3339, UTC).
     pub recorded_at: String,
     /// The steps, in replay order.
@@ -138,6 +142,7 @@ impl Draft {
         Self {
             start_url: start_url.into(),
             viewport,
+            recorded_viewport: None,
             recorded_at: now_rfc3339(),
             steps: Vec::new(),
             inputs: Vec::new(),
@@ -605,6 +610,9 @@ impl Draft {
             steps,
             metadata,
             origins: Some(origins),
+            viewport: self.recorded_viewport.or(self
+                .viewport
+                .map(|(width, height)| Viewport { width, height })),
         };
         // The same checks as reading the file back from disk.
         ToolFile::from_json_str(&file.to_json_pretty())

@@ -10,9 +10,27 @@
   const BINDING = '__bflow_record';
   const TARGET_PROP = '__bflowTarget';
 
+  const framePath = () => {
+    const path = [];
+    try {
+      for (let w = window; w !== w.top; w = w.parent) {
+        const siblings = w.parent.frames;
+        let i = 0;
+        while (i < siblings.length && siblings[i] !== w) i++;
+        if (i === siblings.length) return null;
+        path.unshift(i);
+      }
+    } catch (e) { return null; }
+    return path;
+  };
   const queue = [];
   const send = (payload) => {
     payload.frame = { top: window === window.top, url: location.href, name: window.name || '' };
+    // The window's viewport: the tool is replayed in the size it was recorded in.
+    if (payload.frame.top) payload.frame.viewport = { width: innerWidth, height: innerHeight };
+    // A child frame's place among its siblings, from the top (two `about:blank` frames share
+    // their URL).
+    else payload.frame.path = framePath();
     queue.push(JSON.stringify(payload));
     const binding = window[BINDING];
     if (typeof binding !== 'function') return;
@@ -300,6 +318,7 @@
 
   const INTERACTIVE = 'a[href],button,input,select,textarea,summary,label,option,'
     + '[role=button],[role=link],[role=checkbox],[role=radio],[role=tab],[role=menuitem],[role=option],[role=switch],'
+    + '[role=slider],[role=spinbutton],[role=combobox],[role=treeitem],[role=menuitemcheckbox],[role=menuitemradio],'
     + '[contenteditable=""],[contenteditable=true],[onclick]';
   const deepTarget = (e) => {
     const path = e.composedPath();
@@ -342,7 +361,9 @@
     for (let n = el, depth = 0; n && depth < 12; n = composedParent(n), depth++) {
       if (n.matches && n.matches(INTERACTIVE)) return n;
     }
-    return el;
+    // Text slotted into a web component is hit on its `<slot>`, which has no box: the text
+    // belongs to the component's host.
+    return el instanceof HTMLSlotElement && el.getRootNode().host ? el.getRootNode().host : el;
   };
 
   // Events go out in order even though describing a target is asynchronous.
@@ -395,7 +416,12 @@
     pendingGesture = null;
     clearTimeout(g.timer);
     const payload = postState(g);
-    emit(async () => payload);
+    const owner = PLACE.laterOwner(g, STATES.deepActive());
+    emit(async () => {
+      const target = owner && await targetInfo(owner.el).catch(() => null);
+      if (target) payload.owner = { target, offset: owner.offset };
+      return payload;
+    });
   }
   // After the gesture's action was emitted: its post-state follows it.
   const endGesture = (g) => {
@@ -464,6 +490,8 @@
     for (let n = node; n; n = composedParent(n)) if (n === ancestor) return true;
     return false;
   };
+  // The element a press belongs to and the press's place in it (js/press_owner.js).
+  const PLACE = (__PRESS_OWNER__)(composedParent, composedContains);
   window.addEventListener('pointerdown', (e) => {
     if (!e.isTrusted || picking || e.button !== 0) return;
     const raw = deepTarget(e);
@@ -474,6 +502,7 @@
     // shows it (a date field's sections appear once focused).
     press = { raw, el, hover: shown(el) ? revealedBy(el) : null, x: e.clientX, y: e.clientY, gesture: beginGesture(el),
       offset: { x: e.clientX - r.left, y: e.clientY - r.top }, moved: false, dragged: false,
+      owns: !!(el.matches && el.matches(INTERACTIVE)), boxes: PLACE.boxesAt(el),
       // Described now, while it is surely in the page: a widget may remove the element on the
       // release (a listbox's option closing its popup), and then no click follows.
       info: targetInfo(el).catch(() => null) };
@@ -520,12 +549,14 @@
       setTimeout(() => {
         if (press !== p || p.el.isConnected) return;
         press = null;
+        const owner = PLACE.ownerOf(p, STATES.deepActive());
+        Object.assign(p.gesture, { press: p, clicked: owner });
         flushScrolls();
         send({ type: 'clicking' });
         emit(async () => {
-          const target = await p.info;
+          const target = owner === p.el ? await p.info : await targetInfo(owner).catch(() => null);
           if (!target) return null;
-          const payload = { type: 'click', target, gesture: p.gesture.id };
+          const payload = { type: 'click', target, gesture: p.gesture.id, offset: PLACE.offsetIn(p, owner) };
           if (p.hover) payload.hover = await targetInfo(p.hover).catch(() => undefined);
           return payload;
         });
@@ -614,7 +645,12 @@
     if (e.button !== 0 || e.detail > 1) return;
     // Enter in a form clicks its submit button (implicit submission): the key press is the step.
     if (e.detail === 0 && performance.now() - enterPressedAt < 1000) return;
-    const el = ofPress ? pressed.el : lift(raw);
+    // A press's click belongs to the element that owns what the press did, at the press's
+    // place in it; described as it was before the press (a page may set an id or a class on
+    // mousedown that replay, which resolves before pressing, never sees).
+    const el = ofPress ? PLACE.ownerOf(pressed, STATES.deepActive()) : lift(raw);
+    const offset = ofPress ? PLACE.offsetIn(pressed, el) : undefined;
+    const described = ofPress && el === pressed.el ? pressed.info : null;
     // A click on a label also clicks its control: record the label click only.
     if (labelClick && labelClick.control === el) { labelClick = null; return; }
     labelClick = el instanceof HTMLLabelElement && el.control ? { control: el.control } : null;
@@ -624,9 +660,11 @@
     // Announced at once: a download or file chooser it starts may be reported before the
     // click's description is ready.
     send({ type: 'clicking' });
-    const gesture = ofPress && pressed.gesture && pressed.gesture.el === el ? pressed.gesture : beginGesture(el);
+    const gesture = ofPress && pressed.gesture ? pressed.gesture : beginGesture(el);
+    if (ofPress) Object.assign(gesture, { press: pressed, clicked: el });
     emit(async () => {
-      const p = { type: 'click', target: await targetInfo(el), gesture: gesture.id };
+      const p = { type: 'click', target: (described && await described) || await targetInfo(el), gesture: gesture.id };
+      if (offset) p.offset = offset;
       if (hover) p.hover = await targetInfo(hover);
       return p;
     });

@@ -37,10 +37,14 @@ pub(super) const WORLD: &str = "__browserflow_recorder";
 /// The binding the script reports through.
 pub(super) const BINDING: &str = "__bflow_record";
 const RECORDER_JS: &str = include_str!("../js/recorder.js");
+/// Where a press acts: its owner and its place in it (inserted into the recorder script).
+const PRESS_OWNER_JS: &str = include_str!("../js/press_owner.js");
 use browserflow_cdp::injected::RESOLVE_JS;
 
 pub(super) fn recorder_source() -> String {
-    RECORDER_JS.replace("__RESOLVE__", RESOLVE_JS.trim().trim_end_matches(';'))
+    RECORDER_JS
+        .replace("__RESOLVE__", RESOLVE_JS.trim().trim_end_matches(';'))
+        .replace("__PRESS_OWNER__", PRESS_OWNER_JS.trim())
 }
 
 /// The typed events of one recorded page, tagged with its name.
@@ -384,6 +388,7 @@ impl Recorder {
         draft.inputs = builder.inputs;
         draft.model_calls.extend(builder.model_calls);
         draft.origins_seen.extend(builder.origins);
+        draft.recorded_viewport = builder.viewport;
         lock(&self.shared.pages).clear();
         // Popup attach tasks may still hold the context for a moment; it is disposed when the
         // last holder drops it.

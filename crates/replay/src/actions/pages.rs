@@ -55,6 +55,29 @@ impl Run<'_> {
             })
     }
 
+    /// The viewport the tool was recorded in ([`crate::ReplayOptions::viewport`]), set on the
+    /// main page once, before its first step acts: the page lays out, and its popups open
+    /// above or below their fields, as they did for the person.
+    pub(crate) async fn use_recorded_viewport(&mut self) -> Result<(), Failure> {
+        let Some(viewport) = self.options.viewport.filter(|_| !self.viewport_set) else {
+            return Ok(());
+        };
+        self.viewport_set = true;
+        let main = self.pages[0].1.clone();
+        // A device scale factor of 0 keeps the browser's own: only the size is the layout's.
+        main.set_viewport(viewport.width, viewport.height, 0.0, false)
+            .await
+            .map_err(|e| {
+                Failure::cdp(
+                    &e,
+                    format!(
+                        "setting the recorded viewport {}×{} failed: {e}",
+                        viewport.width, viewport.height
+                    ),
+                )
+            })
+    }
+
     pub(crate) async fn set_viewport(
         &self,
         page: &Page,

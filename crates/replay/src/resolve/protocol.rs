@@ -310,7 +310,7 @@ mod tests {
     #[test]
     fn an_action_request_is_the_spec_resolve_js_reads() {
         let request = ResolveRequest::Action(ActionRequest {
-            offset: Some(Offset { x: 1.0, y: 2.0 }),
+            offset: Some(Offset::px(1.0, 2.0)),
             act: Some(Act::Fill { value: "a".into() }),
             read: Some(Read::from("text")),
             expect: Some(Expect::Contains("b".into())),

@@ -139,6 +139,7 @@ fn import_devtools_value(flow: &Value, name: &str, version: &str) -> Result<Tool
         steps: state.steps,
         metadata,
         origins,
+        viewport: None,
     })
 }
 
@@ -236,7 +237,7 @@ impl Importer {
         // In a frame step, the asserted navigation is the frame's (the replayer waits for it).
         let navigation = expected.clone();
         let offset = match (num_field(raw, "offsetX"), num_field(raw, "offsetY")) {
-            (Some(x), Some(y)) => Some(Offset { x, y }),
+            (Some(x), Some(y)) => Some(Offset::px(x, y)),
             _ => None,
         };
         let step = match kind.as_str() {

@@ -21,6 +21,7 @@ use crate::record::driver::{Driver, WAIT, options, save_and_load};
 mod dates;
 mod dnd;
 mod mui;
+mod place;
 mod radix;
 
 /// The widget pages and a browser.
