@@ -117,6 +117,12 @@ struct Payload {
     /// focus showed it only after the click was reported (see `place.rs`).
     #[serde(default)]
     owner: Option<PressOwner>,
+    /// Clicks: the button pressed (`middle`, `right`, `back`, `forward`; left when absent),
+    /// and how long a long press held it, in milliseconds.
+    #[serde(default)]
+    button: Option<MouseButton>,
+    #[serde(default, rename = "holdMs")]
+    hold_ms: Option<u64>,
     /// The document the report came from, and the number of the last press or named key
     /// there when the event happened.
     #[serde(default)]

@@ -161,7 +161,13 @@ pub(crate) fn frame_identity(
     Some(FrameSelector {
         url: Some(frame.url.clone()),
         name: (!frame.name.is_empty()).then(|| frame.name.clone()),
-        index_path: if by_both > 1 { frame.path.clone() } else { None },
+        // Not exactly one frame known by both (the engine may know a frame's name from its
+        // element's id, where the frame's own `window.name` is empty): its place decides.
+        index_path: if by_both == 1 {
+            None
+        } else {
+            frame.path.clone()
+        },
     })
 }
 

@@ -46,7 +46,9 @@ impl Offset {
 
 /// One axis of [`Offset::place`].
 fn along(at: f64, recorded: f64, now: f64) -> f64 {
-    if !(recorded > 0.0) || at < 0.0 {
+    // A box with no size (or NaN) says nothing about where the point is relative to it.
+    let sized = recorded > 0.0;
+    if !sized || at < 0.0 {
         at
     } else if at > recorded {
         now + (at - recorded)
@@ -101,15 +103,27 @@ mod tests {
 
     #[test]
     fn a_point_inside_keeps_its_fraction_of_the_box() {
-        assert_eq!(offset(120.0, 5.0, 400.0, 10.0).place(200.0, 20.0), (60.0, 10.0));
-        assert_eq!(offset(120.0, 5.0, 400.0, 10.0).place(400.0, 10.0), (120.0, 5.0));
+        assert_eq!(
+            offset(120.0, 5.0, 400.0, 10.0).place(200.0, 20.0),
+            (60.0, 10.0)
+        );
+        assert_eq!(
+            offset(120.0, 5.0, 400.0, 10.0).place(400.0, 10.0),
+            (120.0, 5.0)
+        );
     }
 
     #[test]
     fn a_point_outside_keeps_its_distance_from_the_nearest_edge() {
         // A value label 30 px above a 20 px thumb that is 24 px now.
-        assert_eq!(offset(10.0, -30.0, 20.0, 20.0).place(24.0, 24.0), (12.0, -30.0));
-        assert_eq!(offset(25.0, 26.0, 20.0, 20.0).place(30.0, 10.0), (35.0, 16.0));
+        assert_eq!(
+            offset(10.0, -30.0, 20.0, 20.0).place(24.0, 24.0),
+            (12.0, -30.0)
+        );
+        assert_eq!(
+            offset(25.0, 26.0, 20.0, 20.0).place(30.0, 10.0),
+            (35.0, 16.0)
+        );
     }
 
     #[test]
@@ -124,7 +138,8 @@ mod tests {
         let read: Offset = serde_json::from_value(json.clone()).unwrap();
         assert_eq!(read, Offset::px(7.0, 3.0));
         assert_eq!(serde_json::to_value(read).unwrap(), json);
-        let boxed = serde_json::json!({ "x": 7.0, "y": 3.0, "box": { "width": 20.0, "height": 10.0 } });
+        let boxed =
+            serde_json::json!({ "x": 7.0, "y": 3.0, "box": { "width": 20.0, "height": 10.0 } });
         let read: Offset = serde_json::from_value(boxed.clone()).unwrap();
         assert_eq!(read, offset(7.0, 3.0, 20.0, 10.0));
         assert_eq!(serde_json::to_value(read).unwrap(), boxed);
@@ -132,8 +147,29 @@ mod tests {
 
     #[test]
     fn a_viewport_must_have_a_size() {
-        assert!(Viewport { width: 1280, height: 800 }.problem().is_none());
-        assert!(Viewport { width: 0, height: 800 }.problem().is_some());
-        assert!(Viewport { width: 1280, height: 200_000 }.problem().is_some());
+        assert!(
+            Viewport {
+                width: 1280,
+                height: 800
+            }
+            .problem()
+            .is_none()
+        );
+        assert!(
+            Viewport {
+                width: 0,
+                height: 800
+            }
+            .problem()
+            .is_some()
+        );
+        assert!(
+            Viewport {
+                width: 1280,
+                height: 200_000
+            }
+            .problem()
+            .is_some()
+        );
     }
 }

@@ -194,6 +194,11 @@ fn step_code(step: &Step) -> String {
                 .offset
                 .map(|o| format!(", position: {{ x: {}, y: {} }}", o.x, o.y))
                 .unwrap_or_default();
+            // A long press: Playwright's `delay` is the time between the press and the release.
+            let position = match s.hold_ms {
+                Some(ms) => format!("{position}, delay: {ms}"),
+                None => position,
+            };
             let action = format!(
                 "const el = await find(page, {}, {}); await clickWith(page, el, {{ button: \"{button}\", clickCount: {}{position} }});",
                 selector_js(&s.selector),

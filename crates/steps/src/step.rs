@@ -110,6 +110,9 @@ pub struct ClickStep {
     /// 1 for a click, 2 for a double click.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub click_count: u8,
+    /// A long press: how long the button is held, in milliseconds (a single click only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_ms: Option<u64>,
     /// Where to click, relative to the element; its centre when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<Offset>,

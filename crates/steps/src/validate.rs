@@ -3,6 +3,9 @@
 
 use crate::{DownloadOutput, ExtractSource, OutputKind, Selector, StateCheck, Step};
 
+/// The longest press a `click` may hold: a long press is a second or two; a minute is a mistake.
+const MAX_HOLD_MS: u64 = 60_000;
+
 impl Step {
     /// The step's snake_case type name.
     pub fn kind(&self) -> &'static str {
@@ -118,6 +121,12 @@ impl Step {
             Step::Click(s) if !(1..=3).contains(&s.click_count) => Err(format!(
                 "click_count must be 1, 2 or 3, not {}",
                 s.click_count
+            )),
+            Step::Click(s) if s.hold_ms.is_some() && s.click_count != 1 => {
+                Err("a held press (`hold_ms`) is a single click".into())
+            }
+            Step::Click(s) if s.hold_ms.is_some_and(|ms| ms > MAX_HOLD_MS) => Err(format!(
+                "a press is held at most {MAX_HOLD_MS} ms (`hold_ms`)"
             )),
             Step::KeyPress(s) if s.key.is_empty() => Err("key is empty".into()),
             Step::Extract(s) if s.field.trim().is_empty() => Err("field is empty".into()),

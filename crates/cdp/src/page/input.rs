@@ -188,6 +188,31 @@ impl Page {
         Ok(())
     }
 
+    /// A long press: one press of `button` (the pointer is already at `x`, `y`), held for
+    /// `hold` — what the page measures is the gesture — then released; each event answered
+    /// once its renderer took it.
+    pub async fn mouse_press_held(
+        &self,
+        x: f64,
+        y: f64,
+        button: MouseButton,
+        hold: std::time::Duration,
+    ) -> Result<(), CdpError> {
+        let mut events = press_and_release_events(x, y, button, 1).into_iter();
+        if let Some(pressed) = events.next() {
+            self.session
+                .call("Input.dispatchMouseEvent", pressed)
+                .await?;
+        }
+        tokio::time::sleep(hold).await;
+        for released in events {
+            self.session
+                .call("Input.dispatchMouseEvent", released)
+                .await?;
+        }
+        Ok(())
+    }
+
     /// A real drag with the left button, as a hand makes it: the pointer moves to `from`
     /// (a point on an element of frame `frame_id`), presses, moves to `to` in `moves` steps
     /// with the button held, and releases there. One event at a time, each answered once the

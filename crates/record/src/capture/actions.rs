@@ -46,13 +46,24 @@ impl Builder {
     ) -> Vec<RecordEvent> {
         let url = payload.frame.url.clone();
         let mut events = self.before_element_step(page, &url, target, &sel);
-        let verb = if count == 2 { "Double-click" } else { "Click" };
+        let button = payload.button.unwrap_or_default();
+        let hold_ms = payload.hold_ms.filter(|_| count == 1);
+        let verb = match (count, button, hold_ms) {
+            (2, _, _) => "Double-click",
+            (_, _, Some(_)) => "Long-press",
+            (_, MouseButton::Left, None) => "Click",
+            (_, MouseButton::Middle, None) => "Middle-click",
+            (_, MouseButton::Right, None) => "Right-click",
+            (_, MouseButton::Back, None) => "Back-click",
+            (_, MouseButton::Forward, None) => "Forward-click",
+        };
         events.push(self.push(
             Step::Click(ClickStep {
                 label: None,
                 selector: sel,
-                button: MouseButton::Left,
+                button,
                 click_count: count,
+                hold_ms,
                 offset: payload.offset,
                 navigation: None,
                 opens_popup: None,

@@ -139,6 +139,30 @@ impl Builder {
             .collect()
     }
 
+    /// The recording stops: where the person left the current page scrolled is where the
+    /// journey ends (a screenshot, or what a flow does next, sees it), so its pending scrolls
+    /// become steps.
+    pub(crate) fn end_scrolls(&mut self) -> Vec<RecordEvent> {
+        let page = self.current_page.clone();
+        let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending_scrolls)
+            .into_iter()
+            .partition(|s| s.page == page);
+        self.pending_scrolls = others;
+        mine.into_iter()
+            .map(|s| {
+                let mut description = s.description;
+                description.push_str(" (where the journey ends)");
+                self.push(
+                    Step::Scroll(s.step),
+                    description,
+                    s.target.as_ref(),
+                    &s.url,
+                    s.token,
+                )
+            })
+            .collect()
+    }
+
     /// After a click step was pushed: a download or file chooser it caused that was reported
     /// before the click itself.
     pub(super) fn after_click(&mut self, page: &str) -> Vec<RecordEvent> {

@@ -63,5 +63,13 @@
     return offset ? { el: owner, offset } : null;
   };
 
-  return { boxesAt, ownerOf, offsetIn, laterOwner };
+  // A long press: how long the button was held, when that is longer than a click's (a page
+  // that opens a menu or selects on a long press measures it); else undefined.
+  const LONG_PRESS_MS = 500;
+  const heldMs = (press) => {
+    const held = Math.round(performance.now() - press.at);
+    return held >= LONG_PRESS_MS ? held : undefined;
+  };
+
+  return { boxesAt, ownerOf, offsetIn, laterOwner, heldMs };
 })

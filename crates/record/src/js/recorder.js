@@ -502,7 +502,7 @@
     // shows it (a date field's sections appear once focused).
     press = { raw, el, hover: shown(el) ? revealedBy(el) : null, x: e.clientX, y: e.clientY, gesture: beginGesture(el),
       offset: { x: e.clientX - r.left, y: e.clientY - r.top }, moved: false, dragged: false,
-      owns: !!(el.matches && el.matches(INTERACTIVE)), boxes: PLACE.boxesAt(el),
+      owns: !!(el.matches && el.matches(INTERACTIVE)), boxes: PLACE.boxesAt(el), at: performance.now(),
       // Described now, while it is surely in the page: a widget may remove the element on the
       // release (a listbox's option closing its popup), and then no click follows.
       info: targetInfo(el).catch(() => null) };
@@ -650,6 +650,7 @@
     // mousedown that replay, which resolves before pressing, never sees).
     const el = ofPress ? PLACE.ownerOf(pressed, STATES.deepActive()) : lift(raw);
     const offset = ofPress ? PLACE.offsetIn(pressed, el) : undefined;
+    const holdMs = ofPress ? PLACE.heldMs(pressed) : undefined;
     const described = ofPress && el === pressed.el ? pressed.info : null;
     // A click on a label also clicks its control: record the label click only.
     if (labelClick && labelClick.control === el) { labelClick = null; return; }
@@ -665,11 +666,43 @@
     emit(async () => {
       const p = { type: 'click', target: (described && await described) || await targetInfo(el), gesture: gesture.id };
       if (offset) p.offset = offset;
+      if (holdMs) p.holdMs = holdMs;
       if (hover) p.hover = await targetInfo(hover);
       return p;
     });
     endGesture(gesture);
     refreshHidden();
+  }, true);
+
+  // Presses of the other buttons (middle, right, back, forward): a click of that button on
+  // the element pressed, at its place, described before the page's handlers ran.
+  const BUTTONS = ['left', 'middle', 'right', 'back', 'forward'];
+  let auxPress = null;
+  window.addEventListener('pointerdown', (e) => {
+    if (!e.isTrusted || picking || e.button <= 0 || !BUTTONS[e.button]) return;
+    const raw = deepTarget(e);
+    if (!raw) return;
+    const el = lift(raw);
+    auxPress = { el, button: e.button, x: e.clientX, y: e.clientY, boxes: PLACE.boxesAt(el), at: performance.now(),
+      gesture: beginGesture(el), info: targetInfo(el).catch(() => null) };
+  }, true);
+  window.addEventListener('pointerup', (e) => {
+    const p = auxPress;
+    if (!e.isTrusted || picking || !p || e.button !== p.button) return;
+    auxPress = null;
+    if (Math.hypot(e.clientX - p.x, e.clientY - p.y) > DRAG_DISTANCE) return;
+    flushScrolls();
+    send({ type: 'clicking' });
+    const offset = PLACE.offsetIn(p, p.el);
+    const holdMs = PLACE.heldMs(p);
+    emit(async () => {
+      const target = await p.info;
+      if (!target) return null;
+      const payload = { type: 'click', button: BUTTONS[p.button], target, gesture: p.gesture.id, offset };
+      if (holdMs) payload.holdMs = holdMs;
+      return payload;
+    });
+    endGesture(p.gesture);
   }, true);
 
   window.addEventListener('dblclick', (e) => {
@@ -861,6 +894,7 @@
   window.__bflowRecorder = {
     // The recording stops: the last gesture's post-state now, and every event sent.
     async flush() {
+      flushScrolls();
       finishGesture();
       await chain;
       return true;

@@ -382,7 +382,8 @@ impl Recorder {
             let _ = task.await;
         }
         self.finish_thumbnails().await;
-        let builder = std::mem::take(&mut *lock(&self.shared.builder));
+        let mut builder = std::mem::take(&mut *lock(&self.shared.builder));
+        builder.end_scrolls();
         let mut draft = std::mem::replace(&mut self.draft, Draft::new("", None));
         draft.steps = builder.steps;
         draft.inputs = builder.inputs;

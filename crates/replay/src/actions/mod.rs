@@ -28,11 +28,12 @@ use crate::resolve::{
 };
 use crate::run::Run;
 
-/// Which button to click and how many times.
+/// Which button to click, how many times, and how long a long press holds it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Click {
     pub(crate) button: MouseButton,
     pub(crate) count: u8,
+    pub(crate) hold: Option<Duration>,
 }
 
 impl Click {
@@ -40,7 +41,19 @@ impl Click {
     pub(crate) const LEFT: Click = Click {
         button: MouseButton::Left,
         count: 1,
+        hold: None,
     };
+
+    /// The presses and releases, the pointer being at `x`, `y` already: one event at a time.
+    async fn press_and_release(self, page: &Page, x: f64, y: f64) -> Result<(), CdpError> {
+        match self.hold {
+            Some(hold) => page.mouse_press_held(x, y, self.button, hold).await,
+            None => {
+                page.mouse_press_and_release(x, y, self.button, self.count)
+                    .await
+            }
+        }
+    }
 }
 
 impl Run<'_> {
@@ -109,6 +122,10 @@ impl Run<'_> {
         let Some(frame_id) = frame else {
             return self
                 .act_and_follow(page, None, follow, || async move {
+                    if click.hold.is_some() {
+                        click_page.mouse_move(x, y).await?;
+                        return click.press_and_release(&click_page, x, y).await;
+                    }
                     click_page
                         .mouse_click(x, y, click.button, click.count)
                         .await
@@ -277,8 +294,7 @@ async fn click_child_frame_attempts(
                 // The element left its document before anything was sent: nothing to check
                 // against, so the click goes where the element was found, as a person's would.
                 page.mouse_move(at.0, at.1).await?;
-                page.mouse_press_and_release(at.0, at.1, click.button, click.count)
-                    .await?;
+                click.press_and_release(page, at.0, at.1).await?;
                 return Ok(ChildFrameClick::Delivered);
             }
             last.push_str("; then the element left its document");
@@ -324,8 +340,7 @@ async fn click_child_frame_attempts(
             last = format!("the pointer moved onto {what}, not the element");
             continue;
         }
-        page.mouse_press_and_release(at.0, at.1, click.button, click.count)
-            .await?;
+        click.press_and_release(page, at.0, at.1).await?;
         let Some(taken) = probe(js::TAKE_POINTER_PROBE).await else {
             // The watch cannot be read: the click replaced the frame's document.
             return Ok(ChildFrameClick::Delivered);

@@ -46,6 +46,7 @@ impl Run<'_> {
         let click = Click {
             button: s.button,
             count: s.click_count,
+            hold: s.hold_ms.map(std::time::Duration::from_millis),
         };
         let follow = Follow {
             navigation: s.navigation.as_ref(),

@@ -280,6 +280,7 @@ impl Importer {
                     selector: selector(self)?,
                     button,
                     click_count: if kind == "doubleClick" { 2 } else { 1 },
+                    hold_ms: None,
                     offset,
                     navigation,
                     opens_popup: None,

@@ -78,7 +78,7 @@ async function find(page, selector, timeout = DEFAULT_TIMEOUT, { attached = fals
   }
 }
 
-async function clickWith(page, el, { button, clickCount, position }) {
+async function clickWith(page, el, { button, clickCount, position, delay }) {
   if (button === 'back' || button === 'forward') {
     const box = await el.boundingBox();
     const x = box.x + (position ? position.x : box.width / 2);
@@ -89,7 +89,7 @@ async function clickWith(page, el, { button, clickCount, position }) {
     }
     return;
   }
-  await el.click({ button, clickCount, position });
+  await el.click({ button, clickCount, position, delay });
 }
 
 // A file input gets the files directly; any other element is clicked and its file chooser answered.

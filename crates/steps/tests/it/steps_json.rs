@@ -14,6 +14,7 @@ fn steps_round_trip_as_pretty_stable_json() {
         ]),
         button: Default::default(),
         click_count: 1,
+        hold_ms: None,
         offset: None,
         navigation: Some(ExpectedNavigation {
             url: Some("*/next".into()),

@@ -25,6 +25,7 @@ fn click(candidates: Vec<SelectorCandidate>) -> Step {
         selector: Selector::new(candidates),
         button: Default::default(),
         click_count: 1,
+        hold_ms: None,
         offset: None,
         navigation: None,
         opens_popup: None,

@@ -100,9 +100,7 @@ async fn a_click_on_slotted_text_is_recorded_on_the_component_host() {
     let d = Driver::new(recorder.page());
     d.wait_js("customElements.get('gift-chip') !== undefined")
         .await;
-    let chip = d
-        .centre_here("document.querySelector('gift-chip')")
-        .await;
+    let chip = d.centre_here("document.querySelector('gift-chip')").await;
     d.move_to(chip).await;
     d.click_at(chip, 1).await;
     d.wait_js("document.querySelector('[data-testid=result]').textContent === 'gift wrap'")
@@ -137,9 +135,7 @@ async fn an_id_the_page_sets_on_the_press_is_not_a_candidate() {
         .unwrap();
     let d = Driver::new(recorder.page());
     d.wait_js("document.readyState === 'complete'").await;
-    let yearly = d
-        .centre_here("document.querySelectorAll('.chip')[1]")
-        .await;
+    let yearly = d.centre_here("document.querySelectorAll('.chip')[1]").await;
     d.move_to(yearly).await;
     d.click_at(yearly, 1).await;
     d.wait_js("document.querySelector('[data-testid=result]').textContent === 'Yearly'")
@@ -159,5 +155,139 @@ async fn an_id_the_page_sets_on_the_press_is_not_a_candidate() {
     );
     let outputs = replay(&h, &file, json!({})).await;
     assert_eq!(outputs["result"], "Yearly", "{}", file.to_json_pretty());
+    h.close().await;
+}
+
+/// A journey that ends scrolled down (the person accepts, then scrolls to read on) records
+/// the scroll, and the replay ends where the person's did, not at the top.
+#[tokio::test]
+async fn a_journey_that_ends_on_a_scroll_position_replays_there() {
+    let h = Harness::start().await;
+    let server = place_fixtures();
+    let recorder = Recorder::start_on(&h.browser, &options(server.url("/long.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    let accept = d.centre_here("document.getElementById('accept')").await;
+    d.move_to(accept).await;
+    d.click_at(accept, 1).await;
+    d.wait_js("document.querySelector('[data-testid=result]').textContent === 'accepted'")
+        .await;
+    wait_for_steps(&recorder, "click", 1).await;
+    for _ in 0..3 {
+        d.wheel(400.0).await;
+        tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+    }
+    d.wait_js("window.scrollY >= 1000").await;
+    d.settle_scroll().await;
+    let scrolled = d
+        .page
+        .evaluate_in_main_frame("window.scrollY")
+        .await
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = finish(recorder, dir.path()).await;
+    let kinds: Vec<&str> = file.steps.iter().map(Step::kind).collect();
+    assert_eq!(
+        kinds,
+        ["navigate", "click", "scroll", "extract"],
+        "{}",
+        file.to_json_pretty()
+    );
+    let context = h.browser.new_context().await.unwrap();
+    let report = browserflow_replay::Replayer::default()
+        .run(&context, &file.steps, &Default::default())
+        .await
+        .unwrap_or_else(|e| panic!("the replay failed: {e}"));
+    assert_eq!(report.outputs["result"], "accepted");
+    let replayed = context
+        .page()
+        .evaluate_in_main_frame("window.scrollY")
+        .await
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    assert!(
+        (replayed - scrolled).abs() < 1.0,
+        "the person ended at {scrolled}, the replay at {replayed}"
+    );
+    context.close().await.unwrap();
+    h.close().await;
+}
+
+/// Presses `button` at `at` and releases it after `hold_ms`, as a hand does.
+async fn press_button(d: &Driver, at: (f64, f64), button: &str, mask: u8, hold_ms: u64) {
+    d.move_to(at).await;
+    d.mouse(json!({ "type": "mousePressed", "x": at.0, "y": at.1, "button": button, "buttons": mask, "clickCount": 1 }))
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(hold_ms)).await;
+    d.mouse(json!({ "type": "mouseReleased", "x": at.0, "y": at.1, "button": button, "buttons": 0, "clickCount": 1 }))
+        .await;
+}
+
+/// A right click (the card's own menu), a middle click and a long press (a button that acts
+/// only when held) are recorded with their button and hold, and replay to the same result.
+#[tokio::test]
+async fn right_and_middle_clicks_and_a_long_press_are_recorded_and_replay() {
+    let h = Harness::start().await;
+    let server = place_fixtures();
+    let recorder = Recorder::start_on(&h.browser, &options(server.url("/buttons.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    let card = d.centre_here("document.getElementById('card')").await;
+    press_button(&d, card, "right", 2, 40).await;
+    d.wait_js("document.querySelector('[data-testid=result]').textContent === 'menu'")
+        .await;
+    press_button(&d, card, "middle", 4, 40).await;
+    d.wait_js("document.querySelector('[data-testid=result]').textContent === 'menu, middle'")
+        .await;
+    let hold = d.centre_here("document.getElementById('hold')").await;
+    press_button(&d, hold, "left", 1, 800).await;
+    let expected = "menu, middle, deleted";
+    d.wait_js(&format!(
+        "document.querySelector('[data-testid=result]').textContent === {expected:?}"
+    ))
+    .await;
+    wait_for_steps(&recorder, "click", 3).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = finish(recorder, dir.path()).await;
+    let recorded: Vec<_> = clicks(&file)
+        .iter()
+        .map(|c| (c.button, c.hold_ms.is_some_and(|ms| ms >= 600)))
+        .collect();
+    use browserflow_steps::MouseButton;
+    assert_eq!(
+        recorded,
+        [
+            (MouseButton::Right, false),
+            (MouseButton::Middle, false),
+            (MouseButton::Left, true)
+        ],
+        "{}",
+        file.to_json_pretty()
+    );
+    let outputs = replay(&h, &file, json!({})).await;
+    assert_eq!(outputs["result"], expected, "{}", file.to_json_pretty());
+    // The same long press held briefly does not delete: the hold is what replays.
+    let mut brief = file.clone();
+    for step in &mut brief.steps {
+        if let Step::Click(c) = step {
+            c.hold_ms = None;
+        }
+    }
+    let context = h.browser.new_context().await.unwrap();
+    let report = browserflow_replay::Replayer::default()
+        .run(&context, &brief.steps, &Default::default())
+        .await;
+    context.close().await.unwrap();
+    match report {
+        Ok(report) => assert_ne!(report.outputs["result"], expected),
+        Err(error) => assert!(error.to_string().contains("(click"), "{error}"),
+    }
     h.close().await;
 }

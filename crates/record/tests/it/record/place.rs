@@ -93,9 +93,7 @@ async fn a_popup_placed_by_the_room_left_chooses_the_recorded_option_in_another_
         width: size[0].as_u64().unwrap() as u32,
         height: size[1].as_u64().unwrap() as u32,
     };
-    let express = d
-        .centre_here("document.getElementById('express')")
-        .await;
+    let express = d.centre_here("document.getElementById('express')").await;
     d.move_to(express).await;
     d.click_at(express, 1).await;
     d.wait_js("document.getElementById('express').getAttribute('aria-pressed') === 'true'")
@@ -123,9 +121,7 @@ async fn a_popup_placed_by_the_room_left_chooses_the_recorded_option_in_another_
         &draft.into_tool_file("delivery", "1.0.0", None).unwrap(),
         dir.path(),
     );
-    assert_eq!(file.viewport, Some(window), "{}",
-        file.to_json_pretty()
-    );
+    assert_eq!(file.viewport, Some(window), "{}", file.to_json_pretty());
     recording.close().await.unwrap();
 
     let small = browser_with_window(780, 493).await;
