@@ -40,6 +40,13 @@ pub(crate) enum Observed {
         /// The page asked for it (link, form, script) rather than the browser (address bar).
         renderer_initiated: bool,
     },
+    /// A child frame of `page` committed a new document, leaving `previous`.
+    ChildFrameNavigated {
+        page: String,
+        name: String,
+        previous: String,
+        url: String,
+    },
     /// A page's main frame asked for a navigation (a link, a form, a script), or a popup.
     NavigationRequested { url: String },
     /// A JavaScript dialog opened.
@@ -490,6 +497,12 @@ impl Builder {
                 user_input,
             } => self.dialog_closed(&page, accepted, user_input),
             Observed::PopupOpened { opener, name, url } => self.popup(&opener, name, url),
+            Observed::ChildFrameNavigated {
+                page,
+                name,
+                previous,
+                url,
+            } => self.child_frame_navigated(&page, &name, &previous, &url),
             Observed::DownloadStarted {
                 page,
                 guid,

@@ -118,6 +118,9 @@ struct LoopState {
     popups: usize,
     /// Downloads in progress: (GUID, suggested name, URL).
     downloads: Vec<(String, String, String)>,
+    /// The URL of each child frame seen (by frame id): a frame's navigation is told with where
+    /// it was, which is how the step acting in it names it.
+    child_urls: std::collections::HashMap<String, String>,
 }
 
 fn handle(
@@ -142,6 +145,13 @@ fn handle(
             let Ok(payload) = serde_json::from_str::<Value>(&payload) else {
                 return;
             };
+            // Where each child frame is before this action: a navigation it causes in one
+            // is told from there.
+            for (frame_id, frame) in page_handle.frames() {
+                if frame.parent.is_some() {
+                    state.child_urls.entry(frame_id).or_insert(frame.url);
+                }
+            }
             match payload["type"].as_str() {
                 Some("ready") => {}
                 // A press or a named key is about to act: the page still shows the last step.
@@ -214,6 +224,25 @@ fn handle(
                 url,
                 renderer_initiated: state.requested.len() != before,
             });
+        }
+        PageEventKind::FrameNavigated {
+            frame_id,
+            parent_id: Some(_),
+            from_back_forward_cache: false,
+            url,
+            name,
+            ..
+        } => {
+            if let Some(previous) = state.child_urls.insert(frame_id, url.clone())
+                && previous != url
+            {
+                observe(Observed::ChildFrameNavigated {
+                    page: page.to_string(),
+                    name,
+                    previous,
+                    url,
+                });
+            }
         }
         // The page answered it already (see `prepare_dialogs`); its kind names the step.
         PageEventKind::DialogOpened { kind, .. } => observe(Observed::DialogOpened { kind }),

@@ -1,5 +1,5 @@
-//! What happens to pages: main-frame navigations (asserted on the step that caused them),
-//! dialogs closed and popups opened.
+//! What happens to pages: main-frame and child-frame navigations (asserted on the step that
+//! caused them), dialogs closed and popups opened.
 
 use super::*;
 
@@ -143,5 +143,56 @@ impl Builder {
         }
         events.push(RecordEvent::PageOpened { name, url });
         events
+    }
+
+    /// A child frame left `previous` for `url`: when the last action acted in that frame (its
+    /// selector names the frame by this name, or the action's document was `previous`), the
+    /// navigation is that step's, asserted on replay (the replayer waits for the frame's
+    /// navigation and checks it, as a main frame's).
+    pub(super) fn child_frame_navigated(
+        &mut self,
+        page: &str,
+        name: &str,
+        previous: &str,
+        url: &str,
+    ) -> Vec<RecordEvent> {
+        let Some(action) = self.last_action.clone() else {
+            return Vec::new();
+        };
+        if action.page != page || action.navigated {
+            return Vec::new();
+        }
+        let recorded = &mut self.steps[action.index];
+        let in_that_frame = recorded
+            .step
+            .selector()
+            .and_then(|s| s.frame.as_ref())
+            .is_some_and(|f| {
+                f.name
+                    .as_deref()
+                    .is_some_and(|n| !n.is_empty() && n == name)
+                    || recorded.url == previous
+            });
+        if !in_that_frame {
+            return Vec::new();
+        }
+        let expected = Some(ExpectedNavigation {
+            url: Some(url_pattern(url)),
+            title: None,
+        });
+        match &mut recorded.step {
+            Step::Click(c) if c.opens_popup.is_none() && c.navigation.is_none() => {
+                c.navigation = expected;
+            }
+            Step::KeyPress(k) if k.opens_popup.is_none() && k.navigation.is_none() => {
+                k.navigation = expected;
+            }
+            _ => return Vec::new(),
+        }
+        if let Some(a) = &mut self.last_action {
+            a.navigated = true;
+        }
+        self.navigated_step(action.index);
+        vec![self.updated(action.index)]
     }
 }

@@ -291,3 +291,68 @@ async fn right_and_middle_clicks_and_a_long_press_are_recorded_and_replay() {
     }
     h.close().await;
 }
+
+/// A link in a child frame that moves the frame (not the page): the click's navigation is
+/// recorded as the frame's and checked on replay; a tool whose frame goes elsewhere fails.
+#[tokio::test]
+async fn a_child_frame_navigation_is_asserted_on_the_click_that_caused_it() {
+    let h = Harness::start().await;
+    let server = place_fixtures();
+    let recorder = Recorder::start_on(&h.browser, &options(server.url("/frame-nav.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    assert!(
+        recorder
+            .wait_frame_ready("main", "/frame-a.html", WAIT)
+            .await
+    );
+    d.wait_js("document.getElementById('wizard').contentDocument?.querySelector('a')")
+        .await;
+    let next = d
+        .centre_here("(() => { const f = document.getElementById('wizard'); const r = f.getBoundingClientRect(); const b = f.contentDocument.querySelector('a').getBoundingClientRect(); return { getBoundingClientRect: () => ({ left: r.left + f.clientLeft + b.left, top: r.top + f.clientTop + b.top, width: b.width, height: b.height }) }; })()")
+        .await;
+    d.move_to(next).await;
+    d.click_at(next, 1).await;
+    d.wait_js("document.querySelector('[data-testid=result]').textContent === 'step 2'")
+        .await;
+    assert!(
+        recorder
+            .wait_until(WAIT, |s| s.iter().any(
+                |s| matches!(&s.step, Step::Click(c) if c.navigation.is_some())
+            ))
+            .await,
+        "the frame's navigation was never asserted: {:#?}",
+        recorder.steps()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = finish(recorder, dir.path()).await;
+    let click = clicks(&file)[0];
+    let expected = click.navigation.as_ref().and_then(|n| n.url.clone());
+    assert!(
+        expected
+            .as_deref()
+            .is_some_and(|u| u.ends_with("/frame-b.html?*")),
+        "{}",
+        file.to_json_pretty()
+    );
+    let outputs = replay(&h, &file, json!({})).await;
+    assert_eq!(outputs["result"], "step 2", "{}", file.to_json_pretty());
+    // The frame going elsewhere than recorded fails the click, naming where it went.
+    let mut elsewhere = file.clone();
+    for step in &mut elsewhere.steps {
+        if let Step::Click(c) = step
+            && let Some(navigation) = &mut c.navigation
+        {
+            navigation.url = Some("*/frame-c.html*".into());
+        }
+    }
+    let context = h.browser.new_context().await.unwrap();
+    let error = browserflow_replay::Replayer::default()
+        .run(&context, &elsewhere.steps, &Default::default())
+        .await
+        .expect_err("the frame went to frame-b, not frame-c");
+    assert!(error.to_string().contains("(click"), "{error}");
+    context.close().await.unwrap();
+    h.close().await;
+}
