@@ -15,6 +15,7 @@ mod journey;
 mod late_subresources;
 mod masking;
 mod pages;
+mod place;
 mod profile;
 mod selectors;
 mod support;
