@@ -147,6 +147,10 @@ pub struct FillStep {
     /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<StateCheck>,
+    /// Where on the field the person clicked to focus it (the click this fill took the place
+    /// of): replay rests the pointer there, where the person's rested while typing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<Offset>,
 }
 
 /// A key modifier.

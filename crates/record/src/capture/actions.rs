@@ -209,6 +209,13 @@ impl Builder {
                 _ => false,
             };
             if replace {
+                // Where the person's pointer rests while typing: on the field, where they
+                // clicked it.
+                let pointer = match &self.steps[i].step {
+                    Step::Click(c) => c.offset,
+                    Step::Fill(f) => f.pointer,
+                    _ => None,
+                };
                 let step = &mut self.steps[i];
                 step.step = Step::Fill(FillStep {
                     label: None,
@@ -216,6 +223,7 @@ impl Builder {
                     value,
                     timeout_ms: None,
                     expect,
+                    pointer,
                 });
                 step.description = description;
                 step.no_effect = false;
@@ -237,6 +245,7 @@ impl Builder {
                 value,
                 timeout_ms: None,
                 expect,
+                pointer: None,
             }),
             description,
             Some(target),

@@ -8,6 +8,7 @@ fn fill(value: &str, secret: bool) -> RecordedStep {
         step: Step::Fill(FillStep {
             expect: Vec::new(),
             label: None,
+            pointer: None,
             selector: Selector::new([SelectorCandidate::test_id("q")]),
             value: if secret {
                 "{{password}}".into()

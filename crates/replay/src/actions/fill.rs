@@ -16,10 +16,17 @@ impl Run<'_> {
         shown: Option<&Selector>,
     ) -> Result<Outcome, Failure> {
         let value = s.value.clone();
-        let request = ResolveRequest::act(Requirements::fill(), Act::Fill { value });
+        let mut request = ResolveRequest::act(Requirements::fill(), Act::Fill { value });
+        if let ResolveRequest::Action(action) = &mut request {
+            // The point the pointer rests on (`rest_pointer`), not a place the fill acts at.
+            action.offset = s.pointer;
+        }
         let found = self
             .find(page, &s.selector, shown, &request, s.timeout_ms)
             .await?;
+        if s.pointer.is_some() {
+            self.rest_pointer(page, &found).await?;
+        }
         if found.in_page == Some(InPage::TypeText { type_text: true }) {
             page.insert_text(&s.value).await.map_err(|e| {
                 Failure::cdp(&e, format!("typing failed: {e}")).with_winner(found.winner)

@@ -8,6 +8,7 @@ use browserflow_steps::{ClickStep, DragStep, HoverStep, Selector};
 use super::{Click, point_of};
 use crate::failure::{Failure, FailureKind, Unactionable};
 use crate::navigation::Follow;
+use crate::resolve::Resolved;
 use crate::run::{Outcome, Run};
 
 /// How many moves a drag makes between its press and its release: enough for a page that
@@ -73,6 +74,16 @@ impl Run<'_> {
             Failure::cdp(&e, format!("moving the mouse failed: {e}")).with_winner(found.winner)
         })?;
         Ok(Outcome::found(found.winner))
+    }
+
+    /// Rests the pointer on the point found: a fill whose field the person clicked (their
+    /// pointer stayed there while they typed), so that what opens under it is what opened
+    /// under theirs, never what the replay's previous click left it over.
+    pub(crate) async fn rest_pointer(&self, page: &Page, found: &Resolved) -> Result<(), Failure> {
+        let (x, y) = point_of(found)?;
+        page.mouse_move(x, y).await.map_err(|e| {
+            Failure::cdp(&e, format!("moving the mouse failed: {e}")).with_winner(found.winner)
+        })
     }
 
     /// Presses the step's element (at its offset), moves with the button held to the target

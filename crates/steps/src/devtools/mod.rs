@@ -292,6 +292,7 @@ impl Importer {
                 label: None,
                 selector: selector(self)?,
                 value: str_field(raw, "value", index)?.to_string(),
+                pointer: None,
                 timeout_ms,
             }),
             "keyDown" => {

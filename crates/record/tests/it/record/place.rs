@@ -140,3 +140,80 @@ async fn a_popup_placed_by_the_room_left_chooses_the_recorded_option_in_another_
     assert!(error.contains("(key_press"), "{error}");
     small.close().await.unwrap();
 }
+
+/// In a 780×406 viewport the list opens *above* the field. The person presses "Express" (just
+/// above the field), then clicks the field — their pointer rests on it while they type "G" —
+/// and ArrowDown and Enter choose Germany. The click that focused the field became the fill;
+/// the fill keeps where it was, and the replay rests the pointer there: had it stayed on
+/// "Express", the list opening above the field would open under it, its hover would make
+/// Georgia the active option, and the same keys would choose Ghana. The same tool without
+/// that place fails at a step's check.
+#[tokio::test]
+async fn a_fill_rests_the_pointer_where_the_person_clicked_its_field() {
+    let server = place_fixtures();
+    let browser = browser_with_window(780, 493).await;
+    let recorder = Recorder::start_on(&browser, &options(server.url("/popup.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    let express = d.centre_here("document.getElementById('express')").await;
+    d.move_to(express).await;
+    d.click_at(express, 1).await;
+    d.wait_js("document.getElementById('express').getAttribute('aria-pressed') === 'true'")
+        .await;
+    let field = d.centre_here("document.getElementById('country')").await;
+    d.move_to(field).await;
+    d.click_at(field, 1).await;
+    d.wait_js("document.activeElement.id === 'country'").await;
+    d.insert_text("G").await;
+    d.wait_js("document.getElementById('list').className === 'above'")
+        .await;
+    key(&d, "ArrowDown", 40).await;
+    key(&d, "Enter", 13).await;
+    d.wait_js("document.querySelector('[data-testid=result]').textContent === 'Germany, express'")
+        .await;
+    wait_for_steps(&recorder, "key_press", 2).await;
+    let result = recorder
+        .element("main", "[data-testid=result]")
+        .await
+        .expect("the result element");
+    let mut draft = recorder.stop().await.unwrap();
+    draft
+        .mark_output(OutputMark::picked("result", &result, OutputKind::String))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = save_and_load(
+        &draft.into_tool_file("delivery", "1.0.0", None).unwrap(),
+        dir.path(),
+    );
+    let fill = file
+        .steps
+        .iter()
+        .find_map(|s| match s {
+            browserflow_steps::Step::Fill(f) => Some(f),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no fill:\n{}", file.to_json_pretty()));
+    assert!(fill.pointer.is_some(), "{}", file.to_json_pretty());
+    let outputs = replay_in(&browser, &file, true)
+        .await
+        .unwrap_or_else(|e| panic!("the replay failed: {e}\n{}", file.to_json_pretty()));
+    assert_eq!(
+        outputs["result"],
+        "Germany, express",
+        "{}",
+        file.to_json_pretty()
+    );
+    let mut unplaced = file.clone();
+    for step in &mut unplaced.steps {
+        if let browserflow_steps::Step::Fill(f) = step {
+            f.pointer = None;
+        }
+    }
+    let error = replay_in(&browser, &unplaced, true)
+        .await
+        .expect_err("a pointer resting on Express hovers an option the person never did");
+    assert!(error.contains("(key_press"), "{error}");
+    browser.close().await.unwrap();
+}
