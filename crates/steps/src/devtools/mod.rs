@@ -25,7 +25,8 @@
 //! frame (an out-of-process iframe) identified by that URL. A `frame` index path becomes the
 //! frame selector's `index_path` (with a note: it breaks when iframes are added or reordered). The asserted navigation of a
 //! click inside a frame is that frame's: the replayer waits for it and checks its URL.
-//! `deviceType` (touch) and `duration` (long press) have no equivalent and are ignored.
+//! A click's `duration` (how long the press was held) becomes its `hold_ms` (a single click
+//! only); `deviceType` (touch) has no equivalent and is ignored.
 
 mod selectors;
 
@@ -270,17 +271,24 @@ impl Importer {
                     "forward" => MouseButton::Forward,
                     other => return Err(unsupported(&format!("unknown mouse button `{other}`"))),
                 };
-                if raw.get("duration").is_some() {
-                    self.notes
-                        .push(format!("step {}: press `duration` ignored", index + 1));
-                }
+                let click_count = if kind == "doubleClick" { 2 } else { 1 };
+                let duration = num_field(raw, "duration").filter(|d| d.is_finite() && *d >= 0.0);
+                let hold_ms = match duration {
+                    Some(ms) if click_count == 1 && ms <= 60_000.0 => Some(ms.round() as u64),
+                    Some(_) => {
+                        self.notes
+                            .push(format!("step {}: press `duration` ignored", index + 1));
+                        None
+                    }
+                    None => None,
+                };
                 Step::Click(ClickStep {
                     expect: Vec::new(),
                     label: None,
                     selector: selector(self)?,
                     button,
-                    click_count: if kind == "doubleClick" { 2 } else { 1 },
-                    hold_ms: None,
+                    click_count,
+                    hold_ms,
                     offset,
                     navigation,
                     opens_popup: None,

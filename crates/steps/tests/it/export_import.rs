@@ -171,3 +171,28 @@ fn playwright_export_is_valid_javascript() {
         String::from_utf8_lossy(&status.stderr)
     );
 }
+
+#[test]
+fn a_press_duration_imports_as_a_held_click_and_exports_as_a_delay() {
+    let flow = json!({ "steps": [
+        { "type": "navigate", "url": "http://localhost:1/a.html" },
+        { "type": "click", "selectors": ["#hold"], "offsetX": 3, "offsetY": 4, "duration": 800 },
+        { "type": "doubleClick", "selectors": ["#twice"], "offsetX": 1, "offsetY": 1, "duration": 50 },
+    ] });
+    let tool = import_devtools(&flow.to_string(), "x", "1.0.0").expect("imports");
+    let Step::Click(held) = &tool.steps[1] else {
+        panic!("a click: {:?}", tool.steps[1]);
+    };
+    assert_eq!(held.hold_ms, Some(800));
+    let Step::Click(double) = &tool.steps[2] else {
+        panic!("a click: {:?}", tool.steps[2]);
+    };
+    assert_eq!((double.click_count, double.hold_ms), (2, None));
+    let notes = tool.metadata["import_notes"].to_string();
+    assert!(
+        notes.contains("step 3: press `duration` ignored"),
+        "{notes}"
+    );
+    let script = export_playwright(&tool);
+    assert!(script.contains("delay: 800"), "{script}");
+}
