@@ -576,6 +576,7 @@ impl Builder {
             return match payload.kind.as_str() {
                 "key" => self.key(page, &payload, None, frames),
                 "state" => self.post_state(&payload),
+                "owner" => self.later_owner(&payload),
                 "scroll" => self.scrolled(page, &payload, None),
                 _ => Vec::new(),
             };

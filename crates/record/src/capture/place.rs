@@ -50,18 +50,38 @@ impl Builder {
 }
 
 impl Builder {
+    /// An `owner` event: the focus moved after the click of gesture `payload.gesture` was
+    /// reported, showing the element that owns its press.
+    pub(super) fn later_owner(&mut self, payload: &Payload) -> Vec<RecordEvent> {
+        let (Some(gesture), Some(owner)) = (payload.gesture.as_deref(), &payload.owner) else {
+            return Vec::new();
+        };
+        let Some(index) = self
+            .gestures
+            .iter()
+            .rposition(|g| g.as_deref() == Some(gesture))
+        else {
+            return Vec::new();
+        };
+        if !self.move_click_to_owner(index, owner) {
+            return Vec::new();
+        }
+        vec![self.updated(index)]
+    }
+
     /// Moves the click at `index` to the element that owns its press (`owner`), at the press's
     /// place in it: the recorder script found it once the page moved the focus (a slider's
     /// thumb, whose hidden input took the focus, rather than the value label riding on it). A
-    /// click whose owner has no candidate that names it alone stays where it was.
-    pub(super) fn move_click_to_owner(&mut self, index: usize, owner: &PressOwner) {
+    /// click whose owner has no candidate that names it alone stays where it was. Whether it
+    /// moved.
+    pub(super) fn move_click_to_owner(&mut self, index: usize, owner: &PressOwner) -> bool {
         let candidates = rank(owner.target.candidates.clone());
         if candidates.is_empty() {
-            return;
+            return false;
         }
         let recorded = &mut self.steps[index];
         let Step::Click(click) = &mut recorded.step else {
-            return;
+            return false;
         };
         click.selector = selector(candidates, click.selector.frame.clone());
         click.offset = Some(owner.offset);
@@ -74,5 +94,6 @@ impl Builder {
         recorded.description = format!("{verb} {}", owner.target.description);
         recorded.target = Some(owner.target.description.clone());
         self.tokens[index] = Some(owner.target.token.clone());
+        true
     }
 }

@@ -64,10 +64,12 @@
   };
 
   // A long press: how long the button was held, when that is longer than a click's (a page
-  // that opens a menu or selects on a long press measures it); else undefined.
+  // that opens a menu or selects on a long press measures it); else undefined. Measured
+  // between the input events' own time stamps (`press.at` is the press's), not when the page
+  // got to handle them, which a busy machine delays.
   const LONG_PRESS_MS = 500;
-  const heldMs = (press) => {
-    const held = Math.round(performance.now() - press.at);
+  const heldMs = (press, releasedAt) => {
+    const held = Math.round(releasedAt - press.at);
     return held >= LONG_PRESS_MS ? held : undefined;
   };
 

@@ -417,6 +417,7 @@
     clearTimeout(g.timer);
     const payload = postState(g);
     const owner = PLACE.laterOwner(g, STATES.deepActive());
+    if (owner) g.clicked = owner.el;
     emit(async () => {
       const target = owner && await targetInfo(owner.el).catch(() => null);
       if (target) payload.owner = { target, offset: owner.offset };
@@ -432,8 +433,22 @@
     g.timer = setTimeout(finishGesture, POST_STATE_DELAY_MS);
   };
   for (const type of ['pointerdown', 'keydown', 'beforeinput']) {
-    window.addEventListener(type, (e) => { if (e.isTrusted && !picking) finishGesture(); }, true);
+    window.addEventListener(type, (e) => { if (e.isTrusted && !picking) { finishGesture(); lastClick = null; } }, true);
   }
+  // The last press's click gesture, until the next trusted input: a framework may move the
+  // focus a render or more after the click (later still on a busy machine), and the click's
+  // owner follows it (an `owner` event moves the step; see js/press_owner.js).
+  let lastClick = null;
+  window.addEventListener('focusin', () => {
+    const g = lastClick;
+    const owner = g && PLACE.laterOwner(g, STATES.deepActive());
+    if (!owner) return;
+    g.clicked = owner.el;
+    emit(async () => {
+      const target = await targetInfo(owner.el).catch(() => null);
+      return target && { type: 'owner', gesture: g.id, owner: { target, offset: owner.offset } };
+    });
+  }, true);
 
   let picking = false;
   // Before each press, and each named key or shortcut, the page still shows what the steps
@@ -502,7 +517,7 @@
     // shows it (a date field's sections appear once focused).
     press = { raw, el, hover: shown(el) ? revealedBy(el) : null, x: e.clientX, y: e.clientY, gesture: beginGesture(el),
       offset: { x: e.clientX - r.left, y: e.clientY - r.top }, moved: false, dragged: false,
-      owns: !!(el.matches && el.matches(INTERACTIVE)), boxes: PLACE.boxesAt(el), at: performance.now(),
+      owns: !!(el.matches && el.matches(INTERACTIVE)), boxes: PLACE.boxesAt(el), at: e.timeStamp,
       // Described now, while it is surely in the page: a widget may remove the element on the
       // release (a listbox's option closing its popup), and then no click follows.
       info: targetInfo(el).catch(() => null) };
@@ -551,6 +566,7 @@
         press = null;
         const owner = PLACE.ownerOf(p, STATES.deepActive());
         Object.assign(p.gesture, { press: p, clicked: owner });
+        lastClick = p.gesture;
         flushScrolls();
         send({ type: 'clicking' });
         emit(async () => {
@@ -650,7 +666,7 @@
     // mousedown that replay, which resolves before pressing, never sees).
     const el = ofPress ? PLACE.ownerOf(pressed, STATES.deepActive()) : lift(raw);
     const offset = ofPress ? PLACE.offsetIn(pressed, el) : undefined;
-    const holdMs = ofPress ? PLACE.heldMs(pressed) : undefined;
+    const holdMs = ofPress ? PLACE.heldMs(pressed, e.timeStamp) : undefined;
     const described = ofPress && el === pressed.el ? pressed.info : null;
     // A click on a label also clicks its control: record the label click only.
     if (labelClick && labelClick.control === el) { labelClick = null; return; }
@@ -662,7 +678,10 @@
     // click's description is ready.
     send({ type: 'clicking' });
     const gesture = ofPress && pressed.gesture ? pressed.gesture : beginGesture(el);
-    if (ofPress) Object.assign(gesture, { press: pressed, clicked: el });
+    if (ofPress) {
+      Object.assign(gesture, { press: pressed, clicked: el });
+      lastClick = gesture;
+    }
     emit(async () => {
       const p = { type: 'click', target: (described && await described) || await targetInfo(el), gesture: gesture.id };
       if (offset) p.offset = offset;
@@ -683,7 +702,7 @@
     const raw = deepTarget(e);
     if (!raw) return;
     const el = lift(raw);
-    auxPress = { el, button: e.button, x: e.clientX, y: e.clientY, boxes: PLACE.boxesAt(el), at: performance.now(),
+    auxPress = { el, button: e.button, x: e.clientX, y: e.clientY, boxes: PLACE.boxesAt(el), at: e.timeStamp,
       gesture: beginGesture(el), info: targetInfo(el).catch(() => null) };
   }, true);
   window.addEventListener('pointerup', (e) => {
@@ -694,7 +713,7 @@
     flushScrolls();
     send({ type: 'clicking' });
     const offset = PLACE.offsetIn(p, p.el);
-    const holdMs = PLACE.heldMs(p);
+    const holdMs = PLACE.heldMs(p, e.timeStamp);
     emit(async () => {
       const target = await p.info;
       if (!target) return null;
