@@ -6,6 +6,11 @@
 //! contracts for the compiler ([`Catalog::contracts`]) and as runnable tools for the Rider
 //! ([`Catalog::tools`]) — so neither shell holds that logic.
 //!
+//! By job: where tools live (this file, `lookup`, `typed_path`, and [`save`], the one way a
+//! draft becomes a tool file); starting runs ([`runs`]:
+//! the one Rider builder, one-tool runs, typed run inputs, invocations); and the screens'
+//! views (`library`, `preview`, `pack_view`, `flow_view`, `record_view`, `shop_view`).
+//!
 //! ```no_run
 //! use browserflow_catalog::Catalog;
 //!
@@ -13,21 +18,20 @@
 //! let catalog = Catalog::for_flow(flow, &[]);
 //! let contracts = catalog.contracts().expect("every tool file loads");
 //! let plan = browserflow_flow::check_file(flow, &contracts).expect("the flow compiles");
-//! let tools = catalog.tools().expect("every tool file loads");
+//! let browser = std::sync::Arc::new(browserflow_replay::SharedBrowser::new(Default::default()));
+//! let tools = catalog.tools(&browser).expect("every tool file loads");
 //! # let _ = (plan, tools);
 //! ```
 
 pub mod flow_view;
-mod invocation;
 pub mod library;
 mod lookup;
 pub mod pack_view;
 pub mod preview;
 pub mod record_view;
-pub mod run_tool;
-mod runtime;
+pub mod runs;
+pub mod save;
 pub mod shop_view;
-mod tools;
 mod typed_path;
 
 use std::path::{Path, PathBuf};
@@ -35,9 +39,13 @@ use std::path::{Path, PathBuf};
 use browserflow_flow::{Diagnostic, Diagnostics, Registry, Stranger, tool_folder_files};
 use browserflow_pack::Store;
 
-pub use invocation::{Invocation, InvocationError, runs_folder};
 pub use lookup::{FoundTool, LookupError};
-pub use runtime::{CRASH_AT_ENV, RunSetup, SetupError, check_secrets, crash_hook_from_env};
+pub use runs::invocation::{Invocation, InvocationError, runs_folder};
+pub use runs::run_tool;
+pub use runs::{
+    CRASH_AT_ENV, JournalAt, ReadyRider, RunInput, RunInputs, RunSetup, RunsFolder, SetupError,
+    check_secrets, crash_hook_from_env,
+};
 pub use typed_path::{typed_path, typed_path_in};
 
 /// The places tools are found.
@@ -89,9 +97,13 @@ impl Catalog {
         Ok(registry)
     }
 
-    /// Every runnable tool the catalog can see, for the Rider.
-    pub fn tools(&self) -> Result<browserflow_rider::ToolRegistry, Diagnostics> {
-        tools::runnable(&self.files()?)
+    /// Every runnable tool the catalog can see, for the Rider; browser tools drive `browser`
+    /// (give the Rider the same one: [`RunSetup`] does).
+    pub fn tools(
+        &self,
+        browser: &std::sync::Arc<browserflow_replay::SharedBrowser>,
+    ) -> Result<browserflow_rider::ToolRegistry, Diagnostics> {
+        runs::tools::runnable(&self.files()?, browser)
     }
 
     /// The JSON files of the folders that are not tools, flows or contracts (by shape: see

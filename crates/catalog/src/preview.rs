@@ -23,8 +23,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::run_tool::{RunToolError, RunToolOptions, run_tool};
-use crate::{Catalog, LookupError};
+use crate::run_tool::{RunToolError, run_tool};
+use crate::{Catalog, LookupError, RunInput, RunInputs, RunSetup, RunsFolder};
 use base64::Engine;
 use browserflow_cdp::BrowserConfig;
 use browserflow_replay::SharedBrowser;
@@ -197,20 +197,10 @@ pub async fn run_preview_in(
             );
         }
     };
-    let args: Vec<String> = request
-        .inputs
-        .iter()
-        .map(|i| {
-            if i.secret {
-                format!("{}=secret.{}", i.name, i.value)
-            } else {
-                format!("{}={}", i.name, i.value)
-            }
-        })
-        .collect();
+    let inputs = typed_inputs(&file, &request.inputs);
     let mut steps = pending_steps(&file);
     let on_step = Arc::new(on_step);
-    let options = RunToolOptions {
+    let setup = RunSetup {
         browser: Arc::new(
             SharedBrowser::new(BrowserConfig {
                 headless: !request.headed,
@@ -221,17 +211,17 @@ pub async fn run_preview_in(
                 ..ReplayOptions::default()
             }),
         ),
-        run_dir: Some(runs_dir.to_path_buf()),
-        ..RunToolOptions::default()
+        runs_folder: RunsFolder::At(runs_dir.to_path_buf()),
+        ..RunSetup::default()
     };
-    let browser = options.browser.clone();
+    let browser = setup.browser.clone();
     if let Some(first) = steps.first() {
         on_step(&StepView {
             state: StepState::Running,
             ..first.clone()
         });
     }
-    let outcome = run_tool(&file, &args, options).await;
+    let outcome = run_tool(&file, &inputs, setup).await;
     browser.close().await;
     let mut result = PreviewResult {
         reference: file.contract.reference(),
@@ -285,6 +275,24 @@ pub async fn run_preview_in(
     result.steps = steps;
     result.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     result
+}
+
+/// The form's inputs as typed values: a secret slot's text is the NAME of a secret, any
+/// other is read by its slot's type (a name the tool does not have is kept as text, for the
+/// run to refuse with its name).
+fn typed_inputs(file: &ToolFile, inputs: &[PreviewInput]) -> RunInputs {
+    inputs
+        .iter()
+        .map(|input| {
+            let decl = file.contract.inputs().iter().find(|d| d.name == input.name);
+            let typed = match (input.secret, decl) {
+                (true, _) => RunInput::Secret(input.value.clone()),
+                (false, Some(decl)) => RunInput::from_text(decl, &input.value),
+                (false, None) => RunInput::Value(serde_json::Value::String(input.value.clone())),
+            };
+            (input.name.clone(), typed)
+        })
+        .collect()
 }
 
 fn call_dir_of(runs_dir: &Path, file: &ToolFile, run_id: &str) -> PathBuf {
@@ -362,12 +370,15 @@ fn error_code(error: &RunToolError) -> &'static str {
         RunToolError::ToolFile(_) => "tool_file",
         RunToolError::Lookup(LookupError::ToolFile(_)) => "tool_file",
         RunToolError::Lookup(_) => "not_found",
-        RunToolError::Input(_) => "input",
+        RunToolError::Input(_) | RunToolError::MissingInputs { .. } => "input",
         RunToolError::Prepare(_) => "prepare",
         RunToolError::Run { .. } => "run",
         RunToolError::Serve(_) => "serve",
         RunToolError::RunDir { .. } => "run_dir",
-        RunToolError::Setup(_) => "secrets",
+        RunToolError::Setup(
+            crate::SetupError::MissingSecrets(_) | crate::SetupError::Secrets(_),
+        ) => "secrets",
+        RunToolError::Setup(_) => "prepare",
     }
 }
 

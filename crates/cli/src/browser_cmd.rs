@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
-use browserflow_catalog::Catalog;
-use browserflow_catalog::run_tool::{self as browser_run, RunToolError, RunToolOptions};
+use browserflow_catalog::run_tool::{self as browser_run, RunToolError};
+use browserflow_catalog::{Catalog, JournalAt, RunSetup, RunsFolder};
 use browserflow_replay::{ReplayOptions, SharedBrowser, StepObserver};
 use clap::{Args, Subcommand};
 
@@ -27,6 +27,9 @@ pub struct RunArgs {
     /// Where per-step screenshots and `report.json` go.
     #[arg(long, value_name = "DIR")]
     screenshots: Option<PathBuf>,
+    /// A secrets file (mode 0600, `NAME=value` lines), read after `BROWSERFLOW_SECRET_*`.
+    #[arg(long, value_name = "PATH")]
+    secrets_file: Option<PathBuf>,
     /// The store of installed packs searched after the folders (default: the user's data
     /// folder).
     #[arg(long, value_name = "DIR")]
@@ -149,17 +152,31 @@ fn run_prelaunched(
             })
             .collect(),
     );
-    let mut options = RunToolOptions {
+    let reference = file.contract.reference();
+    let inputs = crate::inputs::parse_input_args(
+        file.contract.inputs(),
+        &args.inputs,
+        crate::inputs::Subject::Tool(&reference),
+    )?;
+    let mut setup = RunSetup {
+        journal: JournalAt::Temporary,
+        runs_folder: args
+            .screenshots
+            .clone()
+            .map_or(RunsFolder::None, RunsFolder::At),
+        secrets_file: args.secrets_file.clone(),
         browser: browser.clone(),
-        run_dir: args.screenshots.clone(),
         log_redactor: Some(crate::logging::redactor().clone()),
-        ..RunToolOptions::default()
+        ..RunSetup::default()
     };
     if let Some(budget) = args.budget.step_budget {
-        options.rider.step_budget = budget;
+        setup.rider.step_budget = budget;
     }
-    let run = match runtime.block_on(browser_run::run_tool(&file, &args.inputs, options)) {
+    let run = match runtime.block_on(browser_run::run_tool(&file, &inputs, setup)) {
         Ok(run) => run,
+        Err(RunToolError::MissingInputs { tool, missing }) => {
+            return Err(missing_inputs(&tool, &missing));
+        }
         Err(error) => {
             keep_failure(args, &file, &error);
             return Err(error.into());
@@ -171,6 +188,26 @@ fn run_prelaunched(
     println!("{}", serde_json::to_string_pretty(&run.output)?);
     tracing::debug!(target: "browserflow::timing", "output printed");
     Ok(true)
+}
+
+/// Required tool inputs not given, with the `--input` that gives each.
+fn missing_inputs(tool: &str, missing: &[browser_run::MissingInput]) -> anyhow::Error {
+    let each: Vec<String> = missing
+        .iter()
+        .map(|m| {
+            let how = if m.secret {
+                format!("--input {}=secret.NAME", m.name)
+            } else {
+                format!("--input {}=…", m.name)
+            };
+            format!("`{}` ({}; give it with {how})", m.name, m.describe)
+        })
+        .collect();
+    anyhow::anyhow!(
+        "`{tool}` needs the tool input{} {}",
+        if missing.len() == 1 { "" } else { "s" },
+        each.join(", ")
+    )
 }
 
 /// After a failed `bflow run`: says where its run folder is — the `--screenshots` folder, or

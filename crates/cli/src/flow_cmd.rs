@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use browserflow_catalog::{Catalog, Invocation, RunSetup};
+use browserflow_catalog::{Catalog, Invocation, JournalAt, RunSetup, RunsFolder};
 use browserflow_flow::Plan;
+use browserflow_replay::SharedBrowser;
 use browserflow_rider::{RunEvent, RunFailure, RunOutcome};
 use clap::{Args, Subcommand};
 
@@ -70,7 +71,9 @@ async fn run_flow(args: RunArgs) -> Outcome {
     let Some((catalog, plan)) = compile(&args.flow, &args.tools)? else {
         return Ok(false);
     };
-    let inputs = browserflow_rider::parse_input_args(&plan, &args.inputs)?;
+    let typed =
+        crate::inputs::parse_input_args(&plan.inputs, &args.inputs, crate::inputs::Subject::Flow)?;
+    let inputs = browserflow_catalog::runs::bind_inputs(&plan.inputs, &typed)?;
     let invocation = Invocation::new(&args.flow, &args.tools);
     let journal = journal_path(&args.common)?;
     let saver = journal.clone();
@@ -145,17 +148,22 @@ fn setup(
     journal: PathBuf,
     also: impl Fn(&RunEvent) + Send + Sync + 'static,
 ) -> RunSetup {
-    RunSetup {
-        journal: Some(journal),
+    let mut setup = RunSetup {
+        journal: JournalAt::File(journal),
+        runs_folder: RunsFolder::BesideJournal,
         secrets_file: common.secrets_file.clone(),
-        browser: common.browser.config(),
-        on_event: Some(Arc::new(move |event: &RunEvent| {
-            crate::progress::print(event);
-            also(event);
-        })),
-        crash_hook: browserflow_catalog::crash_hook_from_env(),
-        step_budget: common.budget.step_budget,
+        browser: Arc::new(SharedBrowser::new(common.browser.config())),
+        ..RunSetup::default()
+    };
+    setup.rider.on_event = Some(Arc::new(move |event: &RunEvent| {
+        crate::progress::print(event);
+        also(event);
+    }));
+    setup.rider.crash_hook = browserflow_catalog::crash_hook_from_env();
+    if let Some(budget) = common.budget.step_budget {
+        setup.rider.step_budget = budget;
     }
+    setup
 }
 
 /// Prints the outcome; the output through the run's redactor, like everything it writes.

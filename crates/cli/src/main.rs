@@ -6,6 +6,7 @@ mod check_cmd;
 mod contract_cmd;
 mod exit;
 mod flow_cmd;
+mod inputs;
 mod journal_cmd;
 mod logging;
 mod pack_cmd;

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use browserflow_catalog::record_view::parse_output_kind;
+use browserflow_catalog::save::{Overwrite, SaveError, save_draft};
 use browserflow_record::{
     Draft, InputBySelector, InputType, MarkWatch, ModelAssist, OutputBySelector, RecordEvent,
     RecordOptions, Recorder, SelectorMarks, UnresolvedMark,
@@ -29,9 +30,13 @@ pub struct RecordArgs {
     /// not resolve) with the marks given now, without recording again.
     #[arg(long, value_name = "DRAFT", conflicts_with = "url")]
     from_draft: Option<PathBuf>,
-    /// Where to write the tool file.
+    /// Where to write the tool file. An existing file is kept (and nothing is recorded)
+    /// unless `--force` is given.
     #[arg(long, short, value_name = "FILE")]
     out: PathBuf,
+    /// Replace `--out` when it exists.
+    #[arg(long)]
+    force: bool,
     /// The tool name (default: the file name before `@` or `.json`).
     #[arg(long)]
     name: Option<String>,
@@ -206,9 +211,31 @@ async fn finish(args: &RecordArgs, mut draft: Draft, marks: SelectorMarks) -> Ou
         .clone()
         .or_else(|| draft.suggested_name.clone())
         .unwrap_or_else(|| default_name(&args.out));
-    let file = draft.into_tool_file(&name, &args.version, args.description.as_deref())?;
-    std::fs::write(&args.out, file.to_json_pretty())
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let overwrite = if args.force {
+        Overwrite::Replace
+    } else {
+        Overwrite::Refuse
+    };
+    let kept = draft.clone();
+    let file = match save_draft(
+        draft,
+        &name,
+        &args.version,
+        args.description.as_deref(),
+        &args.out,
+        overwrite,
+    ) {
+        Ok(file) => file,
+        // Made while recording: the recording is kept as a draft, not lost.
+        Err(SaveError::Exists(path)) => {
+            eprintln!(
+                "error: {} appeared while recording; it was kept (pass --force to replace it)",
+                path.display()
+            );
+            return keep_draft(args, &kept, &[]);
+        }
+        Err(e) => return Err(e.into()),
+    };
     let checks: usize = file.steps.iter().map(|s| s.expect().len()).sum();
     eprintln!(
         "wrote {} ({} steps, {checks} post-state checks)",
@@ -252,6 +279,7 @@ async fn from_draft(
     inputs: Vec<InputBySelector>,
     extracts: Vec<OutputBySelector>,
 ) -> Outcome {
+    check_out(args)?;
     // The project's strict reader (size and depth limits, repeated keys refused), with room
     // for a long recording.
     let limits = browserflow_contract::JsonLimits {
@@ -277,12 +305,25 @@ async fn from_draft(
     finish(args, draft, outputs).await
 }
 
+/// Refuses before anything is recorded when `--out` exists and `--force` is not given: the
+/// tool file would not be written over, and the person would have recorded for nothing.
+fn check_out(args: &RecordArgs) -> anyhow::Result<()> {
+    if !args.force && args.out.exists() {
+        bail!(
+            "{} exists; it is kept (pass --force to replace it, or choose another --out)",
+            args.out.display()
+        );
+    }
+    Ok(())
+}
+
 async fn record(
     args: RecordArgs,
     inputs: Vec<InputBySelector>,
     extracts: Vec<OutputBySelector>,
     viewport: Option<(u32, u32)>,
 ) -> Outcome {
+    check_out(&args)?;
     if draft_path(&args.out).exists() {
         eprintln!(
             "note: {} exists from an earlier recording; it is replaced only if this one's marks do not resolve",

@@ -10,8 +10,10 @@
 //!   failed step says what kind of failure it is ([`FailureKind`], from
 //!   [`ReplayError::failure_kind`]): what is retried is decided on the kind, not the message.
 //! * [`SharedBrowser`] (the `browser` capability: lazy launch or CDP connect, relaunch after a
-//!   crash) and [`BrowserTool`] (a [`ToolFile`](browserflow_steps::ToolFile) as a Rider `Tool`);
-//!   per-call run folders ([`run_dir`]) when [`RUN_DIR_ENV`] is set.
+//!   crash) and [`BrowserTool`] (a [`ToolFile`](browserflow_steps::ToolFile) as a Rider `Tool`,
+//!   returning its value with its report and run folder as the call's artifacts, read back
+//!   with [`replay_report`]); per-call run folders ([`run_dir`]) in the call's folder the
+//!   Rider gives (`ToolCtx::call_folder`).
 //!
 //! # Example
 //!
@@ -67,7 +69,7 @@ mod tool;
 pub use browserflow_cdp::DownloadRecord;
 pub use failure::{Blocked, FailureKind, Missing, Unactionable};
 pub use secrets::ReplaySecrets;
-pub use tool::{BrowserTool, RUN_DIR_ENV, SharedBrowser};
+pub use tool::{BrowserTool, SharedBrowser, replay_report};
 
 use std::path::PathBuf;
 use std::sync::Arc;

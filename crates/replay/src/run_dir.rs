@@ -16,23 +16,10 @@ use browserflow_steps::ToolFile;
 /// Width of step thumbnails, in pixels.
 pub const THUMBNAIL_WIDTH: u32 = 320;
 
-/// `<root>/<run id>/<step id>-<name>@<version>`: a run's calls in the run's own folder (beside
-/// the flow's `invocation.json`), one folder a step, named so a person finds the step; `/` and
-/// other unsafe characters made safe.
+/// `<root>/<run id>/<step id>-<name>@<version>`: the Rider's [`browserflow_rider::call_folder`],
+/// which gives each call its folder as `ToolCtx::call_folder`.
 pub fn call_dir(root: &Path, run_id: &str, step_id: &str, reference: &str) -> PathBuf {
-    let safe = |text: &str| -> String {
-        text.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "@.-_".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
-    root.join(safe(run_id))
-        .join(safe(&format!("{step_id}-{reference}")))
+    browserflow_rider::call_folder(root, run_id, step_id, reference)
 }
 
 /// Writes the screenshots and `report.json` of one call into `dir` (created if needed).

@@ -1,15 +1,17 @@
-//! Browser tools in the Rider: [`SharedBrowser`] is the `browser` capability (one Chromium,
-//! launched lazily on first use or connected to over CDP, relaunched after a crash), and
-//! [`BrowserTool`] replays a [`ToolFile`] as a rider [`Tool`], one fresh browser context per
-//! call.
+//! Browser tools in the Rider: [`SharedBrowser`] is the browser (one Chromium, launched
+//! lazily on first use or connected to over CDP, relaunched after a crash) and the Rider's
+//! `browser` capability, and [`BrowserTool`] replays a [`ToolFile`] as a rider [`Tool`] in the
+//! browser it was built with, one fresh browser context per call, once its context grants it
+//! the `browser` capability.
 //!
-//! # Run folders
+//! # What a call gives back
 //!
-//! When the run's environment (`RiderOptions::env`, read through `ctx.env()`) sets
-//! [`RUN_DIR_ENV`] (`BROWSERFLOW_RUN_DIR`), each call writes
-//! `<dir>/<name>@<version>-<idempotency key>/` with one PNG screenshot and one thumbnail per
-//! step and a `report.json` (see [`crate::run_dir`]). A retry of the same step overwrites
-//! the folder of the failed attempt: the folder shows the attempt whose outcome counted.
+//! A call returns its value and its [`Artifacts`]: the replay report (redacted, as JSON: read
+//! it back with [`replay_report`]), the failing page's screenshot, and — when the Rider has a
+//! runs folder, so the call has a [`ToolCtx::call_folder`] — the folder it wrote, with one PNG
+//! screenshot and one thumbnail per step and a `report.json` (see [`crate::run_dir`]). A
+//! retry of the same step overwrites the folder of the failed attempt: the folder shows the
+//! attempt whose outcome counted.
 //!
 //! Failures are classed transient or terminal by the `classify` module.
 
@@ -17,7 +19,9 @@ use std::sync::{Arc, Mutex, Weak};
 
 use browserflow_contract::ToolContract;
 use browserflow_rider::secrecy::SecretString;
-use browserflow_rider::{BrowserCapability, SecretInput, Tool, ToolCtx, ToolError};
+use browserflow_rider::{
+    Artifacts, BrowserCapability, Screenshot, SecretInput, Tool, ToolCtx, ToolError, ToolOutput,
+};
 use serde_json::{Map, Value};
 
 use crate::classify::{classify_browser_error, classify_replay_error};
@@ -26,13 +30,6 @@ use crate::{ReplayOptions, ReplayReport, ReplaySecrets, Replayer};
 use browserflow_cdp::BrowserError;
 use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
 use browserflow_steps::ToolFile;
-
-/// The environment variable (in the run's env) naming the folder that receives per-step
-/// screenshots and `report.json`.
-pub const RUN_DIR_ENV: &str = "BROWSERFLOW_RUN_DIR";
-
-/// How many finished replay reports a [`SharedBrowser`] keeps for [`SharedBrowser::take_report`].
-const KEPT_REPORTS: usize = 64;
 
 /// The `browser` capability: one browser shared by every browser tool of a Rider.
 ///
@@ -47,7 +44,6 @@ pub struct SharedBrowser {
     spare: Mutex<Option<Spare>>,
     /// Whether taking a context opens the next one in the background.
     keep_spare: bool,
-    reports: Mutex<Vec<(String, ReplayReport)>>,
 }
 
 /// A browser context being opened (or opened) before anyone asked for it: creating one costs
@@ -76,7 +72,6 @@ impl SharedBrowser {
             browser: tokio::sync::Mutex::new(None),
             spare: Mutex::new(None),
             keep_spare: true,
-            reports: Mutex::new(Vec::new()),
         }
     }
 
@@ -237,39 +232,9 @@ impl SharedBrowser {
             let _ = browser.close().await;
         }
     }
-
-    /// The report of the call whose idempotency key is `key`, removed from the handle. Every
-    /// finished call (passed or failed) leaves its report here; the oldest are dropped
-    /// beyond a few dozen.
-    pub fn take_report(&self, key: &str) -> Option<ReplayReport> {
-        let mut reports = self.reports.lock().ok()?;
-        let position = reports.iter().position(|(k, _)| k == key)?;
-        Some(reports.remove(position).1)
-    }
-
-    fn keep_report(&self, key: &str, mut report: ReplayReport) {
-        // Screenshots are in the run folder; only a failing step's page is kept here, for a
-        // caller that had no run folder to show the failure with.
-        for step in &mut report.steps {
-            if step.status != crate::StepStatus::Failed {
-                step.screenshot = None;
-            }
-        }
-        if let Ok(mut reports) = self.reports.lock() {
-            reports.retain(|(k, _)| k != key);
-            if reports.len() >= KEPT_REPORTS {
-                reports.remove(0);
-            }
-            reports.push((key.to_string(), report));
-        }
-    }
 }
 
 impl BrowserCapability for SharedBrowser {
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
     fn describe(&self) -> String {
         match &self.config.ws_endpoint {
             Some(endpoint) => format!("chromium at {endpoint}"),
@@ -282,20 +247,26 @@ impl BrowserCapability for SharedBrowser {
 #[derive(Debug, Clone)]
 pub struct BrowserTool {
     file: Arc<ToolFile>,
+    browser: Arc<SharedBrowser>,
 }
 
 impl BrowserTool {
-    /// The tool of a recording.
-    pub fn new(file: ToolFile) -> BrowserTool {
+    /// The tool of a recording, replayed in `browser` (give the Rider the same browser as
+    /// its `browser` capability: a call runs only when its context grants it).
+    pub fn new(file: ToolFile, browser: Arc<SharedBrowser>) -> BrowserTool {
         BrowserTool {
             file: Arc::new(file),
+            browser,
         }
     }
 
     /// A factory for [`ToolRegistry::register`](browserflow_rider::ToolRegistry::register):
-    /// every instance shares the parsed file (it is immutable).
-    pub fn factory(file: ToolFile) -> impl Fn() -> BrowserTool + Send + Sync + 'static {
-        let tool = BrowserTool::new(file);
+    /// every instance shares the parsed file (it is immutable) and the browser.
+    pub fn factory(
+        file: ToolFile,
+        browser: Arc<SharedBrowser>,
+    ) -> impl Fn() -> BrowserTool + Send + Sync + 'static {
+        let tool = BrowserTool::new(file, browser);
         move || tool.clone()
     }
 
@@ -383,6 +354,46 @@ impl BrowserTool {
     }
 }
 
+/// A call's artifacts: its (redacted) report as JSON, the failing step's page — the other
+/// steps' screenshots are in the folder, when there is one — and the folder it wrote.
+fn call_artifacts(report: Option<ReplayReport>, folder: Option<std::path::PathBuf>) -> Artifacts {
+    let Some(report) = report else {
+        return Artifacts {
+            folder,
+            ..Artifacts::default()
+        };
+    };
+    let screenshots = report
+        .steps
+        .iter()
+        .filter(|step| step.status == crate::StepStatus::Failed)
+        .filter_map(|step| {
+            Some(Screenshot {
+                step: step.index,
+                png: step.screenshot.clone()?,
+            })
+        })
+        .collect();
+    Artifacts {
+        folder,
+        report: serde_json::to_value(&report).ok(),
+        screenshots,
+    }
+}
+
+/// The replay report a browser tool call left in its artifacts, with the failing step's
+/// screenshot put back in its step. `None` when the call left no report (it failed before
+/// replaying, or it was not a browser tool).
+pub fn replay_report(artifacts: &Artifacts) -> Option<ReplayReport> {
+    let mut report: ReplayReport = serde_json::from_value(artifacts.report.clone()?).ok()?;
+    for shot in &artifacts.screenshots {
+        if let Some(step) = report.steps.iter_mut().find(|s| s.index == shot.step) {
+            step.screenshot = Some(shot.png.clone());
+        }
+    }
+    Some(report)
+}
+
 fn list_keys(map: &Map<String, Value>) -> String {
     if map.is_empty() {
         "nothing".to_string()
@@ -398,25 +409,16 @@ impl Tool for BrowserTool {
     }
 
     async fn run(&self, input: Value, ctx: ToolCtx) -> Result<Value, ToolError> {
-        let capability = ctx.require_browser()?;
-        let shared = capability
-            .as_any()
-            .downcast_ref::<SharedBrowser>()
-            .ok_or_else(|| {
-                ToolError::terminal(format!(
-                    "the browser capability ({}) is not a browserflow SharedBrowser",
-                    capability.describe()
-                ))
-            })?;
+        self.call(input, ctx).await.map(|output| output.value)
+    }
+
+    async fn call(&self, input: Value, ctx: ToolCtx) -> Result<ToolOutput, ToolError> {
+        // The Rider's grant: without it (no `browser` declared, or a Rider with no browser)
+        // nothing opens.
+        ctx.require_browser()?;
+        let shared = self.browser.as_ref();
         let (inputs, secrets) = self.replay_inputs(&input, &ctx)?;
-        let run_dir = ctx.env().get(RUN_DIR_ENV).map(|dir| {
-            run_dir::call_dir(
-                std::path::Path::new(dir),
-                ctx.run_id(),
-                ctx.step_id(),
-                &self.file.contract.reference(),
-            )
-        });
+        let run_dir = ctx.call_folder().map(std::path::Path::to_path_buf);
         let options = ReplayOptions {
             screenshots: run_dir.is_some() || shared.replay.screenshots,
             // Downloads are kept with the call's screenshots and report.
@@ -472,26 +474,33 @@ impl Tool for BrowserTool {
             Ok(report) => (Some(report), None),
             Err(e) => (e.report().cloned(), Some(e)),
         };
+        let mut folder = None;
         if let Some(dir) = &run_dir
             && let Some(report) = &report
         {
             let error_text = error.as_ref().map(|e| secrets.redact(&e.to_string()));
-            if let Err(e) = run_dir::write(dir, &self.file, report, error_text.as_deref(), &secrets)
-            {
-                ctx.logger().warn(format!(
+            match run_dir::write(dir, &self.file, report, error_text.as_deref(), &secrets) {
+                Ok(()) => folder = Some(dir.clone()),
+                Err(e) => ctx.logger().warn(format!(
                     "could not write the run folder {}: {e}",
                     dir.display()
-                ));
+                )),
             }
         }
-        if let Some(report) = &report {
-            // What the caller reads back (the CLI's step lines, the app's preview) is
-            // redacted like the run folder.
-            shared.keep_report(ctx.idempotency_key(), secrets.redact_report(report));
-        }
+        // What the caller reads back (the CLI's step lines, the app's preview) is redacted
+        // like the run folder.
+        let artifacts = call_artifacts(report.as_ref().map(|r| secrets.redact_report(r)), folder);
         match (report, error) {
-            (_, Some(error)) => Err(classify_replay_error(&error, browser_alive, &secrets)),
-            (Some(report), None) => self.assemble_output(&report.outputs),
+            (_, Some(error)) => {
+                Err(classify_replay_error(&error, browser_alive, &secrets)
+                    .with_artifacts(artifacts))
+            }
+            // The value is the replay's own: the Rider validates it, then redacts it wherever
+            // it is written, like any tool's.
+            (Some(report), None) => Ok(ToolOutput {
+                value: self.assemble_output(&report.outputs)?,
+                artifacts,
+            }),
             (None, None) => Err(ToolError::terminal("the replay produced no report")),
         }
     }

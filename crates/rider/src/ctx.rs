@@ -58,6 +58,7 @@ pub struct ToolCtx {
     pub(crate) logger: Logger,
     pub(crate) signal: CancelSignal,
     pub(crate) deadline: Option<std::time::Instant>,
+    pub(crate) call_folder: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for ToolCtx {
@@ -157,6 +158,14 @@ impl ToolCtx {
     pub fn deadline(&self) -> Option<std::time::Instant> {
         self.deadline
     }
+
+    /// The folder this call may write its report and screenshots into
+    /// (`<runs folder>/<run id>/<step id>-<name>@<version>`, see [`crate::call_folder`]),
+    /// when the Rider has a runs folder ([`RiderOptions::runs_folder`](crate::RiderOptions::runs_folder)).
+    /// A tool that writes there says so in its [`Artifacts`](crate::Artifacts).
+    pub fn call_folder(&self) -> Option<&std::path::Path> {
+        self.call_folder.as_deref()
+    }
 }
 
 /// The idempotency key of step `step_id` in run `run_id`: stable across attempts and resumes.
@@ -206,6 +215,7 @@ impl ToolCtx {
                 logger: Logger::new(run_id, step_id, redactor),
                 signal: crate::signal::CancelHandle::new().signal(),
                 deadline: None,
+                call_folder: None,
             },
         }
     }
@@ -269,6 +279,12 @@ impl ToolCtxBuilder {
     /// Sets when the tool should have given up by (see [`ToolCtx::deadline`]).
     pub fn deadline(mut self, deadline: std::time::Instant) -> Self {
         self.ctx.deadline = Some(deadline);
+        self
+    }
+
+    /// Sets the call's folder (see [`ToolCtx::call_folder`]).
+    pub fn call_folder(mut self, folder: std::path::PathBuf) -> Self {
+        self.ctx.call_folder = Some(folder);
         self
     }
 

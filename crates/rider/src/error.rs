@@ -185,6 +185,9 @@ pub struct RunFailure {
     pub error: RunError,
     /// The error's message, redacted.
     pub message: String,
+    /// What the steps' tool calls left to look at, by step id (the failing step's report
+    /// and page among them).
+    pub artifacts: std::collections::BTreeMap<String, crate::artifacts::Artifacts>,
 }
 
 impl RunFailure {

@@ -40,6 +40,7 @@
 //! # }
 //! ```
 
+mod artifacts;
 pub mod caps;
 pub mod clock;
 mod crash;
@@ -48,7 +49,6 @@ mod define;
 mod error;
 mod events;
 mod exec;
-mod inputs;
 pub mod journal;
 mod logger;
 mod options;
@@ -65,6 +65,7 @@ mod signal;
 mod tool;
 mod validate;
 
+pub use artifacts::{Artifacts, Screenshot, ToolOutput, call_folder};
 pub use caps::fs::{FsCap, FsError};
 pub use caps::net::{NetCap, NetError, NetOptions};
 pub use caps::secrets::{
@@ -78,7 +79,6 @@ pub use ctx::{EnvView, ToolCtx, ToolCtxBuilder, idempotency_key};
 pub use define::{DefineError, FnTool, ToolDef, define_tool};
 pub use error::{RunError, RunFailure};
 pub use events::{EventSink, RunEvent};
-pub use inputs::{InputArgError, parse_input_args};
 pub use journal::{
     Journal, JournalError, JournalOptions, LeaseAnswer, LeaseGrant, LeaseHolder, LeaseOwner,
     RunReport, RunSummary, StepReport, Takeover,

@@ -38,6 +38,10 @@ pub struct RiderOptions {
     pub browser: Option<Arc<dyn BrowserCapability>>,
     /// The `model` capability; without it a step declaring `model` fails.
     pub model: Option<Arc<dyn ModelCapability>>,
+    /// The folder every run's folder goes in (`<runs folder>/<run id>/`): a tool call's
+    /// folder for its report and screenshots is given to it as
+    /// [`ToolCtx::call_folder`](crate::ToolCtx::call_folder). `None`: calls write no folder.
+    pub runs_folder: Option<PathBuf>,
     /// The variables a new run is given (tools read them through `ctx.env()`).
     pub env: BTreeMap<String, String>,
     /// Progress events.
@@ -63,6 +67,7 @@ impl Default for RiderOptions {
             spawn_allow: Vec::new(),
             browser: None,
             model: None,
+            runs_folder: None,
             env: BTreeMap::new(),
             on_event: None,
             crash_hook: None,
@@ -84,6 +89,7 @@ impl std::fmt::Debug for RiderOptions {
             .field("spawn_allow", &self.spawn_allow)
             .field("browser", &self.browser.is_some())
             .field("model", &self.model.is_some())
+            .field("runs_folder", &self.runs_folder)
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .field("lease_ttl", &self.lease_ttl)
             .finish_non_exhaustive()

@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use browserflow_flow::{Bound, Plan};
 use serde_json::{Map, Value};
 
+use crate::artifacts::Artifacts;
 use crate::caps::fs::FsCap;
 use crate::caps::net::NetCap;
 use crate::caps::secrets::SecretsProvider;
@@ -36,6 +37,10 @@ pub struct RunOutcome {
     pub steps_run: usize,
     /// Effectful steps whose recorded outcome was reused instead (resume).
     pub steps_replayed: usize,
+    /// What each step's tool call left to look at (reports, folders, screenshots), by step
+    /// id; steps that left nothing are absent. Not serialised: they are for the caller.
+    #[serde(skip)]
+    pub artifacts: BTreeMap<String, Artifacts>,
 }
 
 /// Why a Rider could not be built.
@@ -287,6 +292,7 @@ impl Rider {
             Err(e) => Err(e),
         };
         let mut pending = state.take_pending();
+        let artifacts = state.take_artifacts();
         let (status, outcome) = match result {
             Ok(output) => {
                 let written = self.journal.finish_run(
@@ -306,6 +312,7 @@ impl Rider {
                             output: self.redactor().redact_json(&output),
                             steps_run: state.steps_run.load(Ordering::Relaxed),
                             steps_replayed: state.steps_replayed.load(Ordering::Relaxed),
+                            artifacts,
                         }),
                     ),
                     Err(e) => ("failed", Err(self.failure(Some(run_id.clone()), e.into()))),
@@ -317,7 +324,8 @@ impl Rider {
                 } else {
                     "failed"
                 };
-                let failure = self.failure(Some(run_id.clone()), error);
+                let mut failure = self.failure(Some(run_id.clone()), error);
+                failure.artifacts = artifacts;
                 // The run's outcome is best effort here: the step rows already committed
                 // are what resume relies on.
                 let _ = self.journal.finish_run(
@@ -348,6 +356,7 @@ impl Rider {
             run_id,
             error,
             message,
+            artifacts: BTreeMap::new(),
         }
     }
 }

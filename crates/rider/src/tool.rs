@@ -5,6 +5,7 @@ use std::sync::Arc;
 use browserflow_contract::ToolContract;
 use serde_json::Value;
 
+use crate::artifacts::{Artifacts, ToolOutput};
 use crate::caps::fs::FsError;
 use crate::caps::net::NetError;
 use crate::caps::secrets::SecretsError;
@@ -24,6 +25,14 @@ pub trait Tool: Send + Sync {
 
     /// Runs the tool once.
     async fn run(&self, input: Value, ctx: ToolCtx) -> Result<Value, ToolError>;
+
+    /// Runs the tool once, giving back its value and what the call left to look at (a
+    /// report, its folder, screenshots). This is what the Rider calls; the default is
+    /// [`Tool::run`] with no artifacts. A tool that leaves artifacts implements this, and its
+    /// `run` returns the value alone.
+    async fn call(&self, input: Value, ctx: ToolCtx) -> Result<ToolOutput, ToolError> {
+        self.run(input, ctx).await.map(ToolOutput::value)
+    }
 }
 
 /// A shared tool instance.
@@ -64,6 +73,10 @@ impl Tool for SharedTool {
     async fn run(&self, input: Value, ctx: ToolCtx) -> Result<Value, ToolError> {
         self.0.run(input, ctx).await
     }
+
+    async fn call(&self, input: Value, ctx: ToolCtx) -> Result<ToolOutput, ToolError> {
+        self.0.call(input, ctx).await
+    }
 }
 
 /// How a failure should be treated by the retry policy.
@@ -79,13 +92,16 @@ pub enum ErrorClass {
 }
 
 /// A tool's failure.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
 pub struct ToolError {
     /// Whether a retry may help.
     pub class: ErrorClass,
     /// What went wrong, for people. Redacted by the Rider before it is written anywhere.
     pub message: String,
+    /// What the failed call left to look at (a browser tool: the report up to the failing
+    /// step, the failing page).
+    pub artifacts: Option<Box<Artifacts>>,
 }
 
 impl ToolError {
@@ -94,6 +110,7 @@ impl ToolError {
         ToolError {
             class: ErrorClass::Transient,
             message: message.into(),
+            artifacts: None,
         }
     }
 
@@ -102,6 +119,7 @@ impl ToolError {
         ToolError {
             class: ErrorClass::Terminal,
             message: message.into(),
+            artifacts: None,
         }
     }
 
@@ -110,7 +128,14 @@ impl ToolError {
         ToolError {
             class: ErrorClass::Cancelled,
             message: "cancelled".to_owned(),
+            artifacts: None,
         }
+    }
+
+    /// This failure, with what the call left to look at.
+    pub fn with_artifacts(mut self, artifacts: Artifacts) -> ToolError {
+        self.artifacts = (!artifacts.is_empty()).then(|| Box::new(artifacts));
+        self
     }
 
     /// The usual class of an HTTP status: 408, 429 and 5xx are transient, the rest terminal.

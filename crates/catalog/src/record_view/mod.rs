@@ -305,15 +305,20 @@ impl RecordSession {
         let draft = self.draft.clone().ok_or(RecordViewError::NoDraft)?;
         let (name, version) = (name.trim(), version.trim());
         let description = description.filter(|d| !d.trim().is_empty());
-        let tool = draft
-            .into_tool_file(name, version, description)
-            .map_err(RecordViewError::InvalidTool)?;
-        std::fs::create_dir_all(dir)?;
         let path = dir.join(format!("{name}@{version}.json"));
-        if path.exists() {
-            return Err(RecordViewError::Exists(path));
-        }
-        std::fs::write(&path, tool.to_json_pretty())?;
+        let tool = crate::save::save_draft(
+            draft,
+            name,
+            version,
+            description,
+            &path,
+            crate::save::Overwrite::Refuse,
+        )
+        .map_err(|e| match e {
+            crate::save::SaveError::InvalidTool(e) => RecordViewError::InvalidTool(e),
+            crate::save::SaveError::Exists(path) => RecordViewError::Exists(path),
+            crate::save::SaveError::Io { source, .. } => RecordViewError::Io(source),
+        })?;
         self.draft = None;
         self.undo.clear();
         self.picks.clear();

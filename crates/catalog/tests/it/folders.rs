@@ -32,7 +32,9 @@ fn a_stranger_is_skipped_and_named_while_the_folders_tools_and_flows_load() {
         .expect("the stranger does not break the folder");
     browserflow_flow::check_file(&flow, &contracts).expect("the flow compiles");
     let tools = catalog
-        .tools()
+        .tools(&std::sync::Arc::new(
+            browserflow_replay::SharedBrowser::new(Default::default()),
+        ))
         .expect("the stranger does not break the tools");
     assert!(
         tools.contract("price-alert@1.0.0").is_some(),

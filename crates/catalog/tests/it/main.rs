@@ -6,4 +6,5 @@
 
 mod folders;
 mod robustness;
+mod seams;
 mod tool_runs;

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use browserflow_catalog::run_tool::{RunToolError, RunToolOptions, run_tool, search_price};
+use browserflow_catalog::run_tool::{RunToolError, run_tool, search_price};
+use browserflow_catalog::{RunInput, RunInputs, RunSetup};
 use browserflow_cdp::{Browser, BrowserConfig};
 use browserflow_replay::{ReplayOptions, SharedBrowser};
 use browserflow_rider::{ErrorClass, RetryPolicy, RiderOptions, RunError};
@@ -59,8 +60,8 @@ async fn search_price_survives_renamed_ids_classes_and_test_ids() {
     let tool = search_price().expect("parses").rebase_to(&shop.origin());
     let run = run_tool(
         &tool,
-        &["query=keyboard".to_string()],
-        RunToolOptions::default(),
+        &[("query".to_owned(), RunInput::Value(json!("keyboard")))].into(),
+        RunSetup::default(),
     )
     .await
     .unwrap_or_else(|e| panic!("{e}"));
@@ -182,12 +183,12 @@ async fn chromium_killed_mid_replay_is_transient_and_the_next_call_relaunches() 
         }
     });
     let started = Instant::now();
-    let options = RunToolOptions {
+    let options = RunSetup {
         browser: browser.clone(),
         rider: one_attempt(),
-        ..RunToolOptions::default()
+        ..RunSetup::default()
     };
-    let err = run_tool(&tool, &[], options)
+    let err = run_tool(&tool, &RunInputs::new(), options)
         .await
         .expect_err("the browser died");
     let killed = killer.await.expect("killer");
@@ -208,10 +209,10 @@ async fn chromium_killed_mid_replay_is_transient_and_the_next_call_relaunches() 
     let ok = tool_with(json!([{ "type": "navigate", "url": shop.url("/index.html") }]));
     run_tool(
         &ok,
-        &[],
-        RunToolOptions {
+        &RunInputs::new(),
+        RunSetup {
             browser: browser.clone(),
-            ..RunToolOptions::default()
+            ..RunSetup::default()
         },
     )
     .await
@@ -246,7 +247,7 @@ async fn a_page_that_never_loads_is_a_transient_timeout_retried_by_the_rider() {
     );
     let tool =
         tool_with(json!([{ "type": "navigate", "url": format!("http://{addr}/slow.html") }]));
-    let options = RunToolOptions {
+    let options = RunSetup {
         browser: browser.clone(),
         rider: RiderOptions {
             backoff: RetryPolicy {
@@ -256,9 +257,9 @@ async fn a_page_that_never_loads_is_a_transient_timeout_retried_by_the_rider() {
             },
             ..RiderOptions::default()
         },
-        ..RunToolOptions::default()
+        ..RunSetup::default()
     };
-    let err = run_tool(&tool, &[], options)
+    let err = run_tool(&tool, &RunInputs::new(), options)
         .await
         .expect_err("never loads");
     let RunToolError::Run { failure, .. } = err else {
@@ -295,10 +296,10 @@ async fn a_missing_element_is_terminal_and_not_retried() {
     ]));
     let err = run_tool(
         &tool,
-        &[],
-        RunToolOptions {
+        &RunInputs::new(),
+        RunSetup {
             browser: browser.clone(),
-            ..RunToolOptions::default()
+            ..RunSetup::default()
         },
     )
     .await
@@ -337,10 +338,10 @@ async fn a_navigation_the_network_refuses_is_terminal_and_not_retried() {
     ]));
     let err = run_tool(
         &tool,
-        &[],
-        RunToolOptions {
+        &RunInputs::new(),
+        RunSetup {
             browser: browser.clone(),
-            ..RunToolOptions::default()
+            ..RunSetup::default()
         },
     )
     .await
@@ -417,12 +418,12 @@ async fn a_cdp_disconnect_is_a_clear_transient_error() {
         cut
     });
     let started = Instant::now();
-    let options = RunToolOptions {
+    let options = RunSetup {
         browser: browser.clone(),
         rider: one_attempt(),
-        ..RunToolOptions::default()
+        ..RunSetup::default()
     };
-    let err = run_tool(&tool, &[], options)
+    let err = run_tool(&tool, &RunInputs::new(), options)
         .await
         .expect_err("disconnected");
     assert!(started.elapsed() < Duration::from_secs(10));

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use browserflow_catalog::run_tool::{RunToolOptions, demo, run_tool, search_price};
+use browserflow_catalog::run_tool::{demo, run_tool, search_price};
+use browserflow_catalog::{RunInput, RunInputs, RunSetup, RunsFolder};
 use browserflow_cdp::BrowserConfig;
 use browserflow_replay::{SharedBrowser, StepStatus};
-use browserflow_rider::MapSecrets;
 use browserflow_shop::FixtureServer;
 use browserflow_steps::SelectorKind;
 use browserflow_steps::ToolFile;
@@ -55,12 +55,12 @@ async fn run_tool_returns_typed_output_report_and_run_folder() {
     let tool = search_price().expect("parses").rebase_to(&shop.origin());
     let run_dir = tempfile::tempdir().expect("tempdir");
     let browser = Arc::new(SharedBrowser::new(BrowserConfig::default()));
-    let options = RunToolOptions {
+    let options = RunSetup {
         browser: browser.clone(),
-        run_dir: Some(run_dir.path().to_path_buf()),
-        ..RunToolOptions::default()
+        runs_folder: RunsFolder::At(run_dir.path().to_path_buf()),
+        ..RunSetup::default()
     };
-    let run = run_tool(&tool, &["query=keyboard".to_string()], options)
+    let run = run_tool(&tool, &value("query", json!("keyboard")), options)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
@@ -98,10 +98,10 @@ async fn run_tool_returns_typed_output_report_and_run_folder() {
     let pid = browser.current().await.and_then(|b| b.pid());
     let again = run_tool(
         &tool,
-        &["query=mouse".to_string()],
-        RunToolOptions {
+        &value("query", json!("mouse")),
+        RunSetup {
             browser: browser.clone(),
-            ..RunToolOptions::default()
+            ..RunSetup::default()
         },
     )
     .await
@@ -112,10 +112,10 @@ async fn run_tool_returns_typed_output_report_and_run_folder() {
     // Bad inputs are refused before the browser does anything.
     let err = run_tool(
         &tool,
-        &["nope=1".to_string()],
-        RunToolOptions {
+        &value("nope", json!(1)),
+        RunSetup {
             browser: browser.clone(),
-            ..RunToolOptions::default()
+            ..RunSetup::default()
         },
     )
     .await
@@ -171,14 +171,19 @@ async fn secret_inputs_are_resolved_late_and_never_written() {
     )
     .expect("tool parses");
     let run_dir = tempfile::tempdir().expect("tempdir");
-    let options = RunToolOptions {
-        run_dir: Some(run_dir.path().to_path_buf()),
-        secrets: Arc::new(MapSecrets::new().with("API_TOKEN", SECRET)),
-        ..RunToolOptions::default()
+    let secrets = tempfile::tempdir().expect("tempdir");
+    let options = RunSetup {
+        runs_folder: RunsFolder::At(run_dir.path().to_path_buf()),
+        // The one secrets chain: the environment, then this file.
+        secrets_file: Some(secrets_file(
+            secrets.path(),
+            &format!("API_TOKEN={SECRET}\n"),
+        )),
+        ..RunSetup::default()
     };
     let browser = options.browser.clone();
     // A plain value for a secret slot is refused.
-    let refused = run_tool(&tool, &[format!("token={SECRET}")], options.clone()).await;
+    let refused = run_tool(&tool, &value("token", json!(SECRET)), options.clone()).await;
     assert!(refused.is_err());
     assert!(
         !refused
@@ -187,9 +192,13 @@ async fn secret_inputs_are_resolved_late_and_never_written() {
             .unwrap_or_default()
             .contains(SECRET)
     );
-    let err = run_tool(&tool, &["token=secret.API_TOKEN".to_string()], options)
-        .await
-        .expect_err("the last assert fails");
+    let err = run_tool(
+        &tool,
+        &[("token".to_owned(), RunInput::Secret("API_TOKEN".into()))].into(),
+        options,
+    )
+    .await
+    .expect_err("the last assert fails");
     let message = err.to_string();
     assert!(message.contains("never there"), "{message}");
     assert!(!message.contains(SECRET));
@@ -216,6 +225,20 @@ async fn secret_inputs_are_resolved_late_and_never_written() {
     assert_eq!(report["steps"][2]["status"], "passed");
     assert_eq!(report["steps"][3]["status"], "failed");
     browser.close().await;
+}
+
+/// One input given as a value.
+fn value(name: &str, value: Value) -> RunInputs {
+    [(name.to_owned(), RunInput::Value(value))].into()
+}
+
+/// A secrets file with `text`, readable by its owner only (as the secrets chain requires).
+fn secrets_file(dir: &std::path::Path, text: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("secrets");
+    std::fs::write(&path, text).expect("write");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    path
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

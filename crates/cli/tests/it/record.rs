@@ -281,6 +281,51 @@ async fn marks_that_do_not_resolve_keep_the_recording_as_a_draft_naming_each_and
         String::from_utf8_lossy(&finished.stderr)
     );
     let file = ToolFile::load(&out).expect("a valid tool file");
+
+    // The tool file exists now: making it again is refused, and the file kept, unless
+    // `--force` says to replace it (the app's rule too: `catalog::save`).
+    let again = |force: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_bflow"));
+        command.args([
+            "record",
+            "--from-draft",
+            &draft_file.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+            "--name",
+            "replaced",
+            "--input",
+            "q=#search-input",
+            "--extract",
+            "heading=#results-heading",
+        ]);
+        if force {
+            command.arg("--force");
+        }
+        command.output().unwrap()
+    };
+    let before = std::fs::read(&out).unwrap();
+    let refused = again(false);
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("exists") && said.contains("--force"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "the tool file is kept"
+    );
+    let replaced = again(true);
+    assert!(
+        replaced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replaced.stderr)
+    );
+    let replaced_file = ToolFile::load(&out).expect("a valid tool file");
+    assert_eq!(replaced_file.contract.name(), "replaced");
+
     let context = browser.new_context().await.unwrap();
     let inputs = json!({ "q": "mouse" }).as_object().cloned().unwrap();
     let report = Replayer::default()

@@ -12,11 +12,15 @@ use serde_json::Value;
 
 use crate::tool::ToolError;
 
-/// The `browser` capability, implemented by the browser crate. Browser tools downcast it
-/// (through [`BrowserCapability::as_any`]) to the concrete handle they were written for.
+/// The `browser` capability: the Rider's grant of a browser to a step whose contract
+/// declares `browser`, implemented by the browser crate.
+///
+/// The Rider knows nothing of CDP, so the grant carries no browser type to recover: a browser
+/// tool drives the browser it was built with (the shells build the tools and the Rider from
+/// one browser, `browserflow-catalog`'s one run builder), and asks its context for this grant
+/// first — a step that did not declare `browser`, or a Rider given none, is refused before
+/// any page opens.
 pub trait BrowserCapability: Send + Sync {
-    /// For downcasting to the implementation.
-    fn as_any(&self) -> &dyn Any;
     /// A short description for logs and errors (`chromium 156 at ws://…`).
     fn describe(&self) -> String;
 }

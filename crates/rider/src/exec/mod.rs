@@ -16,6 +16,7 @@ use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use serde_json::Value;
 
+use crate::artifacts::Artifacts;
 use crate::clock::Clock;
 use crate::ctx::EnvView;
 use crate::error::RunError;
@@ -45,6 +46,8 @@ pub(crate) struct RunState<'r> {
     recorded: HashMap<String, RecordedStep>,
     signal: CancelSignal,
     pending: Mutex<Vec<PendingStep>>,
+    /// What each step's tool call left to look at (the last attempt's), by step id.
+    artifacts: Mutex<BTreeMap<String, Artifacts>>,
     tools: Mutex<HashMap<String, Arc<Prepared>>>,
     digests: Mutex<HashMap<String, String>>,
     steps_started: AtomicUsize,
@@ -74,6 +77,7 @@ impl<'r> RunState<'r> {
             recorded,
             signal: cancel.signal(),
             pending: Mutex::new(Vec::new()),
+            artifacts: Mutex::new(BTreeMap::new()),
             tools: Mutex::new(HashMap::new()),
             digests: Mutex::new(HashMap::new()),
             steps_started: AtomicUsize::new(0),
@@ -84,6 +88,11 @@ impl<'r> RunState<'r> {
 
     pub(crate) fn take_pending(&self) -> Vec<PendingStep> {
         std::mem::take(&mut *lock(&self.pending))
+    }
+
+    /// The artifacts of every step that left some.
+    pub(crate) fn take_artifacts(&self) -> BTreeMap<String, Artifacts> {
+        std::mem::take(&mut *lock(&self.artifacts))
     }
 
     /// On resume: a recorded step the flow no longer has is a divergence.

@@ -34,6 +34,15 @@ impl RunState<'_> {
             .clock(self.clock)
             .env(self.env.clone())
             .signal(self.signal.clone());
+        if let Some(root) = &rider.options.runs_folder {
+            let reference = step.reference.to_string();
+            builder = builder.call_folder(crate::artifacts::call_folder(
+                root,
+                &self.run_id,
+                id,
+                &reference,
+            ));
+        }
         let unavailable = |capability, hint| RunError::CapabilityUnavailable {
             step: id.to_owned(),
             capability,

@@ -233,6 +233,7 @@ impl RunState<'_> {
                         if !out_of_time {
                             let noted = ToolError {
                                 class: e.class,
+                                artifacts: e.artifacts.clone(),
                                 message: format!(
                                     "{}; the step's time budget of {} (all attempts together) \
                                      is used up",
@@ -345,10 +346,20 @@ impl RunState<'_> {
         if self.signal.is_cancelled() {
             return Err(ToolError::cancelled());
         }
-        tokio::select! {
-            result = prepared.tool.run(input, ctx) => result,
+        let step_id = ctx.step_id().to_owned();
+        let result = tokio::select! {
+            result = prepared.tool.call(input, ctx) => result,
             _ = self.signal.cancelled() => Err(ToolError::cancelled()),
+        };
+        // The last attempt's artifacts are the step's: they show the outcome that counted.
+        let artifacts = match &result {
+            Ok(output) => Some(output.artifacts.clone()),
+            Err(error) => error.artifacts.as_deref().cloned(),
+        };
+        if let Some(artifacts) = artifacts.filter(|a| !a.is_empty()) {
+            lock(&self.artifacts).insert(step_id, artifacts);
         }
+        result.map(|output| output.value)
     }
 
     pub(super) fn check_output(&self, call: &Call<'_>, output: Value) -> Result<Value, RunError> {

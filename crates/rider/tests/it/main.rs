@@ -3,6 +3,7 @@
 // Helpers shared by the tests panic on failure like the tests themselves.
 #![allow(clippy::unwrap_used)]
 
+mod artifacts;
 mod canary;
 mod caps;
 mod child;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use browserflow_contract::{ContractParts, Kind, Schema, ToolContract};
 use browserflow_flow::Bound;
 use browserflow_rider::{
-    CancelHandle, RiderOptions, RunEvent, Tool, ToolCtx, ToolError, ToolRegistry, parse_input_args,
+    CancelHandle, RiderOptions, RunEvent, Tool, ToolCtx, ToolError, ToolRegistry,
 };
 use serde_json::{Value, json};
 
@@ -39,11 +39,8 @@ async fn a_pure_flow_runs_and_is_reported_but_records_no_effect() {
         }),
     );
     let rider = quick_rider(registry(), &dir.path().join("j.sqlite"));
-    let args = vec!["title=Hello Flow World".to_owned()];
-    let outcome = rider
-        .run(&plan, parse_input_args(&plan, &args).unwrap())
-        .await
-        .unwrap();
+    let inputs = [("title".to_owned(), Bound::Value(json!("Hello Flow World")))].into();
+    let outcome = rider.run(&plan, inputs).await.unwrap();
     assert_eq!(outcome.output, json!("hello-flow-world"));
     assert_eq!(outcome.steps_run, 1);
     let report = rider.journal().show(&outcome.run_id).unwrap();
@@ -391,31 +388,6 @@ async fn pure_steps_see_the_runs_clock_and_seeded_randomness_and_events_are_emit
             ..
         })
     ));
-}
-
-#[test]
-fn input_arguments_are_typed_by_the_flows_inputs() {
-    let plan = compile_flow(
-        &registry(),
-        json!({"name": "args", "version": "1.0.0",
-               "inputs": [{"name": "title", "schema": {"type": "string"}, "secret": false},
-                          {"name": "n", "schema": {"type": "integer"}, "secret": false},
-                          {"name": "token", "schema": {"type": "string"}, "secret": true}],
-               "steps": [{"id": "slug", "uses": "test/slugify@1.0.0", "with": {"text": {"from": "input.title"}}}],
-               "output": {"from": "steps.slug.output"}}),
-    );
-    let args: Vec<String> = ["title=42", "n=42", "token=secret.API"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let parsed = parse_input_args(&plan, &args).unwrap();
-    assert_eq!(parsed["title"], Bound::Value(json!("42")));
-    assert_eq!(parsed["n"], Bound::Value(json!(42)));
-    assert!(parsed["token"].is_secret());
-    let err = parse_input_args(&plan, &["token=hunter2".to_owned()]).unwrap_err();
-    assert!(err.to_string().contains("secret.NAME"), "{err}");
-    let err = parse_input_args(&plan, &["nope=1".to_owned()]).unwrap_err();
-    assert!(err.to_string().contains("title, n, token"), "{err}");
 }
 
 #[tokio::test]

@@ -170,8 +170,8 @@ pub(crate) async fn perform(request: Request, ctx: &ToolCtx) -> Result<HttpRespo
     let what = format!("{} {shown_url}", request.method.to_reqwest());
     let result = exchange(request, ctx, net, &resolver, &what).await;
     result.map_err(|e| ToolError {
-        class: e.class,
         message: resolver.clean(e.message),
+        ..e
     })
 }
 

@@ -138,8 +138,12 @@ async fn the_search_price_journey_is_recorded_saved_and_replays_to_the_same_outp
     });
     let run = browserflow_catalog::run_tool::run_tool(
         &file,
-        &["query=keyboard".to_string()],
-        browserflow_catalog::run_tool::RunToolOptions {
+        &[(
+            "query".to_owned(),
+            browserflow_catalog::RunInput::Value(json!("keyboard")),
+        )]
+        .into(),
+        browserflow_catalog::RunSetup {
             browser: Arc::new(shared),
             ..Default::default()
         },

@@ -2,18 +2,23 @@
 //! and `model` tool files.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use browserflow_contract::JsonError;
 use browserflow_flow::{Code, Diagnostic, Diagnostics};
-use browserflow_replay::BrowserTool;
+use browserflow_replay::{BrowserTool, SharedBrowser};
 use browserflow_rider::{SharedTool, ToolRegistry};
 use browserflow_steps::{ToolFile, ToolFileError};
 use serde_json::Value;
 
 /// The registry of every built-in and every runnable tool file among `files`. Contract-only
 /// files and flows have nothing to run and are skipped (flows run as composites of their
-/// plan). Every file that fails is reported, each naming its file.
-pub(crate) fn runnable(files: &[PathBuf]) -> Result<ToolRegistry, Diagnostics> {
+/// plan). Every file that fails is reported, each naming its file. Browser tools drive
+/// `browser`.
+pub(crate) fn runnable(
+    files: &[PathBuf],
+    browser: &Arc<SharedBrowser>,
+) -> Result<ToolRegistry, Diagnostics> {
     let mut registry = ToolRegistry::new();
     let mut scratch = browserflow_flow::Registry::new();
     browserflow_std::register_builtins(&mut registry, &mut scratch)
@@ -35,7 +40,7 @@ pub(crate) fn runnable(files: &[PathBuf]) -> Result<ToolRegistry, Diagnostics> {
         let registered = match kind {
             Some("browser") => match ToolFile::from_json(&value).map_err(ToolFileError::Invalid) {
                 Ok(file) => registry
-                    .register(BrowserTool::factory(file))
+                    .register(BrowserTool::factory(file, browser.clone()))
                     .map(|_| ())
                     .map_err(|e| e.to_string()),
                 Err(e) => Err(e.to_string()),

@@ -1,45 +1,45 @@
-//! Running one recorded tool the way `bflow run TOOL --input k=v …` does, and the demo.
+//! Running one recorded tool the way `bflow run TOOL --input k=v …` does, the app's preview
+//! and the demo.
 //!
-//! [`run_tool`] goes through the Rider, so inputs and output are validated against the
-//! contract, the call is journaled, and transient failures are retried: the tool becomes a
-//! one-step flow (`inputs` = the tool's inputs, one step `run`, output = its output),
-//! compiled by the flow crate.
+//! [`run_tool`] goes through the Rider [`RunSetup::rider`] builds, so inputs and output are
+//! validated against the contract, the call is journaled, and transient failures are retried:
+//! the tool becomes a one-step flow (`inputs` = the tool's inputs, one step `run`, output =
+//! its output), compiled by the flow crate. Its report and run folder come back as the
+//! call's artifacts.
 //!
 //! ```no_run
 //! # async fn cli() -> Result<(), browserflow_catalog::run_tool::RunToolError> {
-//! use browserflow_catalog::Catalog;
-//! use browserflow_catalog::run_tool::{RunToolOptions, run_tool};
+//! use browserflow_catalog::{Catalog, RunInput, RunSetup};
+//! use browserflow_catalog::run_tool::run_tool;
 //! let catalog = Catalog { dirs: vec!["recordings".into()], store: None };
 //! let file = catalog.tool_file("search-price@1.2.0")?;
-//! let done = run_tool(&file, &["query=keyboard".to_string()], RunToolOptions::default()).await?;
+//! let inputs = [("query".to_owned(), RunInput::Value("keyboard".into()))].into();
+//! let done = run_tool(&file, &inputs, RunSetup::default()).await?;
 //! println!("{}", serde_json::to_string_pretty(&done.output).unwrap_or_default());
 //! # Ok(()) }
 //! ```
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use browserflow_contract::ToolContract;
 use browserflow_flow::{FlowSpec, compile};
-use browserflow_rider::{
-    EnvSecrets, InputArgError, Journal, Redactor, Rider, RiderOptions, RunFailure, SecretsProvider,
-    ToolRegistry, idempotency_key, parse_input_args,
-};
+use browserflow_rider::{Artifacts, Journal, RunFailure, ToolRegistry};
 use serde_json::{Value, json};
 
-use browserflow_cdp::BrowserConfig;
 use browserflow_replay::run_dir::call_dir;
-use browserflow_replay::{BrowserTool, RUN_DIR_ENV, ReplayReport, SharedBrowser};
+use browserflow_replay::{BrowserTool, ReplayReport, SharedBrowser, replay_report};
 use browserflow_shop::FixtureServer;
 use browserflow_steps::{ToolFile, ToolFileError};
+
+use super::inputs::{InputError, RunInput, RunInputs, bind_inputs};
+use super::{RunSetup, RunsFolder};
 
 /// The step id of the one-step flow [`run_tool`] runs.
 pub const STEP_ID: &str = "run";
 
 /// The shipped `search-price@1.2.0` recording (for the fixed demo address
 /// `http://127.0.0.1:4780`).
-pub const SEARCH_PRICE_JSON: &str = include_str!("../../../recordings/search-price@1.2.0.json");
+pub const SEARCH_PRICE_JSON: &str = include_str!("../../../../recordings/search-price@1.2.0.json");
 
 /// The address `bflow demo --serve` serves the shop on, and the recording points at.
 pub const DEMO_ADDR: &str = "127.0.0.1:4780";
@@ -58,10 +58,17 @@ pub enum RunToolError {
     /// The tool was not found, or its file does not load.
     #[error(transparent)]
     Lookup(#[from] crate::LookupError),
-    /// An `--input` argument is malformed, unknown or duplicated, or a required input is
-    /// missing.
+    /// An input does not fit the tool's slots.
     #[error("{0}")]
-    Input(String),
+    Input(#[from] InputError),
+    /// Required inputs are not given.
+    #[error("{}", missing_text(.tool, .missing))]
+    MissingInputs {
+        /// The tool, `name@version`.
+        tool: String,
+        /// The slots not given, in the contract's order.
+        missing: Vec<MissingInput>,
+    },
     /// The one-step flow could not be built (a contract the flow compiler refuses).
     #[error("could not prepare the run: {0}")]
     Prepare(String),
@@ -89,6 +96,29 @@ pub enum RunToolError {
     },
 }
 
+/// A required input that was not given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingInput {
+    /// The slot.
+    pub name: String,
+    /// Its type, for people (`string`).
+    pub describe: String,
+    /// Whether it takes a secret reference.
+    pub secret: bool,
+}
+
+fn missing_text(tool: &str, missing: &[MissingInput]) -> String {
+    let each: Vec<String> = missing
+        .iter()
+        .map(|m| format!("`{}` ({})", m.name, m.describe))
+        .collect();
+    format!(
+        "`{tool}` needs the tool input{} {}",
+        if missing.len() == 1 { "" } else { "s" },
+        each.join(", ")
+    )
+}
+
 /// Makes sure `dir` is a folder screenshots and reports can go into (creating it when it
 /// is missing), so a wrong path is an error before the browser starts, not a warning after
 /// the run.
@@ -103,52 +133,6 @@ pub fn prepare_run_dir(dir: &Path) -> Result<(), RunToolError> {
     std::fs::create_dir_all(dir).map_err(|e| refuse(e.to_string()))
 }
 
-/// How [`run_tool`] runs.
-#[derive(Clone)]
-pub struct RunToolOptions {
-    /// The browser (share one across runs; it launches on first use). `--headed` is a
-    /// `SharedBrowser` whose config has `headless: false`.
-    pub browser: Arc<SharedBrowser>,
-    /// Where each call writes screenshots and `report.json` (see [`browserflow_replay::run_dir`]).
-    pub run_dir: Option<PathBuf>,
-    /// The journal; a throw-away one in a temporary directory when `None`.
-    pub journal: Option<Arc<Journal>>,
-    /// Resolves `secret.NAME` inputs (default: `BROWSERFLOW_SECRET_<NAME>` variables).
-    pub secrets: Arc<dyn SecretsProvider>,
-    /// Other Rider settings (`browser` and the run-folder variable are filled in).
-    pub rider: RiderOptions,
-    /// A redactor that learns every secret the run resolves (the process's log writer's,
-    /// made before this run's Rider existed).
-    pub log_redactor: Option<Redactor>,
-}
-
-impl Default for RunToolOptions {
-    fn default() -> Self {
-        RunToolOptions {
-            browser: Arc::new(SharedBrowser::new(BrowserConfig::default())),
-            run_dir: None,
-            journal: None,
-            secrets: Arc::new(EnvSecrets),
-            rider: RiderOptions::default(),
-            log_redactor: None,
-        }
-    }
-}
-
-impl RunToolOptions {
-    /// Options with a headed (`headed: true`) or headless browser.
-    pub fn headed(headed: bool) -> RunToolOptions {
-        let config = BrowserConfig {
-            headless: !headed,
-            ..BrowserConfig::default()
-        };
-        RunToolOptions {
-            browser: Arc::new(SharedBrowser::new(config)),
-            ..RunToolOptions::default()
-        }
-    }
-}
-
 /// Keeps a failed run that had no run folder: `report.json` and the failing page's screenshot
 /// (kept by the replay, redacted and masked like everything a run writes) in a folder for it
 /// under the default journal's `runs/` (the temp dir when there is no data dir). Returns the
@@ -161,6 +145,8 @@ pub fn keep_failed_run(file: &ToolFile, error: &RunToolError) -> Option<std::io:
     else {
         return None;
     };
+    // The journal's own runs folder, found through configuration: a one-tool run's journal
+    // was temporary.
     let root = Journal::default_path()
         .map(|journal| crate::runs_folder(&journal))
         .unwrap_or_else(|_| std::env::temp_dir().join("bflow-runs"));
@@ -175,25 +161,6 @@ pub fn keep_failed_run(file: &ToolFile, error: &RunToolError) -> Option<std::io:
         &browserflow_replay::ReplaySecrets::default(),
     );
     Some(written.map(|()| dir))
-}
-
-/// An `--input` problem in the tool's words: it is the tool's inputs the person gives.
-fn tool_input_error(contract: &ToolContract, error: &InputArgError) -> RunToolError {
-    let message = match error {
-        InputArgError::Unknown { name, known } => {
-            let known = if known.is_empty() {
-                "none"
-            } else {
-                known.as_str()
-            };
-            format!(
-                "`--input {name}=…`: the tool `{}` has no input `{name}` (its inputs: {known})",
-                contract.reference()
-            )
-        }
-        other => other.to_string(),
-    };
-    RunToolError::Input(message)
 }
 
 /// A single tool's failure in the tool's words: the one-step flow it ran in is an internal
@@ -227,14 +194,14 @@ pub struct ToolRun {
     pub call_dir: Option<PathBuf>,
 }
 
-/// Runs `file` once through the Rider with `inputs` given as `name=value` arguments
-/// (`name=secret.NAME` for secret inputs), and returns its typed output and report.
+/// Runs `file` once through the Rider `setup` builds, with `inputs` (a secret slot takes a
+/// [`RunInput::Secret`] reference), and returns its typed output and report.
 pub async fn run_tool(
     file: &ToolFile,
-    inputs: &[String],
-    options: RunToolOptions,
+    inputs: &RunInputs,
+    setup: RunSetup,
 ) -> Result<ToolRun, RunToolError> {
-    if let Some(dir) = &options.run_dir {
+    if let RunsFolder::At(dir) = &setup.runs_folder {
         prepare_run_dir(dir)?;
     }
     let contract = file.contract.clone();
@@ -242,91 +209,53 @@ pub async fn run_tool(
     let spec = one_step_flow(file)?;
     let mut registry = ToolRegistry::new();
     registry
-        .register(BrowserTool::factory(file.clone()))
+        .register(BrowserTool::factory(file.clone(), setup.browser.clone()))
         .map_err(|e| RunToolError::Prepare(e.to_string()))?;
     let contracts = registry
         .contract_registry()
         .map_err(|e| RunToolError::Prepare(e.to_string()))?;
     let plan = compile(&spec, &contracts).map_err(|e| RunToolError::Prepare(e.to_string()))?;
-    let bound = parse_input_args(&plan, inputs).map_err(|e| tool_input_error(&contract, &e))?;
+    let bound = bind_inputs(contract.inputs(), inputs)?;
     // Said in the tool's terms before anything starts (the Rider would call it a flow input).
-    let missing: Vec<String> = contract
+    let missing: Vec<MissingInput> = contract
         .inputs()
         .iter()
         .filter(|i| i.schema.default.is_none() && !bound.contains_key(&i.name))
-        .map(|i| {
-            let how = if i.secret {
-                format!("--input {}=secret.NAME", i.name)
-            } else {
-                format!("--input {}=…", i.name)
-            };
-            format!("`{}` ({}; give it with {how})", i.name, i.schema.describe())
+        .map(|i| MissingInput {
+            name: i.name.clone(),
+            describe: i.schema.describe(),
+            secret: i.secret,
         })
         .collect();
     if !missing.is_empty() {
-        return Err(RunToolError::Input(format!(
-            "`{reference}` needs the tool input{} {}",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join(", ")
-        )));
+        return Err(RunToolError::MissingInputs {
+            tool: reference,
+            missing,
+        });
     }
-    crate::check_secrets(options.secrets.clone(), &plan, &bound)
-        .map_err(|missing| RunToolError::Setup(crate::SetupError::MissingSecrets(missing)))?;
-
-    let (journal, _journal_dir) = match options.journal {
-        Some(journal) => (journal, None),
-        None => {
-            let dir = tempfile::tempdir().map_err(|e| RunToolError::Prepare(e.to_string()))?;
-            let journal = Journal::open(dir.path().join("journal.sqlite"))
-                .map_err(|e| RunToolError::Prepare(e.to_string()))?;
-            (Arc::new(journal), Some(dir))
-        }
-    };
-    let mut rider_options = options.rider;
-    rider_options.browser = Some(options.browser.clone());
-    if let Some(dir) = &options.run_dir {
-        rider_options
-            .env
-            .insert(RUN_DIR_ENV.to_string(), dir.display().to_string());
-    }
-    let rider = Rider::new(registry, journal, options.secrets, rider_options)
-        .map_err(|e| RunToolError::Prepare(e.to_string()))?;
-    if let Some(logs) = &options.log_redactor {
-        rider.redactor().forward_to(logs);
-    }
+    setup
+        .check_secrets(&plan, &bound)
+        .map_err(RunToolError::Setup)?;
+    let rider = setup.rider(registry).map_err(RunToolError::Setup)?;
     tracing::debug!(target: "browserflow::timing", "rider ready");
     let outcome = rider.run(&plan, bound).await;
     tracing::debug!(target: "browserflow::timing", "rider finished");
-    let folder = |run_id: &str| {
-        options
-            .run_dir
-            .as_ref()
-            .map(|dir| call_dir(dir, run_id, STEP_ID, &reference))
-    };
     match outcome {
-        Ok(outcome) => {
-            let key = idempotency_key(&outcome.run_id, STEP_ID);
+        Ok(mut outcome) => {
+            let artifacts = outcome.artifacts.remove(STEP_ID).unwrap_or_default();
             Ok(ToolRun {
-                report: options.browser.take_report(&key),
-                call_dir: folder(&outcome.run_id),
+                report: replay_report(&artifacts),
+                call_dir: artifacts.folder,
                 run_id: outcome.run_id,
                 // Printed and shown: redacted like everything the Rider writes.
                 output: rider.redactor().redact_json(&outcome.output),
             })
         }
-        Err(failure) => {
-            let report = failure
-                .run_id
-                .as_ref()
-                .and_then(|run_id| {
-                    options
-                        .browser
-                        .take_report(&idempotency_key(run_id, STEP_ID))
-                })
-                .map(Box::new);
+        Err(mut failure) => {
+            let artifacts: Artifacts = failure.artifacts.remove(STEP_ID).unwrap_or_default();
             Err(RunToolError::Run {
+                report: replay_report(&artifacts).map(Box::new),
                 failure: Box::new(failure),
-                report,
             })
         }
     }
@@ -389,14 +318,14 @@ pub async fn demo(
     let shop = FixtureServer::shop().map_err(RunToolError::Serve)?;
     let origin = shop.origin();
     let tool = search_price()?.rebase_to(&origin);
-    let options = RunToolOptions {
+    let setup = RunSetup {
         browser,
-        run_dir: Some(out_dir.to_path_buf()),
-        ..RunToolOptions::default()
+        journal: super::JournalAt::Temporary,
+        runs_folder: RunsFolder::At(out_dir.to_path_buf()),
+        ..RunSetup::default()
     };
-    let inputs: BTreeMap<&str, &str> = [("query", query)].into();
-    let args: Vec<String> = inputs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let run = run_tool(&tool, &args, options).await?;
+    let inputs = [("query".to_owned(), RunInput::Value(Value::from(query)))].into();
+    let run = run_tool(&tool, &inputs, setup).await?;
     Ok(DemoOutcome {
         output: run.output,
         report: run.report,
