@@ -57,6 +57,8 @@
 //! assert_eq!(errors.0[0].pointer, "/steps/0/with/text");
 //! ```
 
+#![deny(missing_docs)]
+
 mod binding;
 mod compile;
 mod composite;

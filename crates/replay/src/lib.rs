@@ -55,6 +55,7 @@ mod actions;
 mod checks;
 mod classify;
 mod failure;
+mod fallback;
 mod js;
 mod navigation;
 mod resolve;
@@ -66,6 +67,7 @@ mod tool;
 
 pub use browserflow_cdp::DownloadRecord;
 pub use failure::{Blocked, FailureKind, Missing, Unactionable};
+pub use fallback::{Fallback, described_candidates};
 pub use secrets::ReplaySecrets;
 pub use tool::{BrowserTool, RUN_DIR_ENV, SharedBrowser};
 

@@ -55,12 +55,7 @@ impl Server {
     }
 }
 
-async fn serve(
-    mut stream: TcpStream,
-    answer: Answer,
-    seen: Seen,
-    written: Arc<Mutex<u64>>,
-) {
+async fn serve(mut stream: TcpStream, answer: Answer, seen: Seen, written: Arc<Mutex<u64>>) {
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 4096];
     let head_end = loop {
