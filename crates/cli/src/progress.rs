@@ -39,10 +39,6 @@ pub fn print(event: &RunEvent) {
 /// found its element. `ranked` holds each step's candidates, described, best first; a step
 /// won by a lower-ranked one gets a warning naming those that found nothing.
 pub fn replay_step(report: &StepReport, ranked: &[Vec<String>]) -> Vec<String> {
-    let what = report
-        .label
-        .clone()
-        .unwrap_or_else(|| report.kind.replace('_', " "));
     let status = match report.status {
         StepStatus::Passed => "passed",
         StepStatus::Failed => "FAILED",
@@ -54,28 +50,14 @@ pub fn replay_step(report: &StepReport, ranked: &[Vec<String>]) -> Vec<String> {
         .map(|s| format!(" via {}", s.description))
         .unwrap_or_default();
     let mut lines = vec![format!(
-        "  {}. {what} — {status} in {:.0} ms{via}",
+        "  {}. {} — {status} in {:.0} ms{via}",
         report.index + 1,
+        report.what(),
         report.duration_ms
     )];
-    if let Some(winner) = report.selector.as_ref().filter(|s| s.index > 0) {
-        let above: Vec<&str> = ranked
-            .get(report.index)
-            .map(|c| c.iter().take(winner.index).map(String::as_str).collect())
-            .unwrap_or_default();
-        lines.push(format!(
-            "  warning: step {} ({what}) matched only on its selector #{} ({}); {} ranked above it found nothing{}. \
-             The page has changed since recording: check the step or record it again.",
-            report.index + 1,
-            winner.index + 1,
-            winner.description,
-            winner.index,
-            if above.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", above.join(", "))
-            }
-        ));
+    let candidates = ranked.get(report.index).map(Vec::as_slice).unwrap_or(&[]);
+    if let Some(fallback) = report.fallback(candidates) {
+        lines.push(format!("  warning: {fallback}"));
     }
     if let Some(why) = &report.screenshot_withheld {
         lines.push(format!("  (step {}: {why})", report.index + 1));

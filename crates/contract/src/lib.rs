@@ -43,6 +43,8 @@
 //! assert!(problems.iter().count() >= 5);
 //! ```
 
+#![deny(missing_docs)]
+
 mod assign;
 mod contract;
 mod digest;

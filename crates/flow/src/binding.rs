@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use crate::reference::Reference;
 use crate::scope::{EvalError, Scope};
 use crate::secret::{Bound, SecretPart, SecretTemplate};
+use crate::template::{TemplatePiece, escape_template_text, scan_template};
 
 /// One piece of a template binding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,48 +138,16 @@ fn interpolate(reference: &Reference, value: &Value) -> Result<String, EvalError
 }
 
 fn parse_template(text: &str) -> Result<Vec<TemplatePart>, String> {
-    let mut parts = Vec::new();
-    let mut literal = String::new();
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        match c {
-            '{' if chars.peek().is_some_and(|(_, n)| *n == '{') => {
-                chars.next();
-                literal.push('{');
-            }
-            '}' if chars.peek().is_some_and(|(_, n)| *n == '}') => {
-                chars.next();
-                literal.push('}');
-            }
-            '}' => {
-                return Err(format!(
-                    "template `{text}`: unmatched `}}` at byte {at} (write `}}}}` for a literal brace)"
-                ));
-            }
-            '{' => {
-                let rest = &text[at + 1..];
-                let Some(end) = rest.find('}') else {
-                    return Err(format!(
-                        "template `{text}`: `{{` at byte {at} is never closed (write `{{{{` for a literal brace)"
-                    ));
-                };
-                let reference = Reference::parse(rest[..end].trim())
-                    .map_err(|e| format!("template `{text}`: {e}"))?;
-                if !literal.is_empty() {
-                    parts.push(TemplatePart::Text(std::mem::take(&mut literal)));
-                }
-                parts.push(TemplatePart::Ref(reference));
-                while chars.peek().is_some_and(|(i, _)| *i <= at + end + 1) {
-                    chars.next();
-                }
-            }
-            c => literal.push(c),
-        }
-    }
-    if !literal.is_empty() {
-        parts.push(TemplatePart::Text(literal));
-    }
-    Ok(parts)
+    scan_template(text)
+        .map(
+            |piece| match piece.map_err(|e| format!("template `{text}`: {e}"))? {
+                TemplatePiece::Text(t) => Ok(TemplatePart::Text(t)),
+                TemplatePiece::Placeholder { name, .. } => Reference::parse(name)
+                    .map(TemplatePart::Ref)
+                    .map_err(|e| format!("template `{text}`: {e}")),
+            },
+        )
+        .collect()
 }
 
 /// Literals as JSON, references as text, templates as template text.
@@ -190,9 +159,7 @@ impl fmt::Display for Binding {
             Binding::Template(parts) => {
                 for part in parts {
                     match part {
-                        TemplatePart::Text(t) => {
-                            f.write_str(&t.replace('{', "{{").replace('}', "}}"))?
-                        }
+                        TemplatePart::Text(t) => f.write_str(&escape_template_text(t))?,
                         TemplatePart::Ref(r) => write!(f, "{{{r}}}")?,
                     }
                 }

@@ -57,6 +57,8 @@
 //! assert_eq!(errors.0[0].pointer, "/steps/0/with/text");
 //! ```
 
+#![deny(missing_docs)]
+
 mod binding;
 mod compile;
 mod composite;
@@ -69,6 +71,7 @@ mod registry;
 mod scope;
 mod secret;
 mod spec;
+mod template;
 
 pub use binding::{Binding, TemplatePart};
 pub use compile::{check_file, check_str, compile};
@@ -81,5 +84,8 @@ pub use registry::{RegisteredTool, Registry, json_files_in};
 pub use scope::{EvalError, Scope, StepState};
 pub use secret::{Bound, SecretPart, SecretTemplate};
 pub use spec::{FlowSpec, StepSpec};
+pub use template::{
+    TemplateError, TemplatePiece, TemplatePieces, escape_template_text, scan_template,
+};
 
 pub(crate) use browserflow_contract::json_type_name;

@@ -104,7 +104,7 @@ impl fmt::Display for SecretTemplate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for part in &self.parts {
             match part {
-                SecretPart::Text(t) => f.write_str(&t.replace('{', "{{").replace('}', "}}"))?,
+                SecretPart::Text(t) => f.write_str(&crate::escape_template_text(t))?,
                 SecretPart::Secret(name) => write!(f, "{{secret.{name}}}")?,
             }
         }

@@ -41,6 +41,8 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(missing_docs)]
+
 mod archive;
 mod catalog;
 mod error;

@@ -14,9 +14,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use browserflow_contract::Digest;
-use browserflow_rider::caps::net::reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue};
-use browserflow_rider::secrecy::{ExposeSecret, SecretString};
-use browserflow_rider::{NetCap, NetOptions};
+use browserflow_rider::caps::model::ModelClient;
+use browserflow_rider::secrecy::SecretString;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -82,22 +81,13 @@ pub struct Suggestions {
     pub outputs: BTreeMap<String, String>,
 }
 
-/// A client of an OpenAI-compatible chat-completions endpoint.
+/// Model assistance over an OpenAI-compatible chat-completions endpoint, called through the
+/// Rider's one [`ModelClient`] (answers read at most
+/// [`MAX_ANSWER_BYTES`](browserflow_rider::caps::model::MAX_ANSWER_BYTES)).
+#[derive(Debug)]
 pub struct ModelAssist {
-    base_url: String,
     model: String,
-    api_key: Option<SecretString>,
-    net: NetCap,
-}
-
-impl std::fmt::Debug for ModelAssist {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ModelAssist")
-            .field("base_url", &self.base_url)
-            .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
-            .finish()
-    }
+    client: ModelClient,
 }
 
 impl ModelAssist {
@@ -107,16 +97,15 @@ impl ModelAssist {
         model: &str,
         api_key: Option<String>,
     ) -> Result<ModelAssist, RecordError> {
-        let net = NetCap::new(&NetOptions {
-            timeout: Duration::from_secs(60),
-            ..NetOptions::default()
-        })
+        let client = ModelClient::new(
+            base_url,
+            api_key.map(SecretString::from),
+            Duration::from_secs(60),
+        )
         .map_err(|e| RecordError::Model(e.to_string()))?;
         Ok(ModelAssist {
-            base_url: base_url.trim_end_matches('/').to_string(),
             model: model.to_string(),
-            api_key: api_key.map(SecretString::from),
-            net,
+            client,
         })
     }
 
@@ -136,7 +125,7 @@ impl ModelAssist {
 
     /// The endpoint called.
     pub fn endpoint(&self) -> String {
-        format!("{}/chat/completions", self.base_url)
+        self.client.endpoint()
     }
 
     /// Asks for names and descriptions, records the call in `draft.model_calls`, and applies
@@ -244,39 +233,10 @@ impl ModelAssist {
     }
 
     async fn post(&self, body: Vec<u8>) -> Result<Value, RecordError> {
-        let endpoint = self.endpoint();
-        let mut builder = self
-            .net
-            .post(&endpoint)
-            .map_err(|e| RecordError::Model(e.to_string()))?
-            .header(CONTENT_TYPE, "application/json")
-            .body(body);
-        if let Some(key) = &self.api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose_secret()))
-                .map_err(|_| {
-                    RecordError::Model("the model API key is not a valid header".into())
-                })?;
-            value.set_sensitive(true);
-            builder = builder.header(AUTHORIZATION, value);
-        }
-        let response = builder
-            .send()
+        self.client
+            .post_json(body)
             .await
-            .map_err(|e| RecordError::Model(format!("{endpoint}: {}", e.without_url())))?;
-        let status = response.status().as_u16();
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| RecordError::Model(format!("{endpoint}: {}", e.without_url())))?;
-        if !(200..300).contains(&status) {
-            let snippet = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
-            return Err(RecordError::Model(format!(
-                "{endpoint} answered HTTP {status}: {}",
-                snippet.trim()
-            )));
-        }
-        serde_json::from_slice(&bytes)
-            .map_err(|e| RecordError::Model(format!("{endpoint}: the answer is not JSON: {e}")))
+            .map_err(|e| RecordError::Model(e.to_string()))
     }
 }
 

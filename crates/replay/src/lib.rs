@@ -57,6 +57,7 @@ mod actions;
 mod checks;
 mod classify;
 mod failure;
+mod fallback;
 mod js;
 mod navigation;
 mod resolve;
@@ -68,6 +69,7 @@ mod tool;
 
 pub use browserflow_cdp::DownloadRecord;
 pub use failure::{Blocked, FailureKind, Missing, Unactionable};
+pub use fallback::{Fallback, described_candidates};
 pub use secrets::ReplaySecrets;
 pub use tool::{BrowserTool, SharedBrowser, replay_report};
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::ReplayReport;
 use crate::secrets::ReplaySecrets;
+use crate::{ReplayReport, described_candidates};
 use browserflow_cdp::thumbnail::thumbnail_png;
 use browserflow_steps::ToolFile;
 
@@ -53,26 +53,8 @@ pub fn write(
         .steps
         .iter()
         .filter_map(|step| {
-            let winner = step.selector.as_ref().filter(|s| s.index > 0)?;
-            let above: Vec<String> = file
-                .steps
-                .get(step.index)
-                .and_then(|s| s.selector())
-                .map(|sel| {
-                    sel.candidates
-                        .iter()
-                        .take(winner.index)
-                        .map(|c| c.describe())
-                        .collect()
-                })
-                .unwrap_or_default();
-            Some(format!(
-                "step {} matched only on its selector #{} ({}); found nothing: {}",
-                step.index + 1,
-                winner.index + 1,
-                winner.description,
-                above.join(", ")
-            ))
+            step.fallback(&described_candidates(file, step.index))
+                .map(|f| f.to_string())
         })
         .collect();
     let document = json!({

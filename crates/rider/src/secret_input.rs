@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use browserflow_flow::{SecretPart, SecretTemplate};
+use browserflow_flow::{SecretPart, SecretTemplate, TemplateError, TemplatePiece, scan_template};
 use secrecy::SecretString;
 use serde_json::Value;
 
@@ -119,36 +119,27 @@ impl SecretsCap {
     }
 }
 
-/// Parses template text: `{secret.NAME}` placeholders, `{{` and `}}` for literal braces.
+/// Parses template text: `{secret.NAME}` placeholders, `{{` and `}}` for literal braces (the
+/// flow crate's one template grammar, [`scan_template`]).
 pub fn parse_template(text: &str) -> Result<SecretTemplate, String> {
     let mut parts = Vec::new();
-    let mut literal = String::new();
-    let mut rest = text;
-    while let Some(c) = rest.chars().next() {
-        if rest.starts_with("{{") || rest.starts_with("}}") {
-            literal.push(c);
-            rest = &rest[2..];
-        } else if c == '{' {
-            let Some(end) = rest.find('}') else {
-                return Err("an unclosed `{` in a secret template".to_owned());
-            };
-            let inner = rest[1..end].trim();
-            let Some(name) = inner.strip_prefix("secret.") else {
-                return Err(format!(
-                    "`{{{inner}}}` in a secret template: only `{{secret.NAME}}` placeholders are allowed"
-                ));
-            };
-            parts.push(SecretPart::Text(std::mem::take(&mut literal)));
-            parts.push(SecretPart::Secret(name.to_owned()));
-            rest = &rest[end + 1..];
-        } else if c == '}' {
-            return Err("an unmatched `}` in a secret template".to_owned());
-        } else {
-            literal.push(c);
-            rest = &rest[c.len_utf8()..];
-        }
+    for piece in scan_template(text) {
+        let piece = piece.map_err(|e| match e {
+            TemplateError::Unclosed { .. } => "an unclosed `{` in a secret template".to_owned(),
+            TemplateError::Unmatched { .. } => "an unmatched `}` in a secret template".to_owned(),
+        })?;
+        parts.push(match piece {
+            TemplatePiece::Text(text) => SecretPart::Text(text),
+            TemplatePiece::Placeholder { name: inner, .. } => {
+                let Some(name) = inner.strip_prefix("secret.") else {
+                    return Err(format!(
+                        "`{{{inner}}}` in a secret template: only `{{secret.NAME}}` placeholders are allowed"
+                    ));
+                };
+                SecretPart::Secret(name.to_owned())
+            }
+        });
     }
-    parts.push(SecretPart::Text(literal));
     Ok(SecretTemplate::from_parts(parts))
 }
 

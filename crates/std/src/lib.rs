@@ -25,6 +25,8 @@
 //! assert_eq!(n, listing.len());
 //! ```
 
+#![deny(missing_docs)]
+
 mod builtins;
 pub mod code;
 pub mod http;

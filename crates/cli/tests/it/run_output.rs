@@ -91,7 +91,7 @@ fn steps_are_said_as_they_finish_and_a_fallback_is_a_warning() {
         warnings[0]
             .as_str()
             .unwrap()
-            .starts_with("step 4 matched only on its selector #2"),
+            .starts_with("step 4 (Open the first result) matched only on its selector #2"),
         "{report:#}"
     );
 }

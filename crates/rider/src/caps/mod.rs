@@ -2,6 +2,7 @@
 //! contract declares it.
 
 pub mod fs;
+pub mod model;
 pub mod net;
 pub mod secrets;
 pub mod spawn;

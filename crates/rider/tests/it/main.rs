@@ -12,6 +12,7 @@ mod crash;
 mod define;
 mod divergence;
 mod lease;
+mod model_client;
 mod plan_change;
 mod read_only;
 mod redact;

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use browserflow_contract::Kind;
+use browserflow_flow::{TemplateError, TemplatePiece, scan_template};
 use browserflow_rider::{DefineError, Tool, ToolDef, ToolError, define_tool};
 use serde_json::Value;
 
@@ -19,42 +20,29 @@ pub struct TemplateInput {
 /// Renders `template` with `values`. A string is inserted as it is, `null` as nothing, any
 /// other value as compact JSON. An unknown placeholder is an error naming it and its offset.
 pub fn render_template(template: &str, values: &BTreeMap<String, Value>) -> Result<String, String> {
+    // The flow crate's one `{…}` grammar; the messages say "offset", as this tool always has.
     let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    let mut offset = 0;
-    while let Some(c) = rest.chars().next() {
-        if rest.starts_with("{{") || rest.starts_with("}}") {
-            out.push(c);
-            rest = &rest[2..];
-            offset += 2;
-            continue;
+    for piece in scan_template(template) {
+        let piece = piece.map_err(|e| match e {
+            TemplateError::Unmatched { at } => {
+                format!("an unmatched `}}` at offset {at}: write `}}}}` for a literal brace")
+            }
+            TemplateError::Unclosed { at } => {
+                format!("an unclosed `{{` at offset {at}: write `{{{{` for a literal brace")
+            }
+        })?;
+        match piece {
+            TemplatePiece::Text(text) => out.push_str(&text),
+            TemplatePiece::Placeholder { name: path, at } => {
+                let value = lookup(values, path)
+                    .map_err(|why| format!("placeholder `{{{path}}}` at offset {at}: {why}"))?;
+                match value {
+                    Value::String(s) => out.push_str(s),
+                    Value::Null => {}
+                    other => out.push_str(&other.to_string()),
+                }
+            }
         }
-        if c == '}' {
-            return Err(format!(
-                "an unmatched `}}` at offset {offset}: write `}}}}` for a literal brace"
-            ));
-        }
-        if c != '{' {
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
-            offset += c.len_utf8();
-            continue;
-        }
-        let Some(end) = rest.find('}') else {
-            return Err(format!(
-                "an unclosed `{{` at offset {offset}: write `{{{{` for a literal brace"
-            ));
-        };
-        let path = rest[1..end].trim();
-        let value = lookup(values, path)
-            .map_err(|why| format!("placeholder `{{{path}}}` at offset {offset}: {why}"))?;
-        match value {
-            Value::String(s) => out.push_str(s),
-            Value::Null => {}
-            other => out.push_str(&other.to_string()),
-        }
-        rest = &rest[end + 1..];
-        offset += end + 1;
     }
     Ok(out)
 }
