@@ -191,7 +191,9 @@ async (spec) => {
   const DIRECT_INPUTS = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
   const editability = (el) => {
     if (el instanceof HTMLInputElement) {
-      const type = (el.getAttribute('type') || '').toLowerCase();
+      // The type the browser gives it: an unknown `type` attribute is a text field
+      // (selectize's search field says `type="select-one"`).
+      const type = el.type;
       if (!TEXT_INPUTS.has(type) && !DIRECT_INPUTS.has(type)) return 'input of type `' + type + '` cannot be filled';
       if (el.readOnly) return 'element is read-only';
       return null;
@@ -269,7 +271,7 @@ async (spec) => {
         el.dispatchEvent(new Event('change', { bubbles: true }));
         return { done: true };
       }
-      if (el instanceof HTMLInputElement && DIRECT_INPUTS.has((el.getAttribute('type') || '').toLowerCase())) {
+      if (el instanceof HTMLInputElement && DIRECT_INPUTS.has(el.type)) {
         el.focus();
         el.value = a.value;
         if (el.value !== a.value) return { error: 'the input rejected the value `' + a.value + '`' };

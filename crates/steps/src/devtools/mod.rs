@@ -290,6 +290,7 @@ impl Importer {
                 label: None,
                 selector: selector(self)?,
                 value: str_field(raw, "value", index)?.to_string(),
+                keys: false,
                 timeout_ms,
             }),
             "keyDown" => {
