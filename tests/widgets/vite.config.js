@@ -6,5 +6,8 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
   plugins: [react()],
   base: './',
+  // selectize's stylesheet still carries old Internet Explorer hacks (`*display: inline`),
+  // which browsers ignore: dropped rather than failing the build.
+  css: { lightningcss: { errorRecovery: true } },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 2000 },
 });

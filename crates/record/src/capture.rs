@@ -21,9 +21,9 @@ use super::selectors::{
 use super::{FileChooserRequest, MAIN_PAGE, PickedElement, RecordEvent, RecordedStep};
 use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{
-    CheckedState, ClickStep, DragStep, ExpectedNavigation, FillStep, HandleDialogStep,
-    KeyPressStep, Modifier, MouseButton, NavigateStep, Offset, PointerMove, Selector,
-    SelectorCandidate, SelectorKind, SetViewportStep, StateCheck, Step, SwitchPageStep,
+    CheckSubject, CheckedState, ClickStep, DragStep, ExpectedNavigation, FillStep,
+    HandleDialogStep, KeyPressStep, Modifier, MouseButton, NavigateStep, Offset, PointerMove,
+    Selector, SelectorCandidate, SelectorKind, SetViewportStep, StateCheck, Step, SwitchPageStep,
     WaitForElementStep, web_origin,
 };
 use effects::{PendingChooser, PendingDownload, PendingScroll};
@@ -74,6 +74,9 @@ pub(crate) enum Observed {
     DownloadFinished { guid: String, file: DownloadRecord },
     /// A file chooser opened (and was intercepted): it waits for an answer.
     FileChooserOpened(FileChooserRequest),
+    /// The page listens to key events on the field the recorder script names `token` (on it,
+    /// an ancestor, its document or window): its fills are typed key by key on replay.
+    KeyListeners { token: String },
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -231,6 +234,8 @@ pub(crate) struct Builder {
     choosers: Vec<PendingChooser>,
     /// The file names of the last answered chooser (its input's `change` is not a new step).
     answered_names: Option<Vec<String>>,
+    /// Fields (by token) whose page listens to key events: their fills are typed by keys.
+    keyed_fields: std::collections::HashSet<String>,
     /// Model calls made while recording (selector suggestions).
     pub model_calls: Vec<ModelCall>,
     /// The web origin of every top-level document the recording asked for or showed: the
@@ -511,6 +516,7 @@ impl Builder {
             } => self.download_started(&page, guid, url, suggested),
             Observed::DownloadFinished { guid, file } => self.download_finished(&guid, file),
             Observed::FileChooserOpened(request) => self.chooser_opened(request),
+            Observed::KeyListeners { token } => self.keys_heard(token),
         }
     }
 

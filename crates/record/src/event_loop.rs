@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::capture::{Builder, Observed};
+use super::recorder::key_listeners::page_listens_to_keys;
 use super::recorder::{
     BINDING, Control, EventStream, Shared, WORLD, World, capture_announced, lock, recorder_source,
 };
@@ -121,6 +122,39 @@ struct LoopState {
     /// The URL of each child frame seen (by frame id): a frame's navigation is told with where
     /// it was, which is how the step acting in it names it.
     child_urls: std::collections::HashMap<String, String>,
+    /// The fields (by token) typed into so far.
+    typed_fields: std::collections::HashSet<String>,
+}
+
+/// The token of the field an `input` report names, the first time one does (a password
+/// field's is never asked about: its fill is never typed by keys).
+fn first_typed_field(state: &mut LoopState, payload: &Value) -> Option<String> {
+    if payload["type"] != "input" || payload["target"]["password"] == true {
+        return None;
+    }
+    let token = payload["target"]["token"].as_str()?;
+    state
+        .typed_fields
+        .insert(token.to_string())
+        .then(|| token.to_string())
+}
+
+/// Asks whether the page listens to keys on the field `token` (see `key_listeners.rs`), and
+/// tells the builder when it does.
+fn ask_key_listeners(shared: &Arc<Shared>, session: CdpSession, context_id: i64, token: String) {
+    shared.key_checks.send_modify(|n| *n += 1);
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        match page_listens_to_keys(&session, context_id, &token).await {
+            Ok(Some(true)) => {
+                let events = lock(&shared.builder).observe(Observed::KeyListeners { token }, &[]);
+                shared.emit(events);
+            }
+            Ok(_) => {}
+            Err(error) => tracing::debug!(%error, "could not ask whether the page listens to keys"),
+        }
+        shared.key_checks.send_modify(|n| *n -= 1);
+    });
 }
 
 fn handle(
@@ -141,7 +175,11 @@ fn handle(
         shared.emit(events);
     };
     match event.kind {
-        PageEventKind::BindingCalled { name, payload, .. } if name == BINDING => {
+        PageEventKind::BindingCalled {
+            name,
+            payload,
+            execution_context_id,
+        } if name == BINDING => {
             let Ok(payload) = serde_json::from_str::<Value>(&payload) else {
                 return;
             };
@@ -151,6 +189,14 @@ fn handle(
                 if frame.parent.is_some() {
                     state.child_urls.entry(frame_id).or_insert(frame.url);
                 }
+            }
+            if let Some(token) = first_typed_field(state, &payload) {
+                ask_key_listeners(
+                    shared,
+                    conn.session(session.clone()),
+                    execution_context_id,
+                    token,
+                );
             }
             match payload["type"].as_str() {
                 Some("ready") => {}

@@ -49,6 +49,13 @@ impl ReplaySecrets {
         self.values.is_empty()
     }
 
+    /// Whether `text` holds one of the secret values (a fill that types a secret).
+    pub(crate) fn holds_secret(&self, text: &str) -> bool {
+        self.values
+            .iter()
+            .any(|value| text.contains(value.expose_secret()))
+    }
+
     /// The redactor.
     pub fn redactor(&self) -> &Redactor {
         &self.redactor

@@ -7,7 +7,9 @@
 //! combobox's shown text, `aria-valuenow`, `aria-checked`, `aria-selected`, `aria-expanded`,
 //! `aria-pressed`, its active option), where the focus went (the role of the element focus
 //! moved to, when not the step's own: names change with a redesign) and the state of that
-//! element, and whether the page changed at all. The replayer waits for every check within the
+//! element, and whether the page changed at all. A key that chooses (Enter, Tab, an arrow) in a
+//! text field also records the text shown around the field (`shown`), so a choice that did not
+//! happen — or chose another option — fails at the key, not steps later. The replayer waits for every check within the
 //! step's budget and otherwise fails naming the step, the expected and the actual state.
 //!
 //! Rules, and why each is sound:
@@ -19,6 +21,10 @@
 //! - A state that depends on an input's value but is not that value (an autocomplete's chosen
 //!   option after a typed prefix) cannot be known before the run: it is checked to *change*
 //!   (`changes: true`), which still fails a step that did nothing.
+//! - A state that showed the text typed into a field marked as an input (a filtered list's
+//!   chosen option, "Banana" after "ban") is checked to *contain* that input, ignoring case
+//!   (`contains: "{{name}}"`): a filter shows what matches what was typed, so another choice —
+//!   or none — fails, where `changes` would accept any.
 //! - `page` is only ever `changes: true`: "the step changed the document" (a mutation in the
 //!   element's document after the action started). It is recorded only when the recorded step
 //!   changed the document, so a page that changes by itself can make it weaker, never wrong.
@@ -42,6 +48,10 @@ pub struct StateCheck {
     /// depends on an input (see the module docs).
     #[serde(default, skip_serializing_if = "is_false")]
     pub changes: bool,
+    /// The state after the step holds this text, ignoring case (`{{name}}` references
+    /// inputs): what a field filtered by a typed input chose shows that input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<String>,
 }
 
 impl StateCheck {
@@ -52,6 +62,7 @@ impl StateCheck {
             of: CheckSubject::Element,
             equals: Some(equals.into()),
             changes: false,
+            contains: None,
         }
     }
 
@@ -62,6 +73,18 @@ impl StateCheck {
             of: CheckSubject::Element,
             equals: None,
             changes: true,
+            contains: None,
+        }
+    }
+
+    /// The state `state` of the step's element must hold `text` (ignoring case) after the step.
+    pub fn contains(state: CheckedState, text: impl Into<String>) -> Self {
+        StateCheck {
+            state,
+            of: CheckSubject::Element,
+            equals: None,
+            changes: false,
+            contains: Some(text.into()),
         }
     }
 
@@ -85,17 +108,27 @@ impl StateCheck {
             (_, CheckedState::Page) => "the page changes".to_string(),
             (Some(role), CheckedState::Focus) => format!("focus moves to a {role}"),
             (Some(value), _) => format!("{whose}{state} is {value:?}"),
-            (None, _) => format!("{whose}{state} changes"),
+            (None, _) => match &self.contains {
+                Some(text) => format!("{whose}{state} shows {text:?}"),
+                None => format!("{whose}{state} changes"),
+            },
         }
     }
 
-    /// Why this check cannot be checked, if it cannot: exactly one of `equals` and
-    /// `changes: true`; `page` only changes, `focus` only equals and only of the element.
+    /// Why this check cannot be checked, if it cannot: exactly one of `equals`, `contains`
+    /// and `changes: true`; `page` only changes, `focus` only equals and only of the element.
     pub fn problem(&self) -> Option<&'static str> {
-        match (&self.equals, self.changes) {
-            (Some(_), true) => return Some("a check has `equals` or `changes: true`, not both"),
-            (None, false) => return Some("a check needs `equals` or `changes: true`"),
-            _ => {}
+        let given = usize::from(self.equals.is_some())
+            + usize::from(self.changes)
+            + usize::from(self.contains.is_some());
+        match given {
+            0 => return Some("a check needs `equals`, `contains` or `changes: true`"),
+            1 => {}
+            _ => return Some("a check has one of `equals`, `contains` and `changes: true`"),
+        }
+        if self.contains.is_some() && matches!(self.state, CheckedState::Page | CheckedState::Focus)
+        {
+            return Some("a `page` or `focus` check has no `contains`");
         }
         match self.state {
             CheckedState::Page if self.equals.is_some() || self.of != CheckSubject::Element => {
@@ -121,6 +154,11 @@ pub enum CheckedState {
     /// The text a combobox shows (a custom select's chosen option).
     #[serde(rename = "text")]
     Text,
+    /// The text shown around a text field (its parent element's text): what a field that
+    /// searches and chooses shows once an option is chosen, beside the field itself (Tom
+    /// Select's and selectize's item, a multi-select's chips). Recorded for keys that choose.
+    #[serde(rename = "shown")]
+    Shown,
     /// `aria-valuenow` (a slider, a spinbutton).
     #[serde(rename = "aria-valuenow")]
     AriaValuenow,
@@ -155,6 +193,7 @@ impl CheckedState {
             CheckedState::Value => "value",
             CheckedState::Checked => "checked",
             CheckedState::Text => "text",
+            CheckedState::Shown => "shown",
             CheckedState::AriaValuenow => "aria-valuenow",
             CheckedState::AriaChecked => "aria-checked",
             CheckedState::AriaSelected => "aria-selected",
@@ -171,7 +210,10 @@ impl CheckedState {
     pub fn shows_text(self) -> bool {
         matches!(
             self,
-            CheckedState::Value | CheckedState::Text | CheckedState::ActiveOption
+            CheckedState::Value
+                | CheckedState::Text
+                | CheckedState::Shown
+                | CheckedState::ActiveOption
         )
     }
 }
@@ -260,6 +302,24 @@ mod tests {
                 .is_some()
         );
         assert!(StateCheck::changes(CheckedState::Focus).problem().is_some());
+        assert!(
+            StateCheck::contains(CheckedState::Shown, "{{fruit}}")
+                .problem()
+                .is_none()
+        );
+        assert!(
+            StateCheck {
+                changes: true,
+                ..StateCheck::contains(CheckedState::Shown, "x")
+            }
+            .problem()
+            .is_some()
+        );
+        assert!(
+            StateCheck::contains(CheckedState::Page, "x")
+                .problem()
+                .is_some()
+        );
         assert!(StateCheck::changes(CheckedState::Page).problem().is_none());
         assert!(
             StateCheck::equals(CheckedState::Checked, "true")

@@ -141,6 +141,11 @@ pub struct FillStep {
     pub selector: Selector,
     /// The new content; for a select, an option's value or label.
     pub value: String,
+    /// The page listened to keys on this field while recording (a dropdown that filters on
+    /// `keydown`/`keyup`): the text is typed key by key with real key events, as the person's
+    /// was. Absent: inserted as text (one `input` event), which is all such a page hears.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub keys: bool,
     /// Overrides the per-candidate wait budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,

@@ -6,6 +6,7 @@ import * as radix from './radix.jsx';
 import * as dnd from './dnd.jsx';
 import * as dates from './dates.jsx';
 import * as place from './place.jsx';
+import * as choosers from './choosers.jsx';
 
 const pages = {
   'mui-select': mui.SelectPage,
@@ -26,13 +27,25 @@ const pages = {
 function Index() {
   return (
     <ul>
-      {Object.keys(pages).map((name) => (
+      {[...Object.keys(pages), ...Object.keys(plainPages)].map((name) => (
         <li key={name}><a href={`?w=${name}`}>{name}</a></li>
       ))}
     </ul>
   );
 }
 
+// Pages without React: React listens to every key at its root, and these pages show what a
+// field that only the widget (or nothing) listens to does.
+const plainPages = {
+  'tom-select': choosers.TomSelectPage,
+  'selectize': choosers.SelectizePage,
+  'number-field': choosers.NumberFieldPage,
+};
+
 const name = new URLSearchParams(location.search).get('w');
-const Page = pages[name] ?? Index;
-createRoot(document.getElementById('root')).render(<Page />);
+if (plainPages[name]) {
+  plainPages[name](document.getElementById('root'));
+} else {
+  const Page = pages[name] ?? Index;
+  createRoot(document.getElementById('root')).render(<Page />);
+}

@@ -7,6 +7,11 @@
 async (spec) => {
   const { norm, textOf, roleOf, accessibleName, labelMatches } = ROLES;
   const deadline = performance.now() + spec.timeoutMs;
+  // Frames painted while this call waits: stability is judged across frames, never across
+  // two timer wake-ups between which the page painted nothing (on a busy machine an
+  // animation then looks still).
+  let framesSeen = 0;
+  const UNPAINTED_STILL_MS = 250;
   const nextFrame = (onMutation) => new Promise((resolve) => {
     // A frame callback, with a timer fallback so a page that is not painting still progresses.
     // Unless the element is being checked for stability (judged across frames), a DOM change
@@ -20,7 +25,7 @@ async (spec) => {
       if (observer) observer.disconnect();
       resolve();
     };
-    requestAnimationFrame(finish);
+    requestAnimationFrame(() => { framesSeen += 1; finish(); });
     setTimeout(finish, 50);
     if (onMutation) {
       observer = new MutationObserver(finish);
@@ -191,7 +196,9 @@ async (spec) => {
   const DIRECT_INPUTS = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
   const editability = (el) => {
     if (el instanceof HTMLInputElement) {
-      const type = (el.getAttribute('type') || '').toLowerCase();
+      // The type the browser gives it: an unknown `type` attribute is a text field
+      // (selectize's search field says `type="select-one"`).
+      const type = el.type;
       if (!TEXT_INPUTS.has(type) && !DIRECT_INPUTS.has(type)) return 'input of type `' + type + '` cannot be filled';
       if (el.readOnly) return 'element is read-only';
       return null;
@@ -200,6 +207,20 @@ async (spec) => {
     if (el instanceof HTMLSelectElement) return null;
     if (el.isContentEditable) return el.getAttribute('aria-readonly') === 'true' ? 'element is read-only' : null;
     return 'element is not an input, textarea, select or contenteditable';
+  };
+  // Whether a finite animation or transition (CSS or Web Animations) runs, or is about to, on
+  // `el` or an element around it: what moves or scales it has not finished. Endless ones (a
+  // spinner beside it) never finish, so they do not count.
+  const animating = (el) => {
+    for (let n = el; n && n.nodeType === 1; n = n.parentElement || (n.parentNode && n.parentNode.host) || null) {
+      if (!n.getAnimations) continue;
+      for (const a of n.getAnimations()) {
+        if (a.playState !== 'running' && !a.pending) continue;
+        const timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
+        if (timing && Number.isFinite(timing.endTime)) return true;
+      }
+    }
+    return false;
   };
   const composedContains = (outer, inner) => {
     for (let n = inner; n; n = n.parentNode || n.host) if (n === outer) return true;
@@ -277,7 +298,7 @@ async (spec) => {
         el.dispatchEvent(new Event('change', { bubbles: true }));
         return { done: true };
       }
-      if (el instanceof HTMLInputElement && DIRECT_INPUTS.has((el.getAttribute('type') || '').toLowerCase())) {
+      if (el instanceof HTMLInputElement && DIRECT_INPUTS.has(el.type)) {
         el.focus();
         el.value = a.value;
         if (el.value !== a.value) return { error: 'the input rejected the value `' + a.value + '`' };
@@ -369,8 +390,18 @@ async (spec) => {
       if (!reason && req.stable) {
         const r = el.getBoundingClientRect();
         const key = [r.left, r.top, r.width, r.height].join(',');
-        if (!previous || previous.el !== el || previous.key !== key) {
-          previous = { el, key };
+        if (animating(el)) {
+          // A menu growing in, a panel sliding: the point pressed would move under the pointer.
+          previous = null;
+          reason = describe(el) + ' is still moving (an animation runs on it or around it)';
+          stabilizing = true;
+        } else if (!previous || previous.el !== el || previous.key !== key) {
+          previous = { el, key, frame: framesSeen, at: performance.now() };
+          reason = describe(el) + ' is not stable yet';
+          stabilizing = true;
+        } else if (previous.frame === framesSeen && performance.now() - previous.at < UNPAINTED_STILL_MS) {
+          // Same box, but no frame painted since: still unknown (a page that paints nothing
+          // at all — a tab in the background — is taken as still after a while).
           reason = describe(el) + ' is not stable yet';
           stabilizing = true;
         }

@@ -22,6 +22,7 @@
   // Inputs whose value is not what a person typed or chose (a password is never read).
   const NO_VALUE = new Set(['password', 'file', 'checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'hidden']);
   const FIELDS = new Set(['input', 'textarea', 'select']);
+  const TEXT_TYPES = new Set(['text', 'search', 'email', 'url', 'tel', 'number']);
   const ARIA = ['aria-valuenow', 'aria-checked', 'aria-selected', 'aria-expanded', 'aria-pressed'];
   // Every state of `el` that applies to it, by check name.
   const statesOf = (el) => {
@@ -31,6 +32,12 @@
     if ((tag === 'input' && !NO_VALUE.has(el.type)) || tag === 'textarea' || tag === 'select') s.value = String(el.value);
     if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) s.checked = String(el.checked);
     if (!FIELDS.has(tag) && roleOf(el) === 'combobox') s.text = textOf(el).slice(0, 200);
+    // What a search-and-choose field shows beside itself once an option is chosen (its item,
+    // its chips): the text of the element holding the field.
+    if ((tag === 'input' && TEXT_TYPES.has(el.type)) || tag === 'textarea') {
+      const holder = el.parentElement;
+      if (holder) s.shown = textOf(holder).slice(0, 200);
+    }
     for (const a of ARIA) { const v = el.getAttribute(a); if (v != null) s[a] = v; }
     const active = el.getAttribute('aria-activedescendant');
     if (active) {

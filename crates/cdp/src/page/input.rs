@@ -8,7 +8,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use browserflow_steps::MouseButton;
 
-use super::{EvalError, ExecContext, Page, PageEvent, PageEventKind};
+use super::{EvalError, ExecContext, Page, PageEvent, PageEventKind, keys};
 use crate::session::CdpError;
 
 /// How long the browser may take to hand over an HTML5 drag the page is known to have started
@@ -398,6 +398,39 @@ impl Page {
             .call("Input.insertText", json!({ "text": text }))
             .await
             .map(|_| ())
+    }
+
+    /// Types `text` into the focused element key by key, as a person types it: each
+    /// character a `keyDown` carrying it and a `keyUp` (so `keydown`, `keypress`, `input` and
+    /// `keyup` reach the page), a control character inserted (see [`keys::typing`]). Sent
+    /// together, in order: each event is handled after the one before it, as a fast typist's
+    /// are. The text is never logged or put in an error (it may be a secret).
+    pub async fn type_text(&self, text: &str) -> Result<(), CdpError> {
+        let pending: Vec<_> = keys::typing(text)
+            .into_iter()
+            .flat_map(|piece| match piece {
+                keys::TypedPiece::Key(def) => {
+                    let (down, up) = keys::key_events(&def, &[]);
+                    vec![
+                        self.session.start("Input.dispatchKeyEvent", down),
+                        self.session.start("Input.dispatchKeyEvent", up),
+                    ]
+                }
+                keys::TypedPiece::Text(text) => {
+                    vec![
+                        self.session
+                            .start("Input.insertText", json!({ "text": text })),
+                    ]
+                }
+            })
+            .collect();
+        let mut outcome = Ok(());
+        for answer in pending {
+            if let (Ok(()), Err(e)) = (&outcome, answer.await) {
+                outcome = Err(e);
+            }
+        }
+        outcome
     }
 
     /// Dispatches raw key events (`keyDown`, `keyUp`, `rawKeyDown`, `char`) in order, sent

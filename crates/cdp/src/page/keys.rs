@@ -60,7 +60,11 @@ pub fn key_definition(name: &str) -> Option<KeyDefinition> {
                 )
             } else if c.is_ascii_digit() {
                 (format!("Digit{c}"), c as u32)
+            } else if let Some((code, key_code)) = us_punctuation(c) {
+                (code.to_string(), key_code)
             } else {
+                // No key on the keyboard types it (`é` on a US layout, `€`, an emoji): the
+                // events still carry it as their key and text, as an on-screen keyboard's do.
                 (String::new(), 0)
             };
             KeyDefinition {
@@ -72,6 +76,68 @@ pub fn key_definition(name: &str) -> Option<KeyDefinition> {
         }
     };
     Some(def)
+}
+
+/// The physical key (`code`) and virtual key code that type `c` on a US keyboard, for the
+/// characters that are neither letters nor digits.
+fn us_punctuation(c: char) -> Option<(&'static str, u32)> {
+    Some(match c {
+        '-' | '_' => ("Minus", 189),
+        '=' | '+' => ("Equal", 187),
+        '[' | '{' => ("BracketLeft", 219),
+        ']' | '}' => ("BracketRight", 221),
+        '\\' | '|' => ("Backslash", 220),
+        ';' | ':' => ("Semicolon", 186),
+        '\'' | '"' => ("Quote", 222),
+        ',' | '<' => ("Comma", 188),
+        '.' | '>' => ("Period", 190),
+        '/' | '?' => ("Slash", 191),
+        '`' | '~' => ("Backquote", 192),
+        '!' => ("Digit1", 49),
+        '@' => ("Digit2", 50),
+        '#' => ("Digit3", 51),
+        '$' => ("Digit4", 52),
+        '%' => ("Digit5", 53),
+        '^' => ("Digit6", 54),
+        '&' => ("Digit7", 55),
+        '*' => ("Digit8", 56),
+        '(' => ("Digit9", 57),
+        ')' => ("Digit0", 48),
+        _ => return None,
+    })
+}
+
+/// One piece of typed text: a key pressed for a character, or text inserted where no key
+/// press can type it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypedPiece {
+    /// Pressed as a key: `keyDown` carrying the character as its text, then `keyUp`.
+    Key(KeyDefinition),
+    /// Inserted as text (one `input` event, no key events): control characters, whose key
+    /// would act instead of typing (Enter submits a form or sends a chat message, Tab moves
+    /// the focus), so a person's value holding one was not typed with that key.
+    Text(String),
+}
+
+/// How `text` is typed key by key, as a person types it: each character its own key press,
+/// control characters inserted.
+pub fn typing(text: &str) -> Vec<TypedPiece> {
+    let mut pieces: Vec<TypedPiece> = Vec::new();
+    for c in text.chars() {
+        if c.is_control() {
+            match pieces.last_mut() {
+                Some(TypedPiece::Text(run)) => run.push(c),
+                _ => pieces.push(TypedPiece::Text(c.to_string())),
+            }
+            continue;
+        }
+        let mut buf = [0u8; 4];
+        match key_definition(c.encode_utf8(&mut buf)) {
+            Some(def) => pieces.push(TypedPiece::Key(def)),
+            None => pieces.push(TypedPiece::Text(c.to_string())),
+        }
+    }
+    pieces
 }
 
 /// The CDP modifiers bit mask.
@@ -127,6 +193,36 @@ mod tests {
         assert_eq!((a.code.as_str(), a.key_code), ("KeyA", 65));
         assert_eq!(key_definition("F5").unwrap().key_code, 116);
         assert_eq!(key_definition("NoSuchKey"), None);
+    }
+
+    #[test]
+    fn text_is_typed_key_by_key_and_control_characters_are_inserted() {
+        let pieces = typing("aB.\u{e9}\u{1F600}\n\t1");
+        let keys: Vec<String> = pieces
+            .iter()
+            .map(|p| match p {
+                TypedPiece::Key(d) => format!("{}:{}:{}", d.key, d.code, d.key_code),
+                TypedPiece::Text(t) => format!("text {t:?}"),
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "a:KeyA:65",
+                "B:KeyB:66",
+                ".:Period:190",
+                "\u{e9}::0",
+                "\u{1F600}::0",
+                "text \"\\n\\t\"",
+                "1:Digit1:49",
+            ]
+        );
+        // Every key types its own character.
+        for piece in &pieces {
+            if let TypedPiece::Key(d) = piece {
+                assert_eq!(d.text.as_deref(), Some(d.key.as_str()));
+            }
+        }
     }
 
     #[test]

@@ -181,6 +181,7 @@ impl Builder {
     ) -> Vec<RecordEvent> {
         let url = payload.frame.url.clone();
         let expect = fill_checks(payload, target);
+        let keys = !target.password && self.keyed_fields.contains(&target.token);
         let (value, recorded_value) = if target.password {
             (format!("{{{{{}}}}}", self.secret_input(target)), None)
         } else {
@@ -221,6 +222,7 @@ impl Builder {
                     label: None,
                     selector: sel,
                     value,
+                    keys,
                     timeout_ms: None,
                     expect,
                     pointer,
@@ -243,6 +245,7 @@ impl Builder {
                 label: None,
                 selector: sel,
                 value,
+                keys,
                 timeout_ms: None,
                 expect,
                 pointer: None,
@@ -259,6 +262,25 @@ impl Builder {
             **step = self.steps[i].clone();
         }
         events.push(event);
+        events
+    }
+
+    /// The page listens to keys on the field `token`: its fills (never a secret's: a key per
+    /// character would put each in its own message, past the log redactor) are typed by keys.
+    pub(super) fn keys_heard(&mut self, token: String) -> Vec<RecordEvent> {
+        let mut events = Vec::new();
+        for i in 0..self.steps.len() {
+            if self.tokens[i].as_deref() != Some(token.as_str()) || self.steps[i].secret {
+                continue;
+            }
+            if let Step::Fill(fill) = &mut self.steps[i].step
+                && !fill.keys
+            {
+                fill.keys = true;
+                events.push(self.updated(i));
+            }
+        }
+        self.keyed_fields.insert(token);
         events
     }
 
@@ -363,6 +385,7 @@ impl Builder {
         else {
             return Vec::new();
         };
+        let chooses = chooses(&self.steps[index].step);
         let checks: Vec<StateCheck> = payload
             .checks
             .iter()
@@ -372,11 +395,13 @@ impl Builder {
                     && c.equals
                         .as_ref()
                         .is_none_or(|v| v.len() <= MAX_CHECKED_TEXT)
+                    && (c.state != CheckedState::Shown || chooses)
             })
             .collect();
         if let Some(owner) = &payload.owner {
             self.move_click_to_owner(index, owner);
         }
+        let checks = without_closed_lists_options(checks);
         let recorded = &mut self.steps[index];
         let navigates = match &recorded.step {
             Step::Click(c) => c.navigation.is_some() || c.opens_popup.is_some(),
@@ -404,6 +429,41 @@ impl Builder {
             }
         }
     }
+}
+
+/// Keys that choose in a field that searches and chooses (a combobox, a list, a menu): what
+/// the field shows around itself after one (`shown`) is checked, so a choice that did not
+/// happen, or chose another option, fails at that key. Elsewhere the text around a field is
+/// not the step's doing.
+const CHOOSING_KEYS: [&str; 4] = ["Enter", "Tab", "ArrowDown", "ArrowUp"];
+
+fn chooses(step: &Step) -> bool {
+    matches!(step, Step::KeyPress(k) if CHOOSING_KEYS.contains(&k.key.as_str()))
+}
+
+/// The option a list marks active once the list closed (`aria-expanded` false after the
+/// step) is no choice the person saw: whichever option was highlighted last, which depends on
+/// what was typed to filter it. Not checked.
+fn without_closed_lists_options(checks: Vec<StateCheck>) -> Vec<StateCheck> {
+    let closed = |subject| {
+        checks.iter().any(|c| {
+            c.of == subject
+                && c.state == CheckedState::AriaExpanded
+                && c.equals.as_deref() == Some("false")
+        })
+    };
+    let (closed_element, closed_focused) =
+        (closed(CheckSubject::Element), closed(CheckSubject::Focused));
+    checks
+        .into_iter()
+        .filter(|c| {
+            let closed = match c.of {
+                CheckSubject::Element => closed_element,
+                CheckSubject::Focused => closed_focused,
+            };
+            !(closed && c.state == CheckedState::ActiveOption)
+        })
+        .collect()
 }
 
 /// Longer values are not checked: a check is one line of a tool file.

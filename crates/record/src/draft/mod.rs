@@ -17,6 +17,7 @@ use browserflow_steps::{
     ORIGIN_KEY, Origins, TemplatePart, ToolFile, Viewport, origin_of, template_parts, web_origin,
 };
 
+mod fills;
 mod marks;
 
 pub use marks::{InputMark, InputType, OutputMark};
@@ -153,6 +154,12 @@ impl Draft {
         }
     }
 
+    /// One field, one fill: each run of edits of one field becomes one fill of the value
+    /// it left (see `fills.rs`). The recorder does it as it stops; marks then bind to it.
+    pub fn merge_fills(&mut self) {
+        fills::merge_fills(&mut self.steps);
+    }
+
     fn check_index(&self, index: usize) -> Result<(), RecordError> {
         if index < self.steps.len() {
             Ok(())
@@ -262,7 +269,7 @@ impl Draft {
     /// The fill at `step_index` now types the input `name` instead of `typed`: its own check
     /// expects `{{name}}`, and a later check whose recorded value shows the typed text (an
     /// autocomplete's chosen option after a typed prefix) can no longer expect that value, so
-    /// it expects a change instead.
+    /// it expects to show the input instead (ignoring case).
     fn checks_follow_input(&mut self, step_index: usize, typed: &str, name: &str) {
         let shows_typed = |value: &str| {
             !typed.trim().is_empty() && value.to_lowercase().contains(&typed.trim().to_lowercase())
@@ -282,8 +289,10 @@ impl Draft {
             }
             for check in expect.iter_mut() {
                 if check.state.shows_text() && check.equals.as_deref().is_some_and(shows_typed) {
-                    check.equals = None;
-                    check.changes = true;
+                    *check = StateCheck {
+                        of: check.of,
+                        ..StateCheck::contains(check.state, reference(name))
+                    };
                 }
             }
         }

@@ -15,6 +15,7 @@ fn fill(value: &str, secret: bool) -> RecordedStep {
             } else {
                 value.into()
             },
+            keys: false,
             timeout_ms: None,
         }),
         description: "Fill".into(),

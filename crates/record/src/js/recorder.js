@@ -926,6 +926,8 @@
     // What a thumbnail must not show: the values of this document's password fields (and of
     // fields recorded as passwords). They stay in the page: the recorder masks them here.
     secretValues,
+    // The element `token` names, while it is in the page (whether the page listens to its keys).
+    element: elementOf,
     // The recorded element `token` names, for a model: its markup without values, trimmed.
     outline(token) {
       const el = elementOf(token);

@@ -26,6 +26,7 @@ use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
 use browserflow_cdp::page::{Page, PageEvent};
 use browserflow_cdp::session::CdpConnection;
 
+pub(super) mod key_listeners;
 mod live_page;
 mod thumbnails;
 
@@ -95,6 +96,9 @@ pub(super) struct Shared {
     pub(super) download_dir: PathBuf,
     /// The id of the last file chooser request.
     pub(super) choosers: AtomicU64,
+    /// How many fields are being asked whether the page listens to their keys: the recording
+    /// stops once every answer is in.
+    pub(super) key_checks: watch::Sender<usize>,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -241,6 +245,7 @@ impl Recorder {
             dialogs: options.dialog_answers(),
             download_dir,
             choosers: AtomicU64::new(0),
+            key_checks: watch::channel(0).0,
         });
         let thumbnail_task = options
             .thumbnails
@@ -377,6 +382,10 @@ impl Recorder {
         if self.control.send(Control::Flush(tx)).is_ok() {
             let _ = tokio::time::timeout(Duration::from_secs(2), rx).await;
         }
+        // Whether the page listens to the keys of the last fields typed into.
+        let mut key_checks = self.shared.key_checks.subscribe();
+        let _ =
+            tokio::time::timeout(Duration::from_secs(2), key_checks.wait_for(|n| *n == 0)).await;
         if let Some(task) = self.task.take() {
             task.abort();
             let _ = task.await;
@@ -386,6 +395,7 @@ impl Recorder {
         builder.end_scrolls();
         let mut draft = std::mem::replace(&mut self.draft, Draft::new("", None));
         draft.steps = builder.steps;
+        draft.merge_fills();
         draft.inputs = builder.inputs;
         draft.model_calls.extend(builder.model_calls);
         draft.origins_seen.extend(builder.origins);

@@ -1,5 +1,8 @@
 //! `fill`: the resolver selects the field's text (or sets a select, date or colour input
-//! itself); text is then typed with real key input, as a person would.
+//! itself); the text then reaches the page the way the person's did: key by key with real key
+//! events where the page listened to keys on the field while recording (`keys`), else inserted
+//! as one `input` event. A secret is always inserted whole: typed key by key, each character
+//! would be its own CDP message, too short for a log redactor to recognise.
 
 use browserflow_cdp::page::Page;
 use browserflow_steps::{FillStep, Selector};
@@ -28,7 +31,13 @@ impl Run<'_> {
             self.rest_pointer(page, &found).await?;
         }
         if found.in_page == Some(InPage::TypeText { type_text: true }) {
-            page.insert_text(&s.value).await.map_err(|e| {
+            let typed = if s.keys && !self.options.secrets.holds_secret(&s.value) {
+                page.type_text(&s.value).await
+            } else {
+                page.insert_text(&s.value).await
+            };
+            // The error never carries the text: it may be a secret.
+            typed.map_err(|e| {
                 Failure::cdp(&e, format!("typing failed: {e}")).with_winner(found.winner)
             })?;
         }

@@ -31,6 +31,10 @@
     if (!el.isConnected) return { gone: true, actual: 'the element is no longer on the page' };
     const now = S.statesOf(el)[c.state];
     if (now == null) return { ok: false, actual: 'the element has no ' + c.state };
+    if (c.contains != null) {
+      return String(now).toLowerCase().includes(String(c.contains).toLowerCase())
+        ? { ok: true } : { ok: false, actual: JSON.stringify(now) };
+    }
     if (c.changes) {
       const before = stateBefore(el, c.state);
       return now !== before ? { ok: true } : { ok: false, actual: 'still ' + JSON.stringify(now) };

@@ -301,6 +301,7 @@ impl Importer {
                 selector: selector(self)?,
                 value: str_field(raw, "value", index)?.to_string(),
                 pointer: None,
+                keys: false,
                 timeout_ms,
             }),
             "keyDown" => {

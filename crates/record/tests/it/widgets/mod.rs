@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 
 use crate::record::driver::{Driver, WAIT, options, save_and_load};
 
+mod choosers;
 mod dates;
 mod dnd;
 mod mui;
