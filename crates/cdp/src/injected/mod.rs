@@ -3,7 +3,7 @@
 //! the replayer and the recorder so both name an element the same way.
 
 /// Roles and accessible names (HTML-AAM, accname 1.2): an expression evaluating to
-/// `{norm, textOf, implicitRole, roleOf, accessibleName, labelOf, labelMatches}`.
+/// `{norm, textOf, implicitRole, roleOf, accessibleName, labelOf, labelMatches, sameRole}`.
 pub const ROLES_JS: &str = include_str!("roles.js");
 
 /// The resolver, installed in an isolated world of every frame that is searched. A single
@@ -14,19 +14,28 @@ pub const ROLES_JS: &str = include_str!("roles.js");
 /// states.js (what a post-state check reads) is bound as its `STATES` and exposed as its
 /// `states` property: the resolver snapshots a watched element's states before it acts, the
 /// replayer's check reads them after, and the recorder reads them around each gesture.
+///
+/// shadow.js (the one walk through open shadow roots) is bound as its `SHADOW` and exposed as
+/// its `shadow` property, so the recorder walks the page exactly as the resolver searches it.
 pub const RESOLVE_JS: &str = concat!(
-    "(() => {\nconst ROLES = ",
+    "(() => {\nconst SHADOW = ",
+    include_str!("shadow.js"),
+    "\n;\nconst ROLES = ",
     include_str!("roles.js"),
     "\n;\nconst STATES = (",
     include_str!("states.js"),
     ")(ROLES);\nconst resolve = ",
     include_str!("resolve.js"),
-    "\n;\nresolve.roles = ROLES;\nresolve.states = STATES;\nreturn resolve;\n})()"
+    "\n;\nresolve.roles = ROLES;\nresolve.states = STATES;\nresolve.shadow = SHADOW;\nreturn resolve;\n})()"
 );
 
 /// The states of post-state checks (`states.js`): a function of roles.js returning
 /// `{describe, deepActive, statesOf, countMutations, mutations}`; carried by [`RESOLVE_JS`].
 pub const STATES_JS: &str = include_str!("states.js");
+
+/// The walk through open shadow roots (`shadow.js`): an expression evaluating to
+/// `{deepElements, composedParent, composedContains, hostsOf}`; carried by [`RESOLVE_JS`].
+pub const SHADOW_JS: &str = include_str!("shadow.js");
 
 /// The masker (`mask.js`): a function `(texts, action)` evaluated in the replayer's isolated
 /// world of each frame, which draws solid boxes over every element showing one of `texts`
@@ -43,5 +52,7 @@ mod tests {
         assert_eq!(RESOLVE_JS.matches("const implicitRole").count(), 1);
         assert!(RESOLVE_JS.trim_end().ends_with("})()"));
         assert!(RESOLVE_JS.contains(STATES_JS));
+        assert!(RESOLVE_JS.contains(SHADOW_JS));
+        assert_eq!(RESOLVE_JS.matches("const deepElements").count(), 1);
     }
 }

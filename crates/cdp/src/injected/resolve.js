@@ -5,7 +5,7 @@
 // {ok: false, states: [reason per candidate]}. `ROLES` is roles.js, bound around this function
 // by `RESOLVE_JS` (mod.rs), and `STATES` states.js.
 async (spec) => {
-  const { norm, textOf, roleOf, accessibleName, labelMatches } = ROLES;
+  const { norm, textOf, roleOf, accessibleName, labelMatches, sameRole } = ROLES;
   const deadline = performance.now() + spec.timeoutMs;
   // Frames painted while this call waits: stability is judged across frames, never across
   // two timer wake-ups between which the page painted nothing (on a busy machine an
@@ -43,10 +43,13 @@ async (spec) => {
 
   const escapeAttr = (v) => String(v).replace(/["\\]/g, '\\$&');
 
-  const allElements = (root) => Array.from(root.querySelectorAll('*'));
+  // Semantic candidates search the composed tree: every open shadow root under `root`, at any
+  // depth (shadow.js), so "exactly one" counts the matches of every shadow root.
+  const allElements = (root) => SHADOW.deepElements(root);
+  const deepMatching = (root, css) => allElements(root).filter((e) => e.matches(css));
   const innermost = (els) => {
     const set = new Set(els);
-    return els.filter((e) => !els.some((o) => o !== e && set.has(o) && e.contains(o)));
+    return els.filter((e) => !els.some((o) => o !== e && set.has(o) && SHADOW.composedContains(e, o)));
   };
 
   // A `structure` candidate: the element of role `c.value` by its place in something that
@@ -63,7 +66,7 @@ async (spec) => {
   const byRole = (root, role) => {
     const want = norm(role.role);
     const name = role.name == null ? null : norm(role.name);
-    return allElements(root).filter((e) => roleOf(e) === want && (name === null || accessibleName(e) === name));
+    return allElements(root).filter((e) => sameRole(roleOf(e), want) && (name === null || accessibleName(e) === name));
   };
   const anchorsOf = (within, root) => {
     if (within.form_with_field) {
@@ -77,7 +80,8 @@ async (spec) => {
       const out = new Set();
       for (const owner of byRole(root, within.controlled_by)) {
         const ids = ((owner.getAttribute('aria-controls') || '') + ' ' + (owner.getAttribute('aria-owns') || '')).trim().split(/\s+/);
-        for (const id of ids.filter(Boolean)) { const e = byIdIn(root, id); if (e) out.add(e); }
+        // An id reference names an element of the owner's own tree (document or shadow root).
+        for (const id of ids.filter(Boolean)) { const e = byIdIn(owner.getRootNode(), id); if (e) out.add(e); }
       }
       return Array.from(out);
     }
@@ -106,6 +110,12 @@ async (spec) => {
     }
     return { els: Array.from(found) };
   };
+
+  // The elements an ambiguous candidate matched, each with the shadow hosts around it, so a
+  // failure says where the duplicates are (`<input#name> in <checkout-card#a>`).
+  const matchesOf = (els) => els.slice(0, 3).map((e) => describe(e)
+    + SHADOW.hostsOf(e).reverse().map((h) => ' in ' + describe(h)).join('')).join(', ')
+    + (els.length > 3 ? ', …' : '');
 
   // Returns {els} or {error, permanent}.
   // Every match of every host of a shadow chain is searched: a chain matches across hosts.
@@ -143,9 +153,9 @@ async (spec) => {
         case 'id': return { els: Array.from(root.querySelectorAll('[id="' + escapeAttr(v) + '"]')) };
         case 'test_id': {
           const a = escapeAttr(v);
-          return { els: Array.from(root.querySelectorAll(['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy'].map((n) => '[' + n + '="' + a + '"]').join(','))) };
+          return { els: deepMatching(root, ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy'].map((n) => '[' + n + '="' + a + '"]').join(',')) };
         }
-        case 'placeholder': return { els: Array.from(root.querySelectorAll('[placeholder="' + escapeAttr(v) + '"]')) };
+        case 'placeholder': return { els: deepMatching(root, '[placeholder="' + escapeAttr(v) + '"]') };
         case 'xpath': {
           const out = [];
           const snap = document.evaluate(v, root, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
@@ -155,7 +165,7 @@ async (spec) => {
         case 'role': {
           const want = norm(v);
           const name = c.name == null ? null : norm(c.name);
-          return { els: allElements(root).filter((e) => roleOf(e) === want && (name === null || accessibleName(e) === name)) };
+          return { els: allElements(root).filter((e) => sameRole(roleOf(e), want) && (name === null || accessibleName(e) === name)) };
         }
         case 'accessible_name': {
           const want = norm(v);
@@ -169,8 +179,9 @@ async (spec) => {
           const want = norm(v);
           const hits = allElements(root).filter((e) => {
             const tag = e.tagName;
-            if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'TEMPLATE' || tag === 'HEAD') return false;
-            if (!norm(e.textContent).includes(want) && !(e instanceof HTMLInputElement)) return false;
+            if (tag === 'SCRIPT' || tag === 'STYLE' || tag === 'TEMPLATE' || tag === 'HEAD' || tag === 'SLOT') return false;
+            // textContent leaves out a host's shadow tree, which its rendered text shows.
+            if (!norm(e.textContent).includes(want) && !(e instanceof HTMLInputElement) && !e.shadowRoot) return false;
             return textOf(e) === want;
           });
           return { els: innermost(hits) };
@@ -222,10 +233,7 @@ async (spec) => {
     }
     return false;
   };
-  const composedContains = (outer, inner) => {
-    for (let n = inner; n; n = n.parentNode || n.host) if (n === outer) return true;
-    return false;
-  };
+  const composedContains = SHADOW.composedContains;
   const deepElementFromPoint = (x, y) => {
     let e = document.elementFromPoint(x, y);
     while (e && e.shadowRoot) {
@@ -353,7 +361,7 @@ async (spec) => {
         continue;
       }
       if (els.length === 0) { states[i] = 'matched no element'; continue; }
-      if (els.length > 1) { states[i] = 'matched ' + els.length + ' elements (needs exactly one)'; continue; }
+      if (els.length > 1) { states[i] = 'matched ' + els.length + ' elements (needs exactly one): ' + matchesOf(els); continue; }
       chosen = { index: i, el: els[0] };
       for (let j = i + 1; j < spec.candidates.length; j++) states[j] = 'not needed (candidate ' + (i + 1) + ' matched)';
       break;

@@ -4,8 +4,8 @@
 // Roles follow HTML-AAM (https://www.w3.org/TR/html-aam-1.0/#html-element-role-mappings) and
 // WAI-ARIA 1.2; names follow the Accessible Name and Description Computation 1.2
 // (https://www.w3.org/TR/accname-1.2/#computation-steps, cited below as §4.3.2 step N).
-// An expression: evaluates to {norm, textOf, implicitRole, roleOf, accessibleName, labelOf,
-// labelMatches}.
+// An expression evaluated inside `RESOLVE_JS`, where `SHADOW` (shadow.js) is bound; evaluates to {norm, textOf, implicitRole, roleOf, accessibleName, labelOf,
+// labelMatches, sameRole}.
 (() => {
   const norm = (s) => (s == null ? '' : String(s)).replace(/\s+/g, ' ').trim();
   // The rendered text (what a `text` selector and a text read see), not a name.
@@ -37,7 +37,18 @@
   // A header or footer is a landmark only when scoped to the body (HTML-AAM "header", "footer").
   const SECTIONING = 'article, aside, main, nav, section, [role=article], [role=complementary], [role=main], '
     + '[role=navigation], [role=region]';
-  const scopedToBody = (el) => !(el.parentElement && el.parentElement.closest(SECTIONING));
+  // Ancestors in the composed tree (through shadow hosts, SHADOW is shadow.js): a header in
+  // a web component inside an article is the article's.
+  const insideComposed = (el, selector) => {
+    for (let n = SHADOW.composedParent(el); n; n = SHADOW.composedParent(n)) if (n.matches(selector)) return true;
+    return false;
+  };
+  const scopedToBody = (el) => !insideComposed(el, SECTIONING);
+  // An aside is complementary at the top level or in main; nested in other sectioning content
+  // (article, aside, nav, section) only when named, else generic (HTML-AAM "aside").
+  const ASIDE_SECTIONING = 'article, aside, nav, section, [role=article], [role=complementary], [role=navigation], [role=region]';
+  const asideRole = (el) => (!insideComposed(el, ASIDE_SECTIONING)
+    || nameOf(el, 'complementary') ? 'complementary' : null);
 
   const implicitRole = (el) => {
     switch (tagOf(el)) {
@@ -62,17 +73,20 @@
       case 'optgroup': return 'group';
       case 'textarea': return 'textbox';
       case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
-      case 'img': return el.getAttribute('alt') === '' && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby') ? 'presentation' : 'img';
+      case 'img': return el.getAttribute('alt') === '' && !namedByAria(el) ? 'presentation' : 'img';
       case 'ul': case 'ol': case 'menu': return 'list';
-      case 'li': return 'listitem';
+      // A list item outside a list is generic (HTML-AAM "li").
+      case 'li': return el.parentElement && (['ul', 'ol', 'menu'].includes(el.parentElement.localName)
+        || ['list', 'directory'].includes((el.parentElement.getAttribute('role') || '').trim())) ? 'listitem' : null;
       case 'dd': return 'definition';
-      case 'dt': return 'term';
+      case 'dt': case 'dfn': return 'term';
+      case 'address': case 'hgroup': return 'group';
       case 'nav': return 'navigation';
       case 'main': return 'main';
       case 'search': return 'search';
       case 'header': return scopedToBody(el) ? 'banner' : null;
       case 'footer': return scopedToBody(el) ? 'contentinfo' : null;
-      case 'aside': return 'complementary';
+      case 'aside': return asideRole(el);
       case 'article': return 'article';
       // Only a named section or form is a landmark (HTML-AAM "section", "form").
       case 'section': return nameOf(el, 'region') ? 'region' : null;
@@ -86,7 +100,9 @@
       case 'dialog': return 'dialog';
       case 'fieldset': return 'group';
       case 'details': return 'group';
-      case 'summary': return 'button';
+      // Only the summary of its details is a button (HTML-AAM "summary").
+      case 'summary': return el.parentElement && el.parentElement.localName === 'details'
+        && firstChild(el.parentElement, 'summary') === el ? 'button' : null;
       case 'figure': return 'figure';
       case 'progress': return 'progressbar';
       case 'meter': return 'meter';
@@ -97,7 +113,7 @@
       case 'code': return 'code';
       case 'em': return 'emphasis';
       case 'strong': return 'strong';
-      case 'del': return 'deletion';
+      case 'del': case 's': return 'deletion';
       case 'ins': return 'insertion';
       case 'sub': return 'subscript';
       case 'sup': return 'superscript';
@@ -122,12 +138,17 @@
     const row = th.parentElement;
     return row && Array.from(row.children).some((c) => c.localName === 'td') ? 'rowheader' : 'columnheader';
   };
+  // Global ARIA properties that name or describe: an element carrying one keeps its role.
+  const namedByAria = (el) => el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')
+    || el.hasAttribute('aria-labeledby') || el.hasAttribute('aria-describedby');
   const focusable = (el) => el.hasAttribute('tabindex') || (el.matches && el.matches('a[href], button, input, select, textarea'));
   const roleOf = (el) => {
     const tokens = (el.getAttribute('role') || '').trim().toLowerCase().split(/\s+/);
-    const explicit = tokens.find((t) => ROLES.has(t));
-    // WAI-ARIA 1.2 §9.1 presentational role conflict resolution: a focusable element keeps its role.
-    if ((explicit === 'none' || explicit === 'presentation') && focusable(el)) return implicitRole(el);
+    // `image` is ARIA 1.3's synonym of `img` (Chromium maps it so).
+    const explicit = tokens.map((t) => (t === 'image' ? 'img' : t)).find((t) => ROLES.has(t));
+    // WAI-ARIA 1.2 §9.1 presentational role conflict resolution: a focusable element, or one
+    // with a global ARIA property, keeps its role.
+    if ((explicit === 'none' || explicit === 'presentation') && (focusable(el) || namedByAria(el))) return implicitRole(el);
     return explicit || implicitRole(el);
   };
 
@@ -139,11 +160,17 @@
     const s = getComputedStyle(el);
     return s.display === 'none' || s.visibility === 'hidden';
   };
+  // An id reference names an element of the referring element's own tree (its document or
+  // shadow root), never one across a shadow boundary.
   const byIdNear = (el, id) => {
     const root = el.getRootNode();
-    return (root.getElementById && root.getElementById(id)) || document.getElementById(id);
+    return root.getElementById ? root.getElementById(id) : null;
   };
-  const labelledBy = (el) => (el.getAttribute('aria-labelledby') || '').trim().split(/\s+/)
+  // `aria-labeledby`, the misspelling, counts where the right spelling is absent (as in
+  // Chromium and Firefox).
+  const labelledByAttr = (el) => (el.hasAttribute('aria-labelledby') ? el.getAttribute('aria-labelledby')
+    : el.getAttribute('aria-labeledby'));
+  const labelledBy = (el) => (labelledByAttr(el) || '').trim().split(/\s+/)
     .filter(Boolean).map((id) => byIdNear(el, id)).filter(Boolean);
 
   // The value of a control met inside a label or a labelledby target (§4.3.2 step 2C).
@@ -176,16 +203,19 @@
   const nativeName = (el, ctx) => {
     const tag = tagOf(el);
     if (tag === 'input') {
+      // HTML-AAM "input type=button, submit, reset" and "input type=image": the <label>s come
+      // before the value (and an image's alt); a submit or reset button without either has
+      // its default label, an image button its title and then "Submit" (lastResort).
       const type = typeOf(el);
-      if (['submit', 'button', 'reset'].includes(type)) {
-        const v = el.getAttribute('value');
-        if (v != null && v.trim()) return v;
+      if (['submit', 'button', 'reset', 'image'].includes(type)) {
         const l = nativeLabels(el, ctx);
         if (l.trim()) return l;
-        // HTML-AAM "input type=submit/reset": the button's default label.
+        if (type === 'image') return el.getAttribute('alt') || el.getAttribute('value') || '';
+        // A value attribute, even empty, is the button's label (HTML "the button's label").
+        const v = el.getAttribute('value');
+        if (v != null) return v;
         return type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '';
       }
-      if (type === 'image') return el.getAttribute('alt') || el.getAttribute('value') || '';
     }
     const l = nativeLabels(el, ctx);
     if (l.trim()) return l;
@@ -198,12 +228,17 @@
     if (tag === 'svg') { const c = firstChild(el, 'title'); return c ? c.textContent : ''; }
     return '';
   };
-  // HTML-AAM: a text field's placeholder is its last resort, after the title.
+  // HTML-AAM: a text field's placeholder is its last resort, after the title; an image
+  // button's is its default label.
   const PLACEHOLDER_TYPES = new Set([...TEXTBOX_TYPES, 'search', 'number']);
-  const placeholderOf = (el) => {
+  const lastResort = (el, role) => {
     const tag = tagOf(el);
-    if (tag !== 'textarea' && !(tag === 'input' && PLACEHOLDER_TYPES.has(typeOf(el)))) return '';
-    return el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || '';
+    if (tag === 'input' && typeOf(el) === 'image') return 'Submit';
+    if (tag === 'textarea' || (tag === 'input' && PLACEHOLDER_TYPES.has(typeOf(el)))) {
+      return el.getAttribute('placeholder') || el.getAttribute('aria-placeholder') || '';
+    }
+    // A custom text field's aria-placeholder, as Chromium names it.
+    return role === 'textbox' || role === 'searchbox' || role === 'combobox' ? el.getAttribute('aria-placeholder') || '' : '';
   };
 
   // The text of `el`'s children (§4.3.2 step 2F.iii), in the flat tree: each child's text
@@ -213,15 +248,38 @@
     const d = getComputedStyle(el).display;
     return d.startsWith('inline') || d === 'contents' ? text : ' ' + text + ' ';
   };
+  // CSS generated content (§4.3.2 step 2F.ii): a ::before or ::after box's `content` — its
+  // strings and attr() values, or its alternative text after `/` — is part of the text.
+  const CONTENT_TOKEN = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|attr\(\s*([^)\s]+)\s*\)|(\/)|[a-z-]+\([^)]*\)|([a-z-]+)/gi;
+  const QUOTES = { 'open-quote': '\u201C', 'close-quote': '\u201D' };
+  const unescapeCss = (t) => t.replace(/\\([0-9a-f]{1,6})\s?|\\(.)/gi, (m, hex, ch) => (hex ? String.fromCodePoint(parseInt(hex, 16)) : ch));
+  const generated = (el, pseudo) => {
+    const style = getComputedStyle(el, pseudo);
+    const content = style.content;
+    if (!content || content === 'none' || content === 'normal' || style.display === 'none') return '';
+    let text = '';
+    let alt = null;
+    for (const m of content.matchAll(CONTENT_TOKEN)) {
+      if (m[4]) { alt = ''; continue; }
+      const part = m[1] != null ? unescapeCss(m[1]) : m[2] != null ? unescapeCss(m[2])
+        : m[3] ? (el.getAttribute(m[3]) || '') : (QUOTES[m[5]] || '');
+      if (alt !== null) alt += part; else text += part;
+    }
+    // Alternative text stands as a word of its own (as Chromium reads it).
+    const out = alt !== null ? (alt ? ' ' + alt + ' ' : '') : text;
+    return out && !style.display.startsWith('inline') ? ' ' + out + ' ' : out;
+  };
   const fromContent = (el, ctx, showHidden) => {
-    let out = '';
+    let out = el.nodeType === Node.ELEMENT_NODE ? generated(el, '::before') : '';
     const each = (n) => {
       if (n.nodeType === Node.TEXT_NODE) out += n.data;
+      // A line break separates words as it renders.
+      else if (n.nodeType === Node.ELEMENT_NODE && n.localName === 'br') out += ' ';
       else if (n.nodeType === Node.ELEMENT_NODE && n.localName === 'slot') n.assignedNodes({ flatten: true }).forEach(each);
       else if (n.nodeType === Node.ELEMENT_NODE) out += pad(n, compute(n, ctx, showHidden));
     };
     (el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes).forEach(each);
-    return out;
+    return out + (el.nodeType === Node.ELEMENT_NODE ? generated(el, '::after') : '');
   };
 
   // 2B: each referenced node's text alternative, in order; a hidden one counts in full. A
@@ -240,8 +298,11 @@
     // 2A: hidden nodes are skipped, unless a hidden node was referenced directly.
     if (!isRoot && !showHidden && isHidden(el)) return '';
     const role = isRoot && ctx.role !== undefined ? ctx.role : roleOf(el);
+    // A presentational element has no name of its own (an `img alt=""` is not named by its
+    // title); inside a traversal its content still counts.
+    if (isRoot && (role === 'presentation' || role === 'none')) return '';
     // 2B: aria-labelledby, not followed again from inside a labelledby target.
-    if (!ctx.inLabelledBy && el.hasAttribute('aria-labelledby')) {
+    if (!ctx.inLabelledBy && labelledByAttr(el) !== null) {
       const t = labelledByText(el, ctx.root);
       if (t.trim()) return t;
     }
@@ -266,7 +327,7 @@
     // 2I: the tooltip attribute; then (HTML-AAM) a text field's placeholder.
     const title = el.getAttribute('title');
     if (title && title.trim()) return title;
-    return isRoot ? placeholderOf(el) : '';
+    return isRoot ? lastResort(el, role) : '';
   };
   const nameOf = (el, role) => norm(compute(el, { root: el, role, visited: new Set() }, false));
   const accessibleName = (el) => nameOf(el, undefined);
@@ -284,5 +345,10 @@
   const labelOf = (el) => labelParts(el)[0] || '';
   const labelMatches = (el, want) => labelParts(el).includes(want);
 
-  return { norm, textOf, implicitRole, roleOf, accessibleName, labelOf, labelMatches };
+  // Whether an element of role `role` answers a candidate asking for `want`: `none` and
+  // `presentation` are one role (WAI-ARIA 1.2), `image` and `img` too (ARIA 1.3, Chromium).
+  const SYNONYMS = { presentation: 'none', image: 'img' };
+  const sameRole = (role, want) => role != null && (SYNONYMS[role] || role) === (SYNONYMS[want] || want);
+
+  return { norm, textOf, implicitRole, roleOf, accessibleName, labelOf, labelMatches, sameRole };
 })()

@@ -1,5 +1,7 @@
-//! Integration tests of the CDP engine that need no page: finding and launching Chromium.
-//! Everything that drives a page is tested through the replayer (`browserflow-replay`) and
-//! the recorder (`browserflow-record`).
+//! Integration tests of the CDP engine: finding and launching Chromium, and the injected
+//! roles-and-names module against the standard in real Chromium (`names_conformance`).
+//! Everything else that drives a page is tested through the replayer (`browserflow-replay`)
+//! and the recorder (`browserflow-record`).
 
 mod launch;
+mod names_conformance;

@@ -143,7 +143,8 @@
     clock++;
     for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) appeared.set(n, clock);
   }).observe(document, { childList: true, subtree: true, attributes: true });
-  const composedParent = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  // The one walk through open shadow roots (shadow.js, carried by the resolver).
+  const { deepElements, composedParent, hostsOf } = RESOLVE.shadow;
   const appearedAt = (el) => {
     let at = 0;
     for (let n = el; n; n = composedParent(n)) if (appeared.has(n)) at = Math.max(at, appeared.get(n));
@@ -184,7 +185,7 @@
   // Which of the elements of `role` in `anchor` is `el`: none needed when it is the only one,
   // else its place (undefined: not inside).
   const pickIn = (anchor, el, role) => {
-    const members = Array.from(anchor.querySelectorAll('*')).filter((e) => roleOf(e) === role);
+    const members = deepElements(anchor).filter((e) => roleOf(e) === role);
     const at = members.indexOf(el);
     if (at < 0) return undefined;
     return members.length === 1 ? null : { nth: at + 1 };
@@ -206,9 +207,9 @@
         for (const ref of refs.slice(0, 2)) out.push(withPick({ form_with_field: ref }, pick));
       }
     }
-    // The nearest anchor in the element's own tree (a candidate in a shadow root is searched
-    // inside that root).
-    for (let n = el.parentElement, depth = 0; n && depth < 40; n = n.parentElement, depth++) {
+    // The nearest anchor, through shadow boundaries: the resolver searches an anchor's shadow
+    // trees too.
+    for (let n = composedParent(el), depth = 0; n && depth < 40; n = composedParent(n), depth++) {
       const anchorRole = roleOf(n);
       if (!ANCHOR_ROLES.has(anchorRole)) continue;
       const pick = pickIn(n, el, role);
@@ -230,15 +231,19 @@
     return out;
   };
 
+  // Candidates the resolver searches for through every open shadow root: they need no chain
+  // of shadow hosts (whose ids and classes a redesign changes), and are unique only when
+  // unique across the whole page. CSS, XPath and ids stay inside their own tree.
+  const PIERCING = new Set(['test_id', 'role', 'label', 'placeholder', 'text', 'accessible_name', 'structure']);
+  const shadowChainOf = (el) => hostsOf(el).map(hostSelector);
   const candidatesFor = async (el) => {
-    const shadow = [];
-    for (let root = el.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) shadow.unshift(hostSelector(root.host));
+    const shadow = shadowChainOf(el);
     const root = el.getRootNode();
     const raw = [];
     const add = (kind, value, extra) => {
       if (!value) return;
       const c = Object.assign({ kind, value: String(value) }, extra || {});
-      if (shadow.length) c.shadow = shadow;
+      if (shadow.length && !PIERCING.has(kind)) c.shadow = shadow;
       raw.push(c);
     };
     const tid = testIdOf(el);
@@ -272,6 +277,13 @@
     el[key] = token;
     try {
       const checked = await Promise.all(raw.map((c) => check(c, key, token)));
+      // A name the page uses in two components (each card's "Name" field) is ambiguous across
+      // the page, but may be unique inside the element's own shadow tree: kept with its chain.
+      if (shadow.length) {
+        const ambiguous = checked.filter((c) => PIERCING.has(c.kind) && c.count > 1 && c.target);
+        const chained = ambiguous.map(({ count, target, ...c }) => Object.assign(c, { shadow }));
+        checked.push(...await Promise.all(chained.map((c) => check(c, key, token))));
+      }
       // Of the structure candidates, the first that found exactly the target in each kind of
       // anchor (a form, a controlled popup, a region), at most two: independent anchors
       // survive more redesigns than two ways to name one form.
@@ -292,7 +304,7 @@
   // password"): thumbnails mask their values (see `secretValues`).
   const passwordFields = new Set();
   const secretValues = () => {
-    const fields = new Set([...document.querySelectorAll('input[type=password]'), ...passwordFields]);
+    const fields = new Set([...deepElements(document).filter((e) => e instanceof HTMLInputElement && e.type === 'password'), ...passwordFields]);
     return Array.from(fields).map((f) => f.value).filter((v) => typeof v === 'string' && v !== '');
   };
 
@@ -501,10 +513,7 @@
     }
     return hit;
   };
-  const composedContains = (ancestor, node) => {
-    for (let n = node; n; n = composedParent(n)) if (n === ancestor) return true;
-    return false;
-  };
+  const composedContains = RESOLVE.shadow.composedContains;
   // The element a press belongs to and the press's place in it (js/press_owner.js).
   const PLACE = (__PRESS_OWNER__)(composedParent, composedContains);
   window.addEventListener('pointerdown', (e) => {
@@ -942,10 +951,9 @@
     async checkFor(token, candidate) {
       const el = elementOf(token);
       if (!el) return { error: 'the element is no longer on the page' };
-      const shadow = [];
-      for (let root = el.getRootNode(); root instanceof ShadowRoot; root = root.host.getRootNode()) shadow.unshift(hostSelector(root.host));
+      const shadow = shadowChainOf(el);
       const c = Object.assign({}, candidate);
-      if (shadow.length && !(c.shadow && c.shadow.length)) c.shadow = shadow;
+      if (shadow.length && !PIERCING.has(c.kind) && !(c.shadow && c.shadow.length)) c.shadow = shadow;
       const mark = 'S' + token + '-' + Math.random().toString(36).slice(2);
       const key = TARGET_PROP + '-' + mark;
       el[key] = mark;

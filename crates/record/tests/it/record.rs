@@ -16,4 +16,5 @@ mod model;
 mod origins;
 pub(crate) mod place;
 mod redesign;
+mod shadow;
 mod thumbnails;

@@ -92,7 +92,7 @@ async fn ranked_candidates_fall_through_to_the_first_that_matches() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn shadow_dom_chains_pierce_open_roots() {
+async fn shadow_dom_chains_and_semantic_candidates_pierce_open_roots() {
     let h = Harness::start().await;
     let steps = json!([
         { "type": "navigate", "url": "{{shop}}/widgets.html" },
@@ -101,8 +101,8 @@ async fn shadow_dom_chains_pierce_open_roots() {
         ] } },
         { "type": "assert", "text_equals": "Rated 5", "selector": { "candidates": [{ "kind": "test_id", "value": "rating-status" }] } },
         { "type": "click", "selector": { "candidates": [
-            { "kind": "role", "value": "button", "name": "Rate five stars" },
-            { "kind": "role", "value": "button", "name": "1 star", "shadow": ["#rating"] }
+            { "kind": "role", "value": "button", "name": "1 star" },
+            { "kind": "role", "value": "button", "name": "Rate five stars", "shadow": ["#rating"] }
         ] } },
         { "type": "assert", "text_equals": "Rated 1", "selector": { "candidates": [{ "kind": "test_id", "value": "rating-status" }] } },
         { "type": "click", "selector": { "candidates": [
@@ -114,13 +114,24 @@ async fn shadow_dom_chains_pierce_open_roots() {
         ] } },
         { "type": "assert", "value_equals": "lovely", "selector": { "candidates": [
             { "kind": "test_id", "value": "rating-comment", "shadow": ["shop-rating"] }
-        ] } }
+        ] } },
+        // Without chains: a test id, a label, a text two shadow roots down, and a role.
+        { "type": "fill", "value": "pierced", "selector": { "candidates": [{ "kind": "label", "value": "Comment" }] } },
+        { "type": "assert", "value_equals": "pierced", "selector": { "candidates": [{ "kind": "test_id", "value": "rating-comment" }] } },
+        { "type": "click", "selector": { "candidates": [{ "kind": "test_id", "value": "rate-5" }] } },
+        { "type": "assert", "text_equals": "Rated 5", "selector": { "candidates": [{ "kind": "test_id", "value": "rating-status" }] } },
+        { "type": "click", "selector": { "candidates": [{ "kind": "text", "value": "Nested star" }] } },
+        { "type": "assert", "text_equals": "Nested star clicked", "selector": { "candidates": [{ "kind": "test_id", "value": "rating-status" }] } },
+        { "type": "click", "selector": { "candidates": [{ "kind": "role", "value": "button", "name": "1 star" }] } },
+        { "type": "assert", "text_equals": "Rated 1", "selector": { "candidates": [{ "kind": "test_id", "value": "rating-status" }] } }
     ]);
     let report = h
         .replay(steps, json!({}))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    // The role candidate without a shadow chain cannot see inside the widget: the second won.
-    assert_eq!(report.steps[3].selector.as_ref().unwrap().index, 1);
+    // The role candidate without a shadow chain sees inside the widget: the first won.
+    assert_eq!(report.steps[3].selector.as_ref().unwrap().index, 0);
+    let text = report.steps[13].selector.as_ref().unwrap();
+    assert_eq!(text.kind, SelectorKind::Text);
     h.close().await;
 }

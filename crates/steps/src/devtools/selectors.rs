@@ -82,12 +82,23 @@ fn single_candidate(text: &str) -> SelectorCandidate {
     SelectorCandidate::css(text)
 }
 
-/// `Name[role="button"]` → (`Name`, `button`).
+/// `Name[role="button"]` → (`Name`, `button`), the role as roles.js names it.
 fn parse_aria_role(aria: &str) -> Option<(String, String)> {
     let open = aria.rfind("[role=")?;
     let rest = aria[open + 6..].strip_suffix(']')?;
     let role = rest.trim_matches(['"', '\'']);
-    Some((aria[..open].to_string(), role.to_string()))
+    Some((aria[..open].to_string(), aria_role(role).to_string()))
+}
+
+/// A role as the DevTools Recorder writes it — Chromium's accessibility tree names — as the
+/// WAI-ARIA role browserflow's resolver computes: Chromium says `image` for `img` and `none`
+/// for `presentation` (the resolver takes `none` and `presentation` as one role).
+fn aria_role(chromium: &str) -> &str {
+    match chromium {
+        "image" => "img",
+        "presentation" => "none",
+        other => other,
+    }
 }
 
 /// An XPath for the innermost elements whose text contains `text`.
@@ -129,4 +140,22 @@ pub(super) fn frame_index_path(raw: &Value, index: usize) -> Result<Option<Vec<u
         })
         .collect::<Result<Vec<u32>, _>>()?;
     Ok((!path.is_empty()).then_some(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aria_selectors_name_roles_as_the_resolver_computes_them() {
+        for (selector, role) in [
+            ("aria/Company logo[role=\"image\"]", "img"),
+            ("aria/Spacer[role=\"presentation\"]", "none"),
+            ("aria/Save[role=\"button\"]", "button"),
+        ] {
+            let candidate = single_candidate(selector);
+            assert_eq!(candidate.kind, SelectorKind::Role, "{selector}");
+            assert_eq!(candidate.value, role, "{selector}");
+        }
+    }
 }
