@@ -158,7 +158,11 @@ pub(crate) fn selector(
     candidates: Vec<SelectorCandidate>,
     frame: Option<FrameSelector>,
 ) -> Selector {
-    Selector { candidates, frame }
+    Selector {
+        candidates,
+        frame,
+        repeat: None,
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 // that matches exactly one element is actionable, then optionally acts on it in the same task.
 // Called as `(RESOLVE)(spec)`; resolves to {ok: true, winner, point, result} or
 // {ok: false, states: [reason per candidate]}. `ROLES` is roles.js, bound around this function
-// by `RESOLVE_JS` (mod.rs), and `STATES` states.js.
+// by `RESOLVE_JS` (mod.rs), `STATES` states.js and `REPEAT` repeat.js.
 async (spec) => {
   const { norm, textOf, roleOf, accessibleName, labelMatches } = ROLES;
   const deadline = performance.now() + spec.timeoutMs;
@@ -95,6 +95,7 @@ async (spec) => {
         if (button && roleOf(button) === role) found.add(button);
         continue;
       }
+      if (pick.cell || pick.item) { REPEAT.pick(anchor, role, pick).forEach((e) => found.add(e)); continue; }
       const members = allElements(anchor).filter((e) => roleOf(e) === role);
       if (pick === 'only') members.forEach((e) => found.add(e));
       else if (pick.nth && members[pick.nth - 1]) found.add(members[pick.nth - 1]);
@@ -300,12 +301,33 @@ async (spec) => {
     return { error: 'unknown action `' + a.kind + '`' };
   };
 
+  // A step in a repeating structure that relies on content (`spec.reliesOn`, see the steps
+  // crate's `Repeat`): only the candidates that name it are consulted (a place or a path finds
+  // whatever row is there now), and one that matches several elements ends the search — an
+  // extra card of the same kind is an ambiguity the recording did not see, and no place or
+  // path may settle it.
+  function contentRule(s) {
+    const NAMING = new Set(['test_id', 'role', 'label', 'placeholder', 'text', 'accessible_name', 'id']);
+    const on = s.reliesOn === 'content' && s.candidates.some((c) => NAMING.has(c.kind));
+    return {
+      skipped: 'not consulted: the step relies on content, not on its place',
+      skips: (c) => on && !NAMING.has(c.kind),
+      stopsAt: (c) => on && NAMING.has(c.kind),
+      stop: (states, i, els) => {
+        const named = els.slice(0, 5).map((e) => describe(e) + ' "' + textOf(e).slice(0, 40) + '"').join(', ');
+        states[i] += ': ' + named + (els.length > 5 ? ', …' : '');
+        for (let j = i + 1; j < states.length; j++) states[j] = 'not consulted: candidate ' + (i + 1) + ' is ambiguous';
+      },
+    };
+  }
   const states = spec.candidates.map(() => 'not checked');
+  const content = contentRule(spec);
   let previous = null;
   for (;;) {
     let chosen = null;
     let stabilizing = false;
     for (let i = 0; i < spec.candidates.length; i++) {
+      if (content.skips(spec.candidates[i])) { states[i] = content.skipped; continue; }
       const r = query(spec.candidates[i]);
       if (r.error) { states[i] = r.error; continue; }
       let els = r.els;
@@ -324,7 +346,11 @@ async (spec) => {
         continue;
       }
       if (els.length === 0) { states[i] = 'matched no element'; continue; }
-      if (els.length > 1) { states[i] = 'matched ' + els.length + ' elements (needs exactly one)'; continue; }
+      if (els.length > 1) {
+        states[i] = 'matched ' + els.length + ' elements (needs exactly one)';
+        if (content.stopsAt(spec.candidates[i])) { content.stop(states, i, els); break; }
+        continue;
+      }
       chosen = { index: i, el: els[0] };
       for (let j = i + 1; j < spec.candidates.length; j++) states[j] = 'not needed (candidate ' + (i + 1) + ' matched)';
       break;

@@ -37,10 +37,14 @@ pub(super) const WORLD: &str = "__browserflow_recorder";
 /// The binding the script reports through.
 pub(super) const BINDING: &str = "__bflow_record";
 const RECORDER_JS: &str = include_str!("../js/recorder.js");
+/// Which fills re-rendered a repeating structure (inlined into the recorder script).
+const REPEAT_WATCH_JS: &str = include_str!("../js/repeat_watch.js");
 use browserflow_cdp::injected::RESOLVE_JS;
 
 pub(super) fn recorder_source() -> String {
-    RECORDER_JS.replace("__RESOLVE__", RESOLVE_JS.trim().trim_end_matches(';'))
+    RECORDER_JS
+        .replace("__RESOLVE__", RESOLVE_JS.trim().trim_end_matches(';'))
+        .replace("__REPEAT_WATCH__", REPEAT_WATCH_JS.trim())
 }
 
 /// The typed events of one recorded page, tagged with its name.

@@ -14,4 +14,5 @@ mod live;
 mod model;
 mod origins;
 mod redesign;
+mod repeat;
 mod thumbnails;
