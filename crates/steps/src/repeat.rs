@@ -7,7 +7,7 @@
 //! after a fill that became an input, the step relies on its place (the first row after
 //! filtering and sorting), and the place candidate goes first. Otherwise it relies on content:
 //! only the candidates that name the element decide, and one that matches several elements
-//! fails the step rather than letting a place decide (see the resolver's `contentRule`).
+//! fails the step rather than letting a place decide (see the resolver's `relianceRule`).
 
 use std::num::NonZeroU32;
 
@@ -78,6 +78,9 @@ pub enum Reliance {
     #[default]
     Content,
     /// Where it is (row 1 under "Name", the 2nd card): whatever data is there on this run.
+    /// The candidates that name the element are not consulted (they find the recorded row
+    /// wherever it went), and a place that matches several (a grid still swapping its rows)
+    /// is waited for.
     Position,
 }
 

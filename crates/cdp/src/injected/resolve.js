@@ -301,18 +301,31 @@ async (spec) => {
     return { error: 'unknown action `' + a.kind + '`' };
   };
 
-  // A step in a repeating structure that relies on content (`spec.reliesOn`, see the steps
-  // crate's `Repeat`): only the candidates that name it are consulted (a place or a path finds
-  // whatever row is there now), and one that matches several elements ends the search — an
-  // extra card of the same kind is an ambiguity the recording did not see, and no place or
-  // path may settle it.
-  function contentRule(s) {
+  // A step in a repeating structure (`spec.reliesOn`, see the steps crate's `Repeat`) is
+  // found only by what it relies on. On content: only the candidates that name it (a place or
+  // a path finds whatever row is there now), and one that matches several ends the search —
+  // an extra card of the same kind is an ambiguity the recording did not see, and no place or
+  // path may settle it. On position: never by what it shows (the recorded row's text finds
+  // that row wherever the input put it), and a place that matches several (a grid still
+  // swapping its rows) is waited for, not stepped over. Either way, an element in a row that
+  // is still moving or fading (a finite CSS animation or transition on it or around it: a
+  // grid animates rows in and out after a filter) is waited for: a fading row is one the page
+  // is removing.
+  function relianceRule(s) {
     const NAMING = new Set(['test_id', 'role', 'label', 'placeholder', 'text', 'accessible_name', 'id']);
-    const on = s.reliesOn === 'content' && s.candidates.some((c) => NAMING.has(c.kind));
+    const isPlace = (c) => !!(c.structure && c.structure.pick && (c.structure.pick.cell || c.structure.pick.item));
+    const decides = s.reliesOn === 'content' ? (c) => NAMING.has(c.kind)
+      : s.reliesOn === 'position' ? (c) => !NAMING.has(c.kind) : null;
+    const on = !!decides && s.candidates.some((c) => (s.reliesOn === 'content' ? NAMING.has(c.kind) : isPlace(c)));
+    const animating = (el) => typeof document.getAnimations === 'function' && document.getAnimations().some((a) => {
+      const t = a.playState === 'running' && a.effect && a.effect.target;
+      return !!t && t.contains(el) && a.effect.getComputedTiming().iterations !== Infinity;
+    });
     return {
-      skipped: 'not consulted: the step relies on content, not on its place',
-      skips: (c) => on && !NAMING.has(c.kind),
-      stopsAt: (c) => on && NAMING.has(c.kind),
+      settling: (el) => !!decides && animating(el),
+      skipped: 'not consulted: the step relies on its ' + s.reliesOn,
+      skips: (c) => on && !decides(c),
+      stopsAt: (c) => on && (s.reliesOn === 'content' ? NAMING.has(c.kind) : isPlace(c)),
       stop: (states, i, els) => {
         const named = els.slice(0, 5).map((e) => describe(e) + ' "' + textOf(e).slice(0, 40) + '"').join(', ');
         states[i] += ': ' + named + (els.length > 5 ? ', …' : '');
@@ -321,13 +334,13 @@ async (spec) => {
     };
   }
   const states = spec.candidates.map(() => 'not checked');
-  const content = contentRule(spec);
+  const reliance = relianceRule(spec);
   let previous = null;
   for (;;) {
     let chosen = null;
     let stabilizing = false;
     for (let i = 0; i < spec.candidates.length; i++) {
-      if (content.skips(spec.candidates[i])) { states[i] = content.skipped; continue; }
+      if (reliance.skips(spec.candidates[i])) { states[i] = reliance.skipped; continue; }
       const r = query(spec.candidates[i]);
       if (r.error) { states[i] = r.error; continue; }
       let els = r.els;
@@ -348,7 +361,7 @@ async (spec) => {
       if (els.length === 0) { states[i] = 'matched no element'; continue; }
       if (els.length > 1) {
         states[i] = 'matched ' + els.length + ' elements (needs exactly one)';
-        if (content.stopsAt(spec.candidates[i])) { content.stop(states, i, els); break; }
+        if (reliance.stopsAt(spec.candidates[i])) { reliance.stop(states, i, els); break; }
         continue;
       }
       chosen = { index: i, el: els[0] };
@@ -393,6 +406,7 @@ async (spec) => {
           stabilizing = true;
         }
       }
+      if (!reason && reliance.settling(el)) { reason = describe(el) + ' is in a row still animating'; stabilizing = true; }
       if (!reason && req.hitTest) {
         const r = el.getBoundingClientRect();
         const p = actionPoint(r);

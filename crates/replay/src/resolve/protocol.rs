@@ -203,7 +203,7 @@ pub(super) struct Spec<'a> {
     pub(super) request: &'a ResolveRequest,
     pub(super) timeout_ms: u64,
     /// For an element of a repeating structure: what the step relies on (`content` or
-    /// `position`; see `resolve.js`'s `contentRule`).
+    /// `position`; see `resolve.js`'s `relianceRule`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) relies_on: Option<&'static str>,
 }
