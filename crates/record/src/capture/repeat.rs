@@ -45,12 +45,30 @@ impl Builder {
     }
 
     /// The fills (by their best candidate) whose typing re-rendered the structure `target`
-    /// sits in.
+    /// sits in, and those a later step submitted (it navigated: the structure is on a page
+    /// made from them, as a search's results are).
     pub(super) fn fills_followed(&self, target: &Target) -> Vec<SelectorCandidate> {
         let Some(raw) = &target.repeat else {
             return Vec::new();
         };
         let mut out: Vec<SelectorCandidate> = Vec::new();
+        let submitted = self
+            .steps
+            .iter()
+            .rposition(|s| match &s.step {
+                Step::Click(c) => c.navigation.is_some(),
+                Step::KeyPress(k) => k.navigation.is_some(),
+                _ => false,
+            })
+            .unwrap_or(0);
+        for recorded in &self.steps[..submitted] {
+            if let Step::Fill(f) = &recorded.step
+                && let Some(candidate) = f.selector.candidates.first()
+                && !out.contains(candidate)
+            {
+                out.push(candidate.clone());
+            }
+        }
         for token in &raw.changed_by {
             let fill = self
                 .tokens
