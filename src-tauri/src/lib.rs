@@ -54,6 +54,7 @@ pub fn builder<R: tauri::Runtime>(
             record::record_cancel_pick,
             record::draft_undo,
             record::draft_remove_check,
+            record::draft_rely_on,
             record::draft_mark_required_input,
             record::draft_remove_output,
             record::draft_rename_output,

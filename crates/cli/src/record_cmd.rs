@@ -11,7 +11,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use browserflow_catalog::record_view::parse_output_kind;
+use browserflow_catalog::record_view::{RelianceName, parse_output_kind};
 use browserflow_catalog::save::{Overwrite, SaveError, save_draft};
 use browserflow_record::{
     Draft, InputBySelector, InputType, MarkWatch, ModelAssist, OutputBySelector, RecordEvent,
@@ -70,6 +70,20 @@ pub struct RecordArgs {
     /// chooser, in order). Without it, the path is asked for on the terminal.
     #[arg(long = "upload", value_name = "PATH")]
     uploads: Vec<PathBuf>,
+    /// Make step N (as numbered in the messages) — an element of a grid, list or cards — rely
+    /// on its `content` or its `position`: `N=content|position`. Repeatable.
+    #[arg(long = "rely-on", value_name = "STEP=content|position")]
+    rely_on: Vec<String>,
+}
+
+/// `--rely-on N=content|position`: the step's index and what it relies on.
+fn reliance(text: &str) -> anyhow::Result<(usize, RelianceName)> {
+    let parsed = text.split_once('=').and_then(|(n, r)| {
+        let step = n.trim().parse::<usize>().ok().filter(|n| *n > 0)?;
+        let reliance = serde_json::from_value(serde_json::Value::String(r.trim().into())).ok()?;
+        Some((step - 1, reliance))
+    });
+    parsed.with_context(|| format!("--rely-on {text:?}: expected STEP=content|position"))
 }
 
 /// `NAME=SELECTOR[:TYPE]`: the name, the selector and the type word when there is one.
@@ -191,6 +205,22 @@ async fn finish(args: &RecordArgs, mut draft: Draft, marks: SelectorMarks) -> Ou
     }
     if let Err(unresolved) = draft.apply_marks(marks) {
         return keep_draft(args, &draft, &unresolved);
+    }
+    for text in &args.rely_on {
+        let (index, relies_on) = reliance(text)?;
+        draft.rely_on(index, relies_on.into())?;
+    }
+    for (index, step) in draft.steps.iter().enumerate() {
+        if let Some(repeat) = step.step.selector().and_then(|s| s.repeat.as_ref()) {
+            eprintln!(
+                "step {} ({}) is {}: it relies on its {} (--rely-on {}=… to switch)",
+                index + 1,
+                step.description,
+                repeat.place,
+                repeat.relies_on.as_str(),
+                index + 1
+            );
+        }
     }
     if let Some(assist) = ModelAssist::from_env()? {
         match assist.suggest(&mut draft).await {

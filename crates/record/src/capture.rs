@@ -7,6 +7,7 @@ mod actions;
 mod effects;
 mod pages;
 mod place;
+mod repeat;
 
 use std::collections::HashMap;
 
@@ -174,6 +175,9 @@ struct Target {
     /// The element's tag name (`input`, `div`).
     #[serde(default)]
     tag: String,
+    /// Its place in a repeating structure (a grid, a list, cards).
+    #[serde(default)]
+    repeat: Option<repeat::RawRepeat>,
 }
 
 /// Where a step's result shows: in document `doc` (of the recorder script), just before its
@@ -355,6 +359,7 @@ impl Builder {
             thumbnail_png: None,
             download: None,
             no_effect: false,
+            content_follows: target.map(|t| self.fills_followed(t)).unwrap_or_default(),
         }
     }
 
@@ -596,7 +601,7 @@ impl Builder {
             );
             return Vec::new();
         }
-        let sel = selector(candidates, frame.clone());
+        let sel = self.with_repeat(selector(candidates, frame.clone()), &target);
         match payload.kind.as_str() {
             "click" => {
                 if let Some(n) = self.clicking.get_mut(page) {

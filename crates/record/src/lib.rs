@@ -83,7 +83,7 @@ use serde::{Deserialize, Serialize};
 
 use browserflow_cdp::BrowserError;
 use browserflow_cdp::downloads::DownloadRecord;
-use browserflow_steps::{Selector, Step};
+use browserflow_steps::{Selector, SelectorCandidate, Step};
 
 pub use draft::{Draft, InputMark, InputType, OutputMark};
 pub use marks::{InputBySelector, MarkWatch, OutputBySelector, SelectorMarks, UnresolvedMark};
@@ -187,6 +187,11 @@ pub struct RecordedStep {
     /// — remove?": kept until the person decides.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_effect: bool,
+    /// For a step in a repeating structure (a grid, a list, cards): the fills, by their best
+    /// candidate, after which the recording saw the structure's content change. Marking one
+    /// as an input makes the step rely on its position (`Draft::mark_input`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content_follows: Vec<SelectorCandidate>,
 }
 
 /// A file chooser the page opened while recording: answer it with

@@ -176,7 +176,11 @@ pub(crate) fn selector(
     candidates: Vec<SelectorCandidate>,
     frame: Option<FrameSelector>,
 ) -> Selector {
-    Selector { candidates, frame }
+    Selector {
+        candidates,
+        frame,
+        repeat: None,
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ mod interpolate;
 mod origins;
 mod place;
 mod playwright;
+mod repeat;
 mod selector;
 mod step;
 mod tool_file;
@@ -50,6 +51,7 @@ pub use interpolate::{InterpolateError, TemplatePart, expand_step, expand_text, 
 pub use origins::{ANY_ORIGIN, NavigationRefusal, Origins, check_navigation, web_origin};
 pub use place::{BoxSize, Viewport};
 pub use playwright::export_playwright;
+pub use repeat::{CellPlace, ItemPlace, Reliance, Repeat, is_place_candidate, names_element};
 pub use selector::*;
 pub use step::*;
 pub use tool_file::{ORIGIN_KEY, ToolFile, ToolFileError, origin_of};

@@ -6,6 +6,8 @@ use std::num::NonZeroU32;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::{CellPlace, ItemPlace, Repeat};
+
 /// A ranked list of ways to find one element, plus the frame it lives in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -15,6 +17,10 @@ pub struct Selector {
     /// The frame to search in; the main frame when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<FrameSelector>,
+    /// The element sits in a repeating structure (a grid row, a list item, a card): its
+    /// place and content there, and which of the two replay relies on (see [`Repeat`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<Repeat>,
 }
 
 impl Selector {
@@ -23,6 +29,7 @@ impl Selector {
         Self {
             candidates: candidates.into_iter().collect(),
             frame: None,
+            repeat: None,
         }
     }
 
@@ -106,7 +113,7 @@ pub struct RoleRef {
 }
 
 /// Which element of the candidate's role inside the anchor is the target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Pick {
     /// The only element of the role there (two or more: the candidate matches several).
@@ -116,11 +123,24 @@ pub enum Pick {
     DefaultButton,
     /// The n-th element of the role there, in document order, counted from 1.
     Nth(NonZeroU32),
+    /// The cell of a data row under a column of the anchor (a grid or table): its place,
+    /// whatever the row shows (see [`CellPlace`]).
+    Cell(CellPlace),
+    /// The n-th item of the repeating structure in the anchor (a list's items, or the
+    /// largest group of sibling elements of one shape: cards), then the element of the role
+    /// in it (see [`ItemPlace`]).
+    Item(ItemPlace),
 }
 
 impl Pick {
     fn is_only(&self) -> bool {
         *self == Pick::Only
+    }
+
+    /// A place in a repeating structure (a row's cell, an item): the element found there may
+    /// show other data on another run.
+    pub fn is_repeat_place(&self) -> bool {
+        matches!(self, Pick::Cell(_) | Pick::Item(_))
     }
 }
 
@@ -137,10 +157,12 @@ impl Structure {
             Anchor::Region(r) => format!("the {}", r.describe()),
             Anchor::ControlledBy(r) => format!("what the {} controls", r.describe()),
         };
-        match self.pick {
+        match &self.pick {
             Pick::Only => format!("in {within}"),
             Pick::DefaultButton => format!("the default button of {within}"),
             Pick::Nth(n) => format!("number {n} in {within}"),
+            Pick::Cell(cell) => format!("{} of {within}", cell.describe()),
+            Pick::Item(item) => format!("{} of {within}", item.describe()),
         }
     }
 
@@ -162,6 +184,9 @@ impl Structure {
                 texts.push(("within.controlled_by.role", &r.role));
                 texts.extend(r.name.as_deref().map(|n| ("within.controlled_by.name", n)));
             }
+        }
+        if let Pick::Cell(cell) = &self.pick {
+            texts.push(("pick.cell.column", &cell.column));
         }
         if let Some((path, _)) = texts.iter().find(|(_, text)| text.trim().is_empty()) {
             return Some(format!("`structure.{path}` is empty"));

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use browserflow_catalog::library::LibraryItem;
 use browserflow_catalog::record_view::{
     DraftView, FieldProblem, OutputKindName, PickedView, RecordEventView, RecordStart,
-    RecordStatusView, check_name_and_version,
+    RecordStatusView, RelianceName, check_name_and_version,
 };
 use tauri::{AppHandle, Emitter, Manager, Runtime, State};
 
@@ -140,6 +140,16 @@ pub async fn draft_mark_required_input(
 ) -> Result<DraftView, AppError> {
     let mut session = state.recording.lock().await;
     Ok(session.mark_required_input(index, &name, &kind)?)
+}
+
+/// Makes step `index` (an element of a grid, list or cards) rely on its content or position.
+#[tauri::command]
+pub async fn draft_rely_on(
+    state: State<'_, AppState>,
+    index: usize,
+    relies_on: RelianceName,
+) -> Result<DraftView, AppError> {
+    Ok(state.recording.lock().await.rely_on(index, relies_on)?)
 }
 
 /// Removes post-state check `check` of step `index`.

@@ -12,6 +12,7 @@ import type { FlowView } from '../bindings/FlowView';
 import type { LibraryItem } from '../bindings/LibraryItem';
 import type { ManifestView } from '../bindings/ManifestView';
 import type { ModelStatus } from '../bindings/ModelStatus';
+import type { RelianceName } from '../bindings/RelianceName';
 import type { OutputKindName } from '../bindings/OutputKindName';
 import type { PickedView } from '../bindings/PickedView';
 import type { PreviewRequest } from '../bindings/PreviewRequest';
@@ -66,6 +67,7 @@ export const api = {
   draftCheckNames: (name: string, version: string) => call<FieldProblem[]>('draft_check_names', { name, version }),
   draftRemoveStep: (index: number) => call<DraftView>('draft_remove_step', { index }),
   draftRemoveCheck: (index: number, check: number) => call<DraftView>('draft_remove_check', { index, check }),
+  draftRelyOn: (index: number, reliesOn: RelianceName) => call<DraftView>('draft_rely_on', { index, reliesOn }),
   draftMoveStep: (from: number, to: number) => call<DraftView>('draft_move_step', { from, to }),
   draftMarkInput: (index: number, name: string, kind: string) => call<DraftView>('draft_mark_input', { index, name, kind }),
   draftMarkOutput: (pick: number, name: string, kind: OutputKindName) => call<DraftView>('draft_mark_output', { pick, name, kind }),

@@ -33,7 +33,7 @@ use browserflow_record::{
     Draft, InputMark, InputType, OutputMark, PickedElement, RecordError, RecordEvent,
     RecordOptions, RecordedStep, Recorder,
 };
-use browserflow_steps::OutputKind;
+use browserflow_steps::{OutputKind, Reliance};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
@@ -257,6 +257,16 @@ impl RecordSession {
         self.edit(|draft| draft.mark_input(index, InputMark::required(name.trim(), kind)))
     }
 
+    /// Makes step `index` (an element of a grid, list or cards) rely on its content or its
+    /// position.
+    pub fn rely_on(
+        &mut self,
+        index: usize,
+        relies_on: RelianceName,
+    ) -> Result<DraftView, RecordViewError> {
+        self.edit(|draft| draft.rely_on(index, relies_on.into()))
+    }
+
     /// Removes post-state check `check` of step `index`.
     pub fn remove_check(
         &mut self,
@@ -466,6 +476,15 @@ pub fn step_view(index: usize, step: &RecordedStep) -> RecordedStepView {
         thumbnail: step.thumbnail_png.as_deref().map(data_url),
         checks: step.step.expect().iter().map(|c| c.describe()).collect(),
         no_effect: step.no_effect,
+        repeat: step
+            .step
+            .selector()
+            .and_then(|s| s.repeat.as_ref())
+            .map(|r| RepeatView {
+                place: r.place.clone(),
+                content: r.content.clone(),
+                relies_on: r.relies_on.into(),
+            }),
     }
 }
 

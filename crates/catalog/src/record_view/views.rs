@@ -42,6 +42,52 @@ pub struct RecordedStepView {
     pub checks: Vec<String>,
     /// A click after which nothing changed: the screen asks "no effect — remove?".
     pub no_effect: bool,
+    /// Its element sits in a repeating structure (a grid, a list, cards): its place, what it
+    /// showed, and which of the two the tool relies on (`draft_rely_on` switches it).
+    pub repeat: Option<RepeatView>,
+}
+
+/// A step's element in a repeating structure, for people.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RepeatView {
+    /// Where it is: `row 1, column "Name" of the grid`.
+    pub place: String,
+    /// What its row, item or card showed when recorded.
+    pub content: String,
+    /// What the tool relies on to find it.
+    pub relies_on: RelianceName,
+}
+
+// The step model's `Reliance`, for the screen. The doc line below is also the TypeScript
+// binding's.
+/// What a step in a repeating structure relies on: its content or its position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum RelianceName {
+    /// What the element shows: the same data wherever it is.
+    Content,
+    /// Where it is: whatever data is there on this run.
+    Position,
+}
+
+impl From<Reliance> for RelianceName {
+    fn from(r: Reliance) -> Self {
+        match r {
+            Reliance::Content => RelianceName::Content,
+            Reliance::Position => RelianceName::Position,
+        }
+    }
+}
+
+impl From<RelianceName> for Reliance {
+    fn from(r: RelianceName) -> Self {
+        match r {
+            RelianceName::Content => Reliance::Content,
+            RelianceName::Position => Reliance::Position,
+        }
+    }
 }
 
 /// An element picked for extraction.

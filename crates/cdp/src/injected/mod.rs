@@ -24,10 +24,18 @@ pub const RESOLVE_JS: &str = concat!(
     include_str!("roles.js"),
     "\n;\nconst STATES = (",
     include_str!("states.js"),
+    ")(ROLES);\nconst REPEAT = (",
+    include_str!("repeat.js"),
     ")(ROLES);\nconst resolve = ",
     include_str!("resolve.js"),
-    "\n;\nresolve.roles = ROLES;\nresolve.states = STATES;\nresolve.shadow = SHADOW;\nreturn resolve;\n})()"
+    "\n;\nresolve.roles = ROLES;\nresolve.states = STATES;\nresolve.shadow = SHADOW;\nresolve.repeat = REPEAT;\nreturn resolve;\n})()"
 );
+
+/// Repeating structures (`repeat.js`): a function of roles.js returning `{placeOf, pick,
+/// rowsOf, itemsOf}` — an element's place in a grid, list or group of cards, and the elements
+/// a `cell` or `item` pick finds; bound in [`RESOLVE_JS`] as its `REPEAT` and exposed as its
+/// `repeat` property (the recorder records places with it).
+pub const REPEAT_JS: &str = include_str!("repeat.js");
 
 /// The states of post-state checks (`states.js`): a function of roles.js returning
 /// `{describe, deepActive, statesOf, countMutations, mutations}`; carried by [`RESOLVE_JS`].
@@ -54,5 +62,6 @@ mod tests {
         assert!(RESOLVE_JS.contains(STATES_JS));
         assert!(RESOLVE_JS.contains(SHADOW_JS));
         assert_eq!(RESOLVE_JS.matches("const deepElements").count(), 1);
+        assert!(RESOLVE_JS.contains(REPEAT_JS));
     }
 }

@@ -3,7 +3,7 @@
 // that matches exactly one element is actionable, then optionally acts on it in the same task.
 // Called as `(RESOLVE)(spec)`; resolves to {ok: true, winner, point, result} or
 // {ok: false, states: [reason per candidate]}. `ROLES` is roles.js, bound around this function
-// by `RESOLVE_JS` (mod.rs), and `STATES` states.js.
+// by `RESOLVE_JS` (mod.rs), `STATES` states.js and `REPEAT` repeat.js.
 async (spec) => {
   const { norm, textOf, roleOf, accessibleName, labelMatches, sameRole } = ROLES;
   const deadline = performance.now() + spec.timeoutMs;
@@ -104,6 +104,7 @@ async (spec) => {
         if (button && roleOf(button) === role) found.add(button);
         continue;
       }
+      if (pick.cell || pick.item) { REPEAT.pick(anchor, role, pick).forEach((e) => found.add(e)); continue; }
       const members = allElements(anchor).filter((e) => roleOf(e) === role);
       if (pick === 'only') members.forEach((e) => found.add(e));
       else if (pick.nth && members[pick.nth - 1]) found.add(members[pick.nth - 1]);
@@ -337,12 +338,46 @@ async (spec) => {
     return { error: 'unknown action `' + a.kind + '`' };
   };
 
+  // A step in a repeating structure (`spec.reliesOn`, see the steps crate's `Repeat`) is
+  // found only by what it relies on. On content: only the candidates that name it (a place or
+  // a path finds whatever row is there now), and one that matches several ends the search —
+  // an extra card of the same kind is an ambiguity the recording did not see, and no place or
+  // path may settle it. On position: never by what it shows (the recorded row's text finds
+  // that row wherever the input put it), and a place that matches several (a grid still
+  // swapping its rows) is waited for, not stepped over. Either way, an element in a row that
+  // is still moving or fading (a finite CSS animation or transition on it or around it: a
+  // grid animates rows in and out after a filter) is waited for: a fading row is one the page
+  // is removing.
+  function relianceRule(s) {
+    const NAMING = new Set(['test_id', 'role', 'label', 'placeholder', 'text', 'accessible_name', 'id']);
+    const isPlace = (c) => !!(c.structure && c.structure.pick && (c.structure.pick.cell || c.structure.pick.item));
+    const decides = s.reliesOn === 'content' ? (c) => NAMING.has(c.kind)
+      : s.reliesOn === 'position' ? (c) => !NAMING.has(c.kind) : null;
+    const on = !!decides && s.candidates.some((c) => (s.reliesOn === 'content' ? NAMING.has(c.kind) : isPlace(c)));
+    const animating = (el) => typeof document.getAnimations === 'function' && document.getAnimations().some((a) => {
+      const t = a.playState === 'running' && a.effect && a.effect.target;
+      return !!t && t.contains(el) && a.effect.getComputedTiming().iterations !== Infinity;
+    });
+    return {
+      settling: (el) => !!decides && animating(el),
+      skipped: 'not consulted: the step relies on its ' + s.reliesOn,
+      skips: (c) => on && !decides(c),
+      stopsAt: (c) => on && (s.reliesOn === 'content' ? NAMING.has(c.kind) : isPlace(c)),
+      stop: (states, i, els) => {
+        const named = els.slice(0, 5).map((e) => describe(e) + ' "' + textOf(e).slice(0, 40) + '"').join(', ');
+        states[i] += ': ' + named + (els.length > 5 ? ', …' : '');
+        for (let j = i + 1; j < states.length; j++) states[j] = 'not consulted: candidate ' + (i + 1) + ' is ambiguous';
+      },
+    };
+  }
   const states = spec.candidates.map(() => 'not checked');
+  const reliance = relianceRule(spec);
   let previous = null;
   for (;;) {
     let chosen = null;
     let stabilizing = false;
     for (let i = 0; i < spec.candidates.length; i++) {
+      if (reliance.skips(spec.candidates[i])) { states[i] = reliance.skipped; continue; }
       const r = query(spec.candidates[i]);
       if (r.error) { states[i] = r.error; continue; }
       let els = r.els;
@@ -361,7 +396,11 @@ async (spec) => {
         continue;
       }
       if (els.length === 0) { states[i] = 'matched no element'; continue; }
-      if (els.length > 1) { states[i] = 'matched ' + els.length + ' elements (needs exactly one): ' + matchesOf(els); continue; }
+      if (els.length > 1) {
+        states[i] = 'matched ' + els.length + ' elements (needs exactly one): ' + matchesOf(els);
+        if (reliance.stopsAt(spec.candidates[i])) { reliance.stop(states, i, els); break; }
+        continue;
+      }
       chosen = { index: i, el: els[0] };
       for (let j = i + 1; j < spec.candidates.length; j++) states[j] = 'not needed (candidate ' + (i + 1) + ' matched)';
       break;
@@ -414,6 +453,7 @@ async (spec) => {
           stabilizing = true;
         }
       }
+      if (!reason && reliance.settling(el)) { reason = describe(el) + ' is in a row still animating'; stabilizing = true; }
       if (!reason && req.hitTest) {
         const r = el.getBoundingClientRect();
         const p = actionPoint(r);

@@ -19,6 +19,7 @@ use browserflow_steps::{
 
 mod fills;
 mod marks;
+mod reliance;
 
 pub use marks::{InputMark, InputType, OutputMark};
 
@@ -259,6 +260,7 @@ impl Draft {
         if let Some(typed) = typed {
             self.checks_follow_input(step_index, &typed, &name);
         }
+        self.places_follow_input(step_index);
         self.inputs.retain(|i| i.name != name);
         let used = self.referenced_inputs();
         self.inputs.retain(|i| used.contains(&i.name));
@@ -433,6 +435,7 @@ impl Draft {
                 thumbnail_png,
                 download: None,
                 no_effect: false,
+                content_follows: Vec::new(),
             },
         );
         if page != current && at + 1 < self.steps.len() {
@@ -658,6 +661,7 @@ fn switch_step(page: &str, url: &str) -> RecordedStep {
         thumbnail_png: None,
         download: None,
         no_effect: false,
+        content_follows: Vec::new(),
     }
 }
 

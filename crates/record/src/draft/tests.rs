@@ -28,6 +28,7 @@ fn fill(value: &str, secret: bool) -> RecordedStep {
         thumbnail_png: None,
         download: None,
         no_effect: false,
+        content_follows: Vec::new(),
     }
 }
 

@@ -264,6 +264,9 @@
       add('css', tag + '[name=' + q(el.getAttribute('name')) + ']');
     }
     if (role) for (const structure of structuresFor(el, role)) add('structure', role, { structure });
+    // Its place in a grid, list or cards (`repeat.js`): kept beside the other structures.
+    const place = role && RESOLVE.repeat.placeOf(el, role);
+    if (place) add('structure', role, { structure: { within: place.within, pick: place.pick }, place: true });
     const path = cssPath(el, root);
     add('css', path.value, { unstable: path.nth > 2 });
     if (!shadow.length && !(el instanceof SVGElement)) {
@@ -289,7 +292,7 @@
       // survive more redesigns than two ways to name one form.
       const families = new Set();
       return checked.filter((c) => {
-        if (c.kind !== 'structure') return true;
+        if (c.kind !== 'structure' || c.place) return true;
         const family = Object.keys(c.structure.within)[0];
         if (!(c.count === 1 && c.target) || families.has(family) || families.size >= MAX_STRUCTURE_KEPT) return false;
         families.add(family);
@@ -323,6 +326,7 @@
       appeared: appearedAt(el) > 0,
       appearedAt: appearedAt(el),
       text: textOf(el).slice(0, 200),
+      repeat: REPEAT_WATCH.describe(el, roleOf(el)),
     };
     if (!isPassword && 'value' in el && typeof el.value === 'string' && ['input', 'textarea', 'select'].includes(el.localName)) info.value = el.value;
     return info;
@@ -336,6 +340,7 @@
     const path = e.composedPath();
     return path.length && path[0].nodeType === 1 ? path[0] : (path.length && path[0].parentElement) || null;
   };
+  const REPEAT_WATCH = (__REPEAT_WATCH__)(RESOLVE.repeat, tokenOf, (e) => deepTarget(e));
   // Hover that reveals: the interactive elements hidden before each trusted pointer entry
   // are kept; a click on one of them is preceded by a hover on the element entered then.
   const shown = (el) => {
@@ -748,6 +753,7 @@
     if (!el || el instanceof HTMLSelectElement || !editable(el)) return;
     if (el === keyTarget) return;
     if (press && press.moved && composedContains(press.el, el) && !textEditing(el)) return;
+    REPEAT_WATCH.noteInput(el);
     flushScrolls();
     // An editable element's text is read once the page's handlers ran: a widget may rewrite
     // what the browser inserted (a date field's year section shows "2026" after the key "6").
@@ -766,6 +772,7 @@
     if (!e.isTrusted) return;
     const el = deepTarget(e);
     if (!(el instanceof HTMLSelectElement)) return;
+    REPEAT_WATCH.noteInput(el);
     flushScrolls();
     emit(async () => ({ type: 'select', value: el.value, target: await targetInfo(el) }));
   }, true);

@@ -154,6 +154,7 @@ impl Recorder {
             thumbnail_png: None,
             download: None,
             no_effect: false,
+            content_follows: Vec::new(),
         });
         drop(builder);
         self.shared.emit(vec![event]);

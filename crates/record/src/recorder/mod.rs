@@ -40,12 +40,15 @@ pub(super) const BINDING: &str = "__bflow_record";
 const RECORDER_JS: &str = include_str!("../js/recorder.js");
 /// Where a press acts: its owner and its place in it (inserted into the recorder script).
 const PRESS_OWNER_JS: &str = include_str!("../js/press_owner.js");
+/// Which fills re-rendered a repeating structure (inlined into the recorder script).
+const REPEAT_WATCH_JS: &str = include_str!("../js/repeat_watch.js");
 use browserflow_cdp::injected::RESOLVE_JS;
 
 pub(super) fn recorder_source() -> String {
     RECORDER_JS
         .replace("__RESOLVE__", RESOLVE_JS.trim().trim_end_matches(';'))
         .replace("__PRESS_OWNER__", PRESS_OWNER_JS.trim())
+        .replace("__REPEAT_WATCH__", REPEAT_WATCH_JS.trim())
 }
 
 /// The typed events of one recorded page, tagged with its name.

@@ -17,4 +17,5 @@ mod origins;
 pub(crate) mod place;
 mod redesign;
 mod shadow;
+mod repeat;
 mod thumbnails;

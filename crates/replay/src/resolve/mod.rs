@@ -7,7 +7,7 @@ use tokio::time::Instant;
 
 use browserflow_cdp::injected::RESOLVE_JS;
 use browserflow_cdp::page::{EvalError, ExecContext, FramePoint, FrameState, Page};
-use browserflow_steps::{FrameSelector, Selector, glob_match};
+use browserflow_steps::{FrameSelector, Reliance, Selector, glob_match};
 
 use crate::failure::{Failure, FailureKind, Unactionable};
 use crate::js;
@@ -131,6 +131,7 @@ pub(crate) async fn resolve(
             candidates: &selector.candidates,
             request,
             timeout_ms: remaining.as_millis() as u64,
+            relies_on: selector.reliance().map(Reliance::as_str),
         };
         let spec_json = serde_json::to_string(&spec).map_err(|e| {
             ResolveFailure::fatal(FailureKind::InvalidStep, format!("unsendable spec: {e}"))

@@ -202,6 +202,10 @@ pub(super) struct Spec<'a> {
     #[serde(flatten)]
     pub(super) request: &'a ResolveRequest,
     pub(super) timeout_ms: u64,
+    /// For an element of a repeating structure: what the step relies on (`content` or
+    /// `position`; see `resolve.js`'s `relianceRule`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) relies_on: Option<&'static str>,
 }
 
 /// What the in-page action or read answered, as `resolve.js` sends it.
@@ -303,6 +307,7 @@ mod tests {
             candidates: &candidates,
             request,
             timeout_ms: 250,
+            relies_on: None,
         })
         .unwrap()
     }

@@ -1,0 +1,89 @@
+//! Steps on an element of a repeating structure (a grid's cell, a list's item, a card): the
+//! selector records its place and content ([`Repeat`]), relying on content until a fill that
+//! re-rendered the structure becomes an input (`Draft::mark_input`), or on position when
+//! nothing names the element but its place.
+
+use super::*;
+use browserflow_steps::{Reliance, Repeat, is_place_candidate, names_element};
+
+/// What the recorder script saw of an element's place in a repeating structure.
+#[derive(Debug, Clone, Deserialize)]
+pub(super) struct RawRepeat {
+    /// For people: `row 1, column "Name" of the grid`.
+    place: String,
+    /// The row's or item's text.
+    #[serde(default)]
+    content: String,
+    /// The element tokens of the fields whose fills re-rendered the structure.
+    #[serde(default, rename = "changedBy")]
+    changed_by: Vec<String>,
+}
+
+impl Builder {
+    /// `sel` with the target's place in a repeating structure, when its place candidate was
+    /// kept (it found exactly the target): relying on content when a candidate names the
+    /// element, else on its place.
+    pub(super) fn with_repeat(&self, mut sel: Selector, target: &Target) -> Selector {
+        let Some(raw) = &target.repeat else {
+            return sel;
+        };
+        if !sel.candidates.iter().any(is_place_candidate) {
+            return sel;
+        }
+        let named = sel.candidates.iter().any(|c| names_element(c.kind));
+        sel.repeat = Some(Repeat {
+            relies_on: Reliance::Content,
+            place: raw.place.clone(),
+            content: raw.content.clone(),
+        });
+        sel.rely_on(if named {
+            Reliance::Content
+        } else {
+            Reliance::Position
+        });
+        sel
+    }
+
+    /// The fills (by their best candidate) whose typing re-rendered the structure `target`
+    /// sits in, and those a later step submitted (it navigated: the structure is on a page
+    /// made from them, as a search's results are).
+    pub(super) fn fills_followed(&self, target: &Target) -> Vec<SelectorCandidate> {
+        let Some(raw) = &target.repeat else {
+            return Vec::new();
+        };
+        let mut out: Vec<SelectorCandidate> = Vec::new();
+        let submitted = self
+            .steps
+            .iter()
+            .rposition(|s| match &s.step {
+                Step::Click(c) => c.navigation.is_some(),
+                Step::KeyPress(k) => k.navigation.is_some(),
+                _ => false,
+            })
+            .unwrap_or(0);
+        for recorded in &self.steps[..submitted] {
+            if let Step::Fill(f) = &recorded.step
+                && let Some(candidate) = f.selector.candidates.first()
+                && !out.contains(candidate)
+            {
+                out.push(candidate.clone());
+            }
+        }
+        for token in &raw.changed_by {
+            let fill = self
+                .tokens
+                .iter()
+                .rposition(|t| t.as_deref() == Some(token.as_str()))
+                .and_then(|i| match &self.steps[i].step {
+                    Step::Fill(f) => f.selector.candidates.first().cloned(),
+                    _ => None,
+                });
+            if let Some(candidate) = fill
+                && !out.contains(&candidate)
+            {
+                out.push(candidate);
+            }
+        }
+        out
+    }
+}
