@@ -118,6 +118,9 @@ struct Payload {
     doc: String,
     #[serde(default)]
     seq: u64,
+    /// A `pick` payload: what a read of the picked element sees (`reads.js`).
+    #[serde(default)]
+    read: Option<browserflow_steps::RecordedRead>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -505,6 +508,7 @@ impl Builder {
             text: target.text,
             value: target.value,
             page: page.to_string(),
+            read: payload.read,
         })
     }
 

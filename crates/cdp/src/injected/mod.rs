@@ -14,19 +14,30 @@ pub const ROLES_JS: &str = include_str!("roles.js");
 /// states.js (what a post-state check reads) is bound as its `STATES` and exposed as its
 /// `states` property: the resolver snapshots a watched element's states before it acts, the
 /// replayer's check reads them after, and the recorder reads them around each gesture.
+///
+/// reads.js (a read's shape and identity, the `beside_label` / `under_heading` anchors) is
+/// bound as its `READS` and exposed as its `reads` property: the recorder describes a marked
+/// output with it, the resolver checks what it reads against that.
 pub const RESOLVE_JS: &str = concat!(
     "(() => {\nconst ROLES = ",
     include_str!("roles.js"),
     "\n;\nconst STATES = (",
     include_str!("states.js"),
+    ")(ROLES);\nconst READS = (",
+    include_str!("reads.js"),
     ")(ROLES);\nconst resolve = ",
     include_str!("resolve.js"),
-    "\n;\nresolve.roles = ROLES;\nresolve.states = STATES;\nreturn resolve;\n})()"
+    "\n;\nresolve.roles = ROLES;\nresolve.states = STATES;\nresolve.reads = READS;\nreturn resolve;\n})()"
 );
 
 /// The states of post-state checks (`states.js`): a function of roles.js returning
 /// `{describe, deepActive, statesOf, countMutations, mutations}`; carried by [`RESOLVE_JS`].
 pub const STATES_JS: &str = include_str!("states.js");
+
+/// Reads checked like gestures (`reads.js`): a function of roles.js returning the shape of a
+/// read text, an element's identity, and the anchors of what a value is beside or under;
+/// carried by [`RESOLVE_JS`].
+pub const READS_JS: &str = include_str!("reads.js");
 
 /// The masker (`mask.js`): a function `(texts, action)` evaluated in the replayer's isolated
 /// world of each frame, which draws solid boxes over every element showing one of `texts`
@@ -43,5 +54,6 @@ mod tests {
         assert_eq!(RESOLVE_JS.matches("const implicitRole").count(), 1);
         assert!(RESOLVE_JS.trim_end().ends_with("})()"));
         assert!(RESOLVE_JS.contains(STATES_JS));
+        assert!(RESOLVE_JS.contains(READS_JS));
     }
 }

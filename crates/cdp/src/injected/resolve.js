@@ -3,7 +3,7 @@
 // that matches exactly one element is actionable, then optionally acts on it in the same task.
 // Called as `(RESOLVE)(spec)`; resolves to {ok: true, winner, point, result} or
 // {ok: false, states: [reason per candidate]}. `ROLES` is roles.js, bound around this function
-// by `RESOLVE_JS` (mod.rs), and `STATES` states.js.
+// by `RESOLVE_JS` (mod.rs), `STATES` states.js and `READS` reads.js.
 async (spec) => {
   const { norm, textOf, roleOf, accessibleName, labelMatches } = ROLES;
   const deadline = performance.now() + spec.timeoutMs;
@@ -82,6 +82,8 @@ async (spec) => {
   const queryStructure = (c, root) => {
     const s = c.structure;
     if (!s || !s.within) return { error: 'a structure candidate needs `structure.within`', permanent: true };
+    const read = READS.structureMembers(c, s, root);
+    if (read) return read;
     const anchors = anchorsOf(s.within, root);
     if (!anchors) return { error: 'unknown structure anchor ' + JSON.stringify(Object.keys(s.within)), permanent: true };
     const role = norm(c.value);
@@ -234,9 +236,14 @@ async (spec) => {
   };
 
   // What to read or check on the chosen element; null means "not yet" with a reason.
-  const readValue = (el) => {
+  // The last value read that was not (yet) consistent with the recording: the replayer's
+  // failure names it as the actual value.
+  let lastRead = null;
+  const readValue = (el, index) => {
     const got = readRaw(el);
-    if (spec.read.nonEmpty && got.value === '') return { reason: describe(el) + ' is empty' };
+    if (got.reason) return got;
+    const why = READS.inconsistency(got.value, el, spec.read);
+    if (why) { lastRead = { candidate: index, value: got.value }; return { reason: describe(el) + ' ' + why }; }
     return got;
   };
   const readRaw = (el) => {
@@ -303,6 +310,7 @@ async (spec) => {
   const states = spec.candidates.map(() => 'not checked');
   let previous = null;
   for (;;) {
+    lastRead = null;
     let chosen = null;
     let stabilizing = false;
     for (let i = 0; i < spec.candidates.length; i++) {
@@ -325,6 +333,9 @@ async (spec) => {
       }
       if (els.length === 0) { states[i] = 'matched no element'; continue; }
       if (els.length > 1) { states[i] = 'matched ' + els.length + ' elements (needs exactly one)'; continue; }
+      // A read takes a lower-ranked candidate only on the element the recording read.
+      const stranger = i > 0 && spec.read && READS.notRecorded(els[0], spec.read);
+      if (stranger) { states[i] = 'matched ' + describe(els[0]) + ', ' + stranger; continue; }
       chosen = { index: i, el: els[0] };
       for (let j = i + 1; j < spec.candidates.length; j++) states[j] = 'not needed (candidate ' + (i + 1) + ' matched)';
       break;
@@ -337,7 +348,7 @@ async (spec) => {
       if (!reason && req.enabled && isDisabled(el)) reason = describe(el) + ' is disabled';
       if (!reason && req.editable) reason = editability(el);
       if (!reason && spec.read) {
-        const got = readValue(el);
+        const got = readValue(el, index);
         if (got.reason) reason = got.reason;
         else if (spec.expect) {
           const v = got.value;
@@ -397,7 +408,7 @@ async (spec) => {
       }
       states[index] = reason;
     }
-    if (performance.now() >= deadline) return { ok: false, states };
+    if (performance.now() >= deadline) return { ok: false, states, lastRead };
     await nextFrame(!stabilizing);
   }
 }

@@ -16,5 +16,6 @@ mod late_subresources;
 mod masking;
 mod pages;
 mod profile;
+mod reads;
 mod selectors;
 mod support;
