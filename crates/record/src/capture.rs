@@ -140,6 +140,9 @@ struct Payload {
     doc: String,
     #[serde(default)]
     seq: u64,
+    /// A `pick` payload: what a read of the picked element sees (`reads.js`).
+    #[serde(default)]
+    read: Option<browserflow_steps::RecordedRead>,
 }
 
 /// The element a press belongs to, and where in it the press was.
@@ -553,6 +556,7 @@ impl Builder {
             text: target.text,
             value: target.value,
             page: page.to_string(),
+            read: payload.read,
         })
     }
 

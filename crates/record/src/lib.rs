@@ -269,6 +269,10 @@ pub struct PickedElement {
     pub value: Option<String>,
     /// The page it is on (`main` or a popup name).
     pub page: String,
+    /// What a read of it saw: the shape of its text and its identity (tag, role, the label
+    /// beside it, the heading of its card), computed in the page by the engine's `reads.js`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<browserflow_steps::RecordedRead>,
 }
 
 /// Why recording failed.

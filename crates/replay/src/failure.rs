@@ -34,6 +34,11 @@ pub enum FailureKind {
     Assertion,
     /// An extracted value does not fit its field's kind (a price with no number in it).
     Extraction,
+    /// The element read never showed a value consistent with what the recording read (it
+    /// stayed empty, a placeholder such as "Loading…" or "—", another shape, or `aria-busy`)
+    /// within the step's budget; the message names the expected and the actual value. A read
+    /// never returns such a value instead.
+    ReadMismatch,
     /// The step ran but did not do what it did when recorded: a post-state check (the
     /// element's value, an ARIA state, the focus, a change of the page) did not hold within
     /// the step's budget. Never retried: acting again could act twice.
@@ -226,6 +231,7 @@ mod tests {
             FailureKind::Timeout,
             FailureKind::Assertion,
             FailureKind::Extraction,
+            FailureKind::ReadMismatch,
             FailureKind::Gone,
             FailureKind::Browser,
             FailureKind::LocalFile,

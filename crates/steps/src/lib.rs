@@ -38,6 +38,7 @@ mod origins;
 mod place;
 mod playwright;
 mod repeat;
+mod reads;
 mod selector;
 mod step;
 mod tool_file;
@@ -52,6 +53,7 @@ pub use origins::{ANY_ORIGIN, NavigationRefusal, Origins, check_navigation, web_
 pub use place::{BoxSize, Viewport};
 pub use playwright::export_playwright;
 pub use repeat::{CellPlace, ItemPlace, Reliance, Repeat, is_place_candidate, names_element};
+pub use reads::{ElementIdentity, RecordedRead, TextShape};
 pub use selector::*;
 pub use step::*;
 pub use tool_file::{ORIGIN_KEY, ToolFile, ToolFileError, origin_of};

@@ -89,6 +89,13 @@ pub enum Anchor {
     /// The element an element of this role and name controls (`aria-controls`, `aria-owns`):
     /// the listbox of a combobox, the menu of a menu button.
     ControlledBy(RoleRef),
+    /// The element beside this label: its `<label>`, or the nearest text before it in its row
+    /// (a term before its definition, a header cell before its cell, "Price" before "$12").
+    /// What a person reads a value by; `reads.js` `nearLabel` is the one rule.
+    BesideLabel(String),
+    /// The card or section whose heading has this text: the nearest ancestor that holds a
+    /// heading before the element (`reads.js` `nearHeading`).
+    UnderHeading(String),
 }
 
 /// A form field, by its label (as a `label` candidate matches it) or its `name` attribute.
@@ -156,6 +163,8 @@ impl Structure {
             }
             Anchor::Region(r) => format!("the {}", r.describe()),
             Anchor::ControlledBy(r) => format!("what the {} controls", r.describe()),
+            Anchor::BesideLabel(l) => format!("what is beside the label {l:?}"),
+            Anchor::UnderHeading(h) => format!("the card with the heading {h:?}"),
         };
         match &self.pick {
             Pick::Only => format!("in {within}"),
@@ -184,6 +193,8 @@ impl Structure {
                 texts.push(("within.controlled_by.role", &r.role));
                 texts.extend(r.name.as_deref().map(|n| ("within.controlled_by.name", n)));
             }
+            Anchor::BesideLabel(l) => texts.push(("within.beside_label", l)),
+            Anchor::UnderHeading(h) => texts.push(("within.under_heading", h)),
         }
         if let Pick::Cell(cell) = &self.pick {
             texts.push(("pick.cell.column", &cell.column));
@@ -194,7 +205,7 @@ impl Structure {
         let in_a_form = match &self.within {
             Anchor::FormWithField(_) => true,
             Anchor::Region(r) => r.role == "form",
-            Anchor::ControlledBy(_) => false,
+            Anchor::ControlledBy(_) | Anchor::BesideLabel(_) | Anchor::UnderHeading(_) => false,
         };
         (self.pick == Pick::DefaultButton && !in_a_form).then(|| {
             "`pick: default_button` needs a form (`form_with_field`, or a `region` of role `form`)"

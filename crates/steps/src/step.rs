@@ -428,6 +428,10 @@ pub struct ExtractStep {
     /// Overrides the per-candidate wait budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// What the recording read (the text's shape, the element's identity): the replay waits
+    /// for a value consistent with it. Absent in hand-written and imported files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<crate::RecordedRead>,
 }
 
 /// See [`Step::Assert`]. At least one check must be given; all given checks must hold.

@@ -17,6 +17,9 @@ pub const ROLES_JS: &str = include_str!("roles.js");
 ///
 /// shadow.js (the one walk through open shadow roots) is bound as its `SHADOW` and exposed as
 /// its `shadow` property, so the recorder walks the page exactly as the resolver searches it.
+/// reads.js (a read's shape and identity, the `beside_label` / `under_heading` anchors) is
+/// bound as its `READS` and exposed as its `reads` property: the recorder describes a marked
+/// output with it, the resolver checks what it reads against that.
 pub const RESOLVE_JS: &str = concat!(
     "(() => {\nconst SHADOW = ",
     include_str!("shadow.js"),
@@ -26,9 +29,11 @@ pub const RESOLVE_JS: &str = concat!(
     include_str!("states.js"),
     ")(ROLES);\nconst REPEAT = (",
     include_str!("repeat.js"),
+    ")(ROLES);\nconst READS = (",
+    include_str!("reads.js"),
     ")(ROLES);\nconst resolve = ",
     include_str!("resolve.js"),
-    "\n;\nresolve.roles = ROLES;\nresolve.states = STATES;\nresolve.shadow = SHADOW;\nresolve.repeat = REPEAT;\nreturn resolve;\n})()"
+    "\n;\nresolve.roles = ROLES;\nresolve.states = STATES;\nresolve.shadow = SHADOW;\nresolve.repeat = REPEAT;\nresolve.reads = READS;\nreturn resolve;\n})()"
 );
 
 /// Repeating structures (`repeat.js`): a function of roles.js returning `{placeOf, pick,
@@ -44,6 +49,10 @@ pub const STATES_JS: &str = include_str!("states.js");
 /// The walk through open shadow roots (`shadow.js`): an expression evaluating to
 /// `{deepElements, composedParent, composedContains, hostsOf}`; carried by [`RESOLVE_JS`].
 pub const SHADOW_JS: &str = include_str!("shadow.js");
+/// Reads checked like gestures (`reads.js`): a function of roles.js returning the shape of a
+/// read text, an element's identity, and the anchors of what a value is beside or under;
+/// carried by [`RESOLVE_JS`].
+pub const READS_JS: &str = include_str!("reads.js");
 
 /// The masker (`mask.js`): a function `(texts, action)` evaluated in the replayer's isolated
 /// world of each frame, which draws solid boxes over every element showing one of `texts`
@@ -63,5 +72,6 @@ mod tests {
         assert!(RESOLVE_JS.contains(SHADOW_JS));
         assert_eq!(RESOLVE_JS.matches("const deepElements").count(), 1);
         assert!(RESOLVE_JS.contains(REPEAT_JS));
+        assert!(RESOLVE_JS.contains(READS_JS));
     }
 }

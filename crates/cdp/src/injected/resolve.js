@@ -3,7 +3,7 @@
 // that matches exactly one element is actionable, then optionally acts on it in the same task.
 // Called as `(RESOLVE)(spec)`; resolves to {ok: true, winner, point, result} or
 // {ok: false, states: [reason per candidate]}. `ROLES` is roles.js, bound around this function
-// by `RESOLVE_JS` (mod.rs), `STATES` states.js and `REPEAT` repeat.js.
+// by `RESOLVE_JS` (mod.rs), `STATES` states.js, `REPEAT` repeat.js and `READS` reads.js.
 async (spec) => {
   const { norm, textOf, roleOf, accessibleName, labelMatches, sameRole } = ROLES;
   const deadline = performance.now() + spec.timeoutMs;
@@ -91,6 +91,8 @@ async (spec) => {
   const queryStructure = (c, root) => {
     const s = c.structure;
     if (!s || !s.within) return { error: 'a structure candidate needs `structure.within`', permanent: true };
+    const read = READS.structureMembers(c, s, root);
+    if (read) return read;
     const anchors = anchorsOf(s.within, root);
     if (!anchors) return { error: 'unknown structure anchor ' + JSON.stringify(Object.keys(s.within)), permanent: true };
     const role = norm(c.value);
@@ -272,9 +274,14 @@ async (spec) => {
   };
 
   // What to read or check on the chosen element; null means "not yet" with a reason.
-  const readValue = (el) => {
+  // The last value read that was not (yet) consistent with the recording: the replayer's
+  // failure names it as the actual value.
+  let lastRead = null;
+  const readValue = (el, index) => {
     const got = readRaw(el);
-    if (spec.read.nonEmpty && got.value === '') return { reason: describe(el) + ' is empty' };
+    if (got.reason) return got;
+    const why = READS.inconsistency(got.value, el, spec.read);
+    if (why) { lastRead = { candidate: index, value: got.value }; return { reason: describe(el) + ' ' + why }; }
     return got;
   };
   const readRaw = (el) => {
@@ -374,6 +381,7 @@ async (spec) => {
   const reliance = relianceRule(spec);
   let previous = null;
   for (;;) {
+    lastRead = null;
     let chosen = null;
     let stabilizing = false;
     for (let i = 0; i < spec.candidates.length; i++) {
@@ -401,6 +409,9 @@ async (spec) => {
         if (reliance.stopsAt(spec.candidates[i])) { reliance.stop(states, i, els); break; }
         continue;
       }
+      // A read takes a lower-ranked candidate only on the element the recording read.
+      const stranger = i > 0 && spec.read && READS.notRecorded(els[0], spec.read);
+      if (stranger) { states[i] = 'matched ' + describe(els[0]) + ', ' + stranger; continue; }
       chosen = { index: i, el: els[0] };
       for (let j = i + 1; j < spec.candidates.length; j++) states[j] = 'not needed (candidate ' + (i + 1) + ' matched)';
       break;
@@ -413,7 +424,7 @@ async (spec) => {
       if (!reason && req.enabled && isDisabled(el)) reason = describe(el) + ' is disabled';
       if (!reason && req.editable) reason = editability(el);
       if (!reason && spec.read) {
-        const got = readValue(el);
+        const got = readValue(el, index);
         if (got.reason) reason = got.reason;
         else if (spec.expect) {
           const v = got.value;
@@ -484,7 +495,7 @@ async (spec) => {
       }
       states[index] = reason;
     }
-    if (performance.now() >= deadline) return { ok: false, states };
+    if (performance.now() >= deadline) return { ok: false, states, lastRead };
     await nextFrame(!stabilizing);
   }
 }

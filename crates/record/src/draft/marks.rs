@@ -2,6 +2,7 @@
 //! ([`InputMark`], typed by [`InputType`]), a picked element an output ([`OutputMark`]).
 
 use super::*;
+use browserflow_steps::RecordedRead;
 
 /// The JSON type of an input slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -145,6 +146,10 @@ pub struct OutputMark {
     /// What the field is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// What the element showed when it was marked (shape, identity), for the replay to check
+    /// its read against; none for an output given by selector alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<RecordedRead>,
 }
 
 impl OutputMark {
@@ -159,6 +164,7 @@ impl OutputMark {
             kind: self.kind,
             currency_field: self.currency_field.clone(),
             timeout_ms: None,
+            recorded: self.recorded.clone(),
         })
     }
 
@@ -179,6 +185,7 @@ impl OutputMark {
             page: None,
             position: None,
             description: None,
+            recorded: None,
         }
     }
 
@@ -191,6 +198,7 @@ impl OutputMark {
                 ExtractSource::Text
             },
             page: Some(picked.page.clone()),
+            recorded: picked.read.clone(),
             ..Self::with_selector(name, picked.selector.clone(), kind)
         }
     }

@@ -177,6 +177,8 @@
     'alertdialog', 'complementary', 'listbox', 'menu']);
   const POPUP_ROLES = new Set(['listbox', 'menu', 'tree', 'grid', 'dialog']);
   const MAX_STRUCTURE_KEPT = 2;
+  // A read's own anchors (reads.js `anchorsFor`), kept besides those two.
+  const READ_ANCHORS = new Set(['beside_label', 'under_heading']);
   const isSubmitButton = (e) => (e instanceof HTMLButtonElement && e.type === 'submit')
     || (e instanceof HTMLInputElement && (e.type === 'submit' || e.type === 'image'));
   const NOT_FIELD_TYPES = new Set(['hidden', 'submit', 'image', 'button', 'reset']);
@@ -236,7 +238,7 @@
   // unique across the whole page. CSS, XPath and ids stay inside their own tree.
   const PIERCING = new Set(['test_id', 'role', 'label', 'placeholder', 'text', 'accessible_name', 'structure']);
   const shadowChainOf = (el) => hostsOf(el).map(hostSelector);
-  const candidatesFor = async (el) => {
+  const candidatesFor = async (el, opts) => {
     const shadow = shadowChainOf(el);
     const root = el.getRootNode();
     const raw = [];
@@ -267,6 +269,8 @@
     // Its place in a grid, list or cards (`repeat.js`): kept beside the other structures.
     const place = role && RESOLVE.repeat.placeOf(el, role);
     if (place) add('structure', role, { structure: { within: place.within, pick: place.pick }, place: true });
+    // A read also by what a person reads it by: the label beside it, its card's heading.
+    if (opts && opts.read) for (const a of RESOLVE.reads.anchorsFor(el)) add('structure', a.role, { structure: a.structure });
     const path = cssPath(el, root);
     add('css', path.value, { unstable: path.nth > 2 });
     if (!shadow.length && !(el instanceof SVGElement)) {
@@ -294,7 +298,9 @@
       return checked.filter((c) => {
         if (c.kind !== 'structure' || c.place) return true;
         const family = Object.keys(c.structure.within)[0];
-        if (!(c.count === 1 && c.target) || families.has(family) || families.size >= MAX_STRUCTURE_KEPT) return false;
+        if (!(c.count === 1 && c.target)) return false;
+        if (READ_ANCHORS.has(family)) return true;
+        if (families.has(family) || families.size >= MAX_STRUCTURE_KEPT) return false;
         families.add(family);
         return true;
       });
@@ -311,12 +317,19 @@
     return Array.from(fields).map((f) => f.value).filter((v) => typeof v === 'string' && v !== '');
   };
 
-  const targetInfo = async (el) => {
+  // What a read of a picked element sees (reads.js): its text's shape — its value for a form
+  // control, as the extract reads it — and its identity.
+  const readOf = (el) => {
+    const control = 'value' in el && typeof el.value === 'string' && ['input', 'textarea', 'select'].includes(el.localName);
+    return { shape: RESOLVE.reads.shapeOf(control ? el.value : textOf(el)), element: RESOLVE.reads.identityOf(el) };
+  };
+
+  const targetInfo = async (el, opts) => {
     const isPassword = el instanceof HTMLInputElement && el.type === 'password';
     if (isPassword) passwordFields.add(el);
     const info = {
       token: tokenOf(el),
-      candidates: await candidatesFor(el),
+      candidates: await candidatesFor(el, opts),
       description: describe(el),
       tag: el.localName,
       inputType: el instanceof HTMLInputElement ? el.type : null,
@@ -669,7 +682,7 @@
       e.preventDefault();
       e.stopImmediatePropagation();
       picking = false;
-      emit(async () => ({ type: 'pick', target: await targetInfo(raw) }));
+      emit(async () => ({ type: 'pick', target: await targetInfo(raw, { read: true }), read: readOf(raw) }));
       return;
     }
     if (e.button !== 0 || e.detail > 1) return;
@@ -970,7 +983,7 @@
     async describeCss(css) {
       const els = document.querySelectorAll(css);
       if (els.length !== 1) return { error: 'the selector matches ' + els.length + ' elements' };
-      return { type: 'pick', target: await targetInfo(els[0]), frame: { top: window === window.top, url: location.href, name: window.name || '' } };
+      return { type: 'pick', target: await targetInfo(els[0], { read: true }), read: readOf(els[0]), frame: { top: window === window.top, url: location.href, name: window.name || '' } };
     },
   };
   send({ type: 'ready' });

@@ -10,6 +10,7 @@ pub(crate) mod gestures;
 mod html5_dnd;
 mod journeys;
 mod keys;
+mod late_reads;
 mod live;
 mod misplaced;
 mod model;

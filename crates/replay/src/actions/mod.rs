@@ -386,11 +386,21 @@ fn explain(failure: ResolveFailure, shown: &Selector, budget: Duration) -> Failu
         ResolveFailure::Timeout {
             states,
             covered_outside_frame,
+            last_read,
         } => {
-            let mut message = format!(
-                "no selector candidate was actionable{frame} within {} ms; tried:",
-                budget.as_millis()
-            );
+            let mut message = match &last_read {
+                Some(read) => format!(
+                    "the value read never matched the recording{frame} within {} ms: \
+                     actual {:?} (candidate {}); tried:",
+                    budget.as_millis(),
+                    read.value,
+                    read.candidate + 1
+                ),
+                None => format!(
+                    "no selector candidate was actionable{frame} within {} ms; tried:",
+                    budget.as_millis()
+                ),
+            };
             for (i, candidate) in shown.candidates.iter().enumerate() {
                 let state = states.get(i).map(String::as_str).unwrap_or("not checked");
                 message.push_str(&format!(
@@ -400,12 +410,15 @@ fn explain(failure: ResolveFailure, shown: &Selector, budget: Duration) -> Failu
                     state
                 ));
             }
-            let why = if covered_outside_frame {
-                Unactionable::CoveredOutsideFrame
-            } else {
-                Unactionable::NoCandidateReady
+            let kind = match (last_read, covered_outside_frame) {
+                (Some(read), _) => {
+                    return Failure::new(FailureKind::ReadMismatch, message)
+                        .with_winner(read.candidate);
+                }
+                (None, true) => Unactionable::CoveredOutsideFrame,
+                (None, false) => Unactionable::NoCandidateReady,
             };
-            Failure::new(FailureKind::NotActionable(why), message)
+            Failure::new(FailureKind::NotActionable(kind), message)
         }
         ResolveFailure::FrameNotFound { frame, seen } => {
             let seen = if seen.is_empty() {

@@ -16,7 +16,7 @@ use browserflow_steps::{
 use crate::failure::{Failure, FailureKind, Unactionable};
 use crate::js;
 use crate::resolve::{
-    CountCondition, Expect, Read, Requirements, ResolveRequest, WaitRequest, wait_change,
+    CountCondition, Expect, Read, ReadShape, Requirements, ResolveRequest, WaitRequest, wait_change,
 };
 use crate::run::{Outcome, Run};
 
@@ -27,13 +27,7 @@ impl Run<'_> {
         s: &ExtractStep,
         shown: Option<&Selector>,
     ) -> Result<Outcome, Failure> {
-        let read = Read {
-            from: s.from.as_str(),
-            attribute: s.attribute.clone(),
-            // A typed field waits for text to arrive; an empty string is a valid string.
-            non_empty: s.kind != OutputKind::String,
-        };
-        let request = ResolveRequest::read(read, None);
+        let request = ResolveRequest::read(read_of(s), None);
         // Navigations settle once the document is parsed; a read also lets the page's `load`
         // handlers run first, since it takes the value as it finds it. A load that never ends
         // (a hanging image) does not stop the read, it only delays it.
@@ -41,7 +35,8 @@ impl Run<'_> {
             .await;
         let found = self
             .find(page, &s.selector, shown, &request, s.timeout_ms)
-            .await?;
+            .await
+            .map_err(|f| expected_in(f, s))?;
         let text = found.read_value();
         let value = coerce(text, s.kind).map_err(|e| {
             Failure::new(FailureKind::Extraction, format!("field `{}`: {e}", s.field))
@@ -169,6 +164,51 @@ impl Run<'_> {
         let budget = self.budget(s.timeout_ms);
         wait_for_expression(page, &s.expression, budget).await?;
         Ok(Outcome::default())
+    }
+}
+
+/// What an extract reads, and what it waits for: a value consistent with what the recording
+/// read (its shape, its element) — or, in a tool that recorded none, for a typed field a
+/// figure rather than a placeholder, and for a string whatever is there, as before.
+fn read_of(s: &ExtractStep) -> Read {
+    let typed = match s.kind {
+        OutputKind::String => None,
+        OutputKind::Number | OutputKind::Integer => Some(ReadShape::Digits),
+        OutputKind::Boolean => Some(ReadShape::Text),
+    };
+    let recorded = s.recorded.as_ref();
+    Read {
+        from: s.from.as_str(),
+        attribute: s.attribute.clone(),
+        // A typed field waits for text to arrive; an empty string is a valid string.
+        non_empty: s.kind != OutputKind::String,
+        shape: recorded
+            .map(|r| ReadShape::from(r.shape))
+            .filter(|shape| *shape != ReadShape::Empty)
+            .or(typed),
+        identity: recorded.and_then(|r| r.element.clone()),
+    }
+}
+
+/// A read that never matched names the field and what the recording read.
+fn expected_in(failure: Failure, s: &ExtractStep) -> Failure {
+    if failure.kind != FailureKind::ReadMismatch {
+        return failure;
+    }
+    let expected = match &s.recorded {
+        Some(recorded) => recorded.describe(),
+        None => match s.kind {
+            OutputKind::String => "any text".to_string(),
+            OutputKind::Number | OutputKind::Integer => "a text with a digit".to_string(),
+            OutputKind::Boolean => "a text with letters or digits".to_string(),
+        },
+    };
+    Failure {
+        message: format!(
+            "field `{}`: expected {expected}; {}",
+            s.field, failure.message
+        ),
+        ..failure
     }
 }
 

@@ -15,8 +15,8 @@ use crate::js;
 mod protocol;
 
 pub(crate) use protocol::{
-    Act, ActionRequest, CountCondition, Expect, InPage, Read, Requirements, ResolveRequest,
-    WaitRequest,
+    Act, ActionRequest, CountCondition, Expect, InPage, LastRead, Read, ReadShape, Requirements,
+    ResolveRequest, WaitRequest,
 };
 use protocol::{ResolveAnswer, Spec};
 
@@ -61,6 +61,8 @@ pub(crate) enum ResolveFailure {
     Timeout {
         states: Vec<String>,
         covered_outside_frame: bool,
+        /// A read's last value that was not consistent with what it waited for.
+        last_read: Option<LastRead>,
     },
     /// The frame never appeared.
     FrameNotFound { frame: String, seen: Vec<String> },
@@ -108,6 +110,7 @@ pub(crate) async fn resolve(
         |states: Vec<String>, covered: &Option<(usize, String)>| ResolveFailure::Timeout {
             states,
             covered_outside_frame: covered.is_some(),
+            last_read: None,
         };
     loop {
         let frame_id = match &selector.frame {
@@ -186,7 +189,7 @@ pub(crate) async fn resolve(
                     message,
                 });
             }
-            ResolveAnswer::NotReady { states } => {
+            ResolveAnswer::NotReady { states, last_read } => {
                 last_states = states;
                 // What covered the frame says more than what the frame's element did while
                 // covered.
@@ -195,7 +198,11 @@ pub(crate) async fn resolve(
                 {
                     slot.clone_from(state);
                 }
-                return Err(timeout(last_states, &covered));
+                return Err(ResolveFailure::Timeout {
+                    states: last_states,
+                    covered_outside_frame: covered.is_some(),
+                    last_read,
+                });
             }
             ResolveAnswer::Found {
                 winner,

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use browserflow_steps::{Offset, SelectorCandidate};
+use browserflow_steps::{ElementIdentity, Offset, SelectorCandidate, TextShape};
 
 /// What the element must be before the step acts on it.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -154,6 +154,48 @@ pub(crate) struct Read {
     pub attribute: Option<String>,
     /// Wait until the value read is not empty.
     pub non_empty: bool,
+    /// Wait until the value read has this shape (and no `aria-busy` is around it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<ReadShape>,
+    /// Take a candidate below the first only when its element has this identity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub identity: Option<ElementIdentity>,
+}
+
+/// The shape a read waits for: a recorded [`TextShape`], or — for a typed field of a tool that
+/// recorded none — a figure (`digits`), so that no placeholder ("—", "Loading…") is taken for
+/// a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ReadShape {
+    Empty,
+    Symbols,
+    Text,
+    Number,
+    Amount,
+    Date,
+    Digits,
+}
+
+impl From<TextShape> for ReadShape {
+    fn from(shape: TextShape) -> Self {
+        match shape {
+            TextShape::Empty => ReadShape::Empty,
+            TextShape::Symbols => ReadShape::Symbols,
+            TextShape::Text => ReadShape::Text,
+            TextShape::Number => ReadShape::Number,
+            TextShape::Amount => ReadShape::Amount,
+            TextShape::Date => ReadShape::Date,
+        }
+    }
+}
+
+/// The last value a read found that was not consistent with what it waited for, and which
+/// candidate found it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub(crate) struct LastRead {
+    pub candidate: usize,
+    pub value: String,
 }
 
 impl Read {
@@ -163,6 +205,8 @@ impl Read {
             from,
             attribute: None,
             non_empty: false,
+            shape: None,
+            identity: None,
         }
     }
 }
@@ -242,6 +286,8 @@ pub(super) struct RawAnswer {
     states: Vec<String>,
     #[serde(default)]
     fatal: Option<String>,
+    #[serde(default, rename = "lastRead")]
+    last_read: Option<LastRead>,
     /// Set by [`crate::js::CALL_RESOLVER`], not by the resolver.
     #[serde(default, rename = "resolverMissing")]
     resolver_missing: bool,
@@ -268,8 +314,12 @@ pub(super) enum ResolveAnswer {
         winner: Option<usize>,
         message: String,
     },
-    /// The budget ran out: each candidate's last state.
-    NotReady { states: Vec<String> },
+    /// The budget ran out: each candidate's last state, and the last value read that was
+    /// not consistent with the read's expectations.
+    NotReady {
+        states: Vec<String>,
+        last_read: Option<LastRead>,
+    },
     /// The world has no resolver installed.
     ResolverMissing,
 }
@@ -289,7 +339,10 @@ impl From<RawAnswer> for ResolveAnswer {
                 point: raw.point,
                 result: raw.result,
             },
-            (None, false) => Self::NotReady { states: raw.states },
+            (None, false) => Self::NotReady {
+                states: raw.states,
+                last_read: raw.last_read,
+            },
         }
     }
 }
@@ -435,7 +488,13 @@ mod tests {
             matches!(refused, ResolveAnswer::Refused { winner: Some(0), message } if message == "no option `x`")
         );
         let not_ready = answer(json!({ "ok": false, "states": ["matched no element"] }));
-        assert!(matches!(not_ready, ResolveAnswer::NotReady { states } if states.len() == 1));
+        assert!(
+            matches!(not_ready, ResolveAnswer::NotReady { states, last_read: None } if states.len() == 1)
+        );
+        let inconsistent = answer(json!({ "ok": false, "states": ["<span> is empty"],
+            "lastRead": { "candidate": 0, "value": "" } }));
+        assert!(matches!(inconsistent, ResolveAnswer::NotReady {
+            last_read: Some(LastRead { candidate: 0, value }), .. } if value.is_empty()));
         let missing = answer(json!({ "ok": false, "resolverMissing": true }));
         assert!(matches!(missing, ResolveAnswer::ResolverMissing));
     }

@@ -17,5 +17,6 @@ mod masking;
 mod pages;
 mod place;
 mod profile;
+mod reads;
 mod selectors;
 mod support;

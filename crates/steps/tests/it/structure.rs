@@ -284,3 +284,107 @@ fn the_playwright_export_names_a_structure_candidate_in_a_comment() {
     );
     assert!(!script.contains("kind: \"structure\""), "{script}");
 }
+
+#[test]
+fn a_read_s_label_and_heading_anchors_and_what_it_recorded_are_pretty_json() {
+    let text = r#"{
+  "type": "extract",
+  "selector": {
+    "candidates": [
+      {
+        "kind": "structure",
+        "value": "generic",
+        "structure": {
+          "within": {
+            "beside_label": "Price"
+          }
+        }
+      },
+      {
+        "kind": "structure",
+        "value": "generic",
+        "structure": {
+          "within": {
+            "under_heading": "Quote"
+          },
+          "pick": {
+            "nth": 7
+          }
+        }
+      }
+    ]
+  },
+  "field": "price",
+  "kind": "number",
+  "recorded": {
+    "shape": "amount",
+    "element": {
+      "tag": "span",
+      "label": "Price",
+      "heading": "Quote"
+    }
+  }
+}"#;
+    let step: Step = serde_json::from_str(text).unwrap();
+    assert_eq!(serde_json::to_string_pretty(&step).unwrap(), text);
+    let Step::Extract(extract) = &step else {
+        panic!("an extract")
+    };
+    let described: Vec<String> = extract
+        .selector
+        .candidates
+        .iter()
+        .map(SelectorCandidate::describe)
+        .collect();
+    assert_eq!(
+        described,
+        [
+            r#"structure "generic", in what is beside the label "Price""#,
+            r#"structure "generic", number 7 in the card with the heading "Quote""#,
+        ]
+    );
+    // An extract without `recorded` (hand-written, imported) reads and writes as before.
+    let plain = r##"{
+  "type": "extract",
+  "selector": {
+    "candidates": [
+      {
+        "kind": "css",
+        "value": "#price"
+      }
+    ]
+  },
+  "field": "price"
+}"##;
+    let step: Step = serde_json::from_str(plain).unwrap();
+    assert_eq!(serde_json::to_string_pretty(&step).unwrap(), plain);
+}
+
+#[test]
+fn empty_read_anchors_and_a_default_button_beside_a_label_are_problems() {
+    for (within, message) in [
+        (
+            json!({ "beside_label": " " }),
+            "`structure.within.beside_label` is empty",
+        ),
+        (
+            json!({ "under_heading": "" }),
+            "`structure.within.under_heading` is empty",
+        ),
+    ] {
+        let problems = problems_of(json!({ "kind": "structure", "value": "generic",
+            "structure": { "within": within } }));
+        assert!(
+            problems
+                .iter()
+                .any(|(at, _, m)| at == AT && m.contains(message)),
+            "{problems:?}"
+        );
+    }
+    let problems = problems_of(json!({ "kind": "structure", "value": "button",
+        "structure": { "within": { "beside_label": "Price" }, "pick": "default_button" } }));
+    assert!(
+        problems.iter().any(|(_, _, m)| m.contains("needs a form")),
+        "{problems:?}"
+    );
+}
