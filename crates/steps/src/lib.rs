@@ -37,6 +37,7 @@ mod interpolate;
 mod origins;
 mod playwright;
 mod selector;
+mod settle;
 mod step;
 mod tool_file;
 mod validate;
@@ -49,5 +50,8 @@ pub use interpolate::{InterpolateError, TemplatePart, expand_step, expand_text, 
 pub use origins::{ANY_ORIGIN, NavigationRefusal, Origins, check_navigation, web_origin};
 pub use playwright::export_playwright;
 pub use selector::*;
+pub use settle::{
+    RequestPattern, Settle, SocketPattern, frame_kind, path_matches, path_pattern, url_path,
+};
 pub use step::*;
 pub use tool_file::{ORIGIN_KEY, ToolFile, ToolFileError, origin_of};

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Selector, StateCheck};
+use crate::{Selector, Settle, StateCheck};
 
 /// One recorded step. Serialized with a `"type"` tag in snake_case, for example
 /// `{"type": "click", "selector": {...}}`.
@@ -120,6 +120,9 @@ pub struct ClickStep {
     /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<StateCheck>,
+    /// What its gesture set off on the network, waited for on replay (see [`Settle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
 }
 
 /// See [`Step::Fill`].
@@ -139,6 +142,9 @@ pub struct FillStep {
     /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<StateCheck>,
+    /// What its gesture set off on the network, waited for on replay (see [`Settle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
 }
 
 /// A key modifier.
@@ -182,6 +188,9 @@ pub struct KeyPressStep {
     /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<StateCheck>,
+    /// What its gesture set off on the network, waited for on replay (see [`Settle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
 }
 
 /// See [`Step::Hover`].
@@ -229,6 +238,9 @@ pub struct DragStep {
     /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<StateCheck>,
+    /// What its gesture set off on the network, waited for on replay (see [`Settle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
 }
 
 /// A relative pointer move, in CSS pixels.

@@ -58,6 +58,7 @@ impl Builder {
                 opens_popup: None,
                 timeout_ms: None,
                 expect: Vec::new(),
+                settle: None,
             }),
             format!("{verb} {}", target.description),
             Some(target),
@@ -100,6 +101,7 @@ impl Builder {
             target_offset: drop_offset,
             timeout_ms: None,
             expect: Vec::new(),
+            settle: None,
         });
         if let Some(i) = self.steps.len().checked_sub(1)
             && self.tokens[i].as_deref() == Some(target.token.as_str())
@@ -205,6 +207,7 @@ impl Builder {
                     value,
                     timeout_ms: None,
                     expect,
+                    settle: None,
                 });
                 step.description = description;
                 step.no_effect = false;
@@ -226,6 +229,7 @@ impl Builder {
                 value,
                 timeout_ms: None,
                 expect,
+                settle: None,
             }),
             description,
             Some(target),
@@ -308,6 +312,7 @@ impl Builder {
                 opens_popup: None,
                 timeout_ms: None,
                 expect: Vec::new(),
+                settle: None,
             }),
             description,
             target,

@@ -91,6 +91,8 @@ pub(super) struct Shared {
     pub(super) download_dir: PathBuf,
     /// The id of the last file chooser request.
     pub(super) choosers: AtomicU64,
+    /// What the recorded pages sent and received, for each step's settle.
+    pub(super) network: Mutex<crate::settle::NetworkLog>,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -237,6 +239,7 @@ impl Recorder {
             dialogs: options.dialog_answers(),
             download_dir,
             choosers: AtomicU64::new(0),
+            network: Mutex::default(),
         });
         let thumbnail_task = options
             .thumbnails
@@ -261,6 +264,12 @@ impl Recorder {
                 message,
             })?;
         prepare_dialogs(&page, shared.dialogs);
+        page.enable_network()
+            .await
+            .map_err(|e| RecordError::Install {
+                what: "network events of the start page".into(),
+                message: e.to_string(),
+            })?;
         let draft = Draft::new(options.start_url.clone(), options.viewport);
         let events = lock(&shared.builder).start(&options.start_url, options.viewport);
         shared.emit(events);
@@ -378,7 +387,8 @@ impl Recorder {
             let _ = task.await;
         }
         self.finish_thumbnails().await;
-        let builder = std::mem::take(&mut *lock(&self.shared.builder));
+        let mut builder = std::mem::take(&mut *lock(&self.shared.builder));
+        crate::settle::attach(&lock(&self.shared.network), &mut builder);
         let mut draft = std::mem::replace(&mut self.draft, Draft::new("", None));
         draft.steps = builder.steps;
         draft.inputs = builder.inputs;

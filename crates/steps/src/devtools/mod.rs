@@ -275,6 +275,7 @@ impl Importer {
                 }
                 Step::Click(ClickStep {
                     expect: Vec::new(),
+                    settle: None,
                     label: None,
                     selector: selector(self)?,
                     button,
@@ -287,6 +288,7 @@ impl Importer {
             }
             "change" => Step::Fill(FillStep {
                 expect: Vec::new(),
+                settle: None,
                 label: None,
                 selector: selector(self)?,
                 value: str_field(raw, "value", index)?.to_string(),
@@ -303,6 +305,7 @@ impl Importer {
                     self.pressed.push((key.clone(), index));
                     let step = Step::KeyPress(KeyPressStep {
                         expect: Vec::new(),
+                        settle: None,
                         label: None,
                         key,
                         modifiers: self.held.clone(),
@@ -322,6 +325,7 @@ impl Importer {
                         // A modifier released that was never pressed: press it alone.
                         self.steps.push(Step::KeyPress(KeyPressStep {
                             expect: Vec::new(),
+                            settle: None,
                             label: None,
                             key,
                             modifiers: Vec::new(),
@@ -343,6 +347,7 @@ impl Importer {
                 } else {
                     self.steps.push(Step::KeyPress(KeyPressStep {
                         expect: Vec::new(),
+                        settle: None,
                         label: None,
                         key,
                         modifiers: self.held.clone(),
