@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use browserflow_cdp::page::{PageEventKind, RequestKind};
 use browserflow_steps::{
-    RequestPattern, Settle, SocketPattern, Step, frame_kind, path_pattern, url_path,
+    RequestPattern, Settle, SocketPattern, Step, frame_parts, path_pattern, url_path,
 };
 use serde_json::Value;
 
@@ -52,8 +52,8 @@ pub(crate) struct Frame {
     pub(crate) socket: String,
     pub(crate) at_ms: f64,
     pub(crate) sent: bool,
-    /// Its [`frame_kind`].
-    pub(crate) kind: String,
+    /// What it carries ([`frame_parts`]).
+    pub(crate) parts: Vec<String>,
 }
 
 /// What one recorded page sent and received.
@@ -163,7 +163,7 @@ impl NetworkLog {
                         socket: request_id.clone(),
                         at_ms,
                         sent: *sent,
-                        kind: frame_kind(text.as_deref()),
+                        parts: frame_parts(text.as_deref()),
                     });
                 }
             }
@@ -293,8 +293,10 @@ pub(crate) fn settles(
             for reply in page_log.frames[n + 1..].iter().filter(|f| {
                 !f.sent && f.socket == frame.socket && f.at_ms >= frame.at_ms && f.at_ms <= until(g)
             }) {
-                if !replies.contains(&reply.kind) {
-                    replies.push(reply.kind.clone());
+                for part in &reply.parts {
+                    if !replies.contains(part) {
+                        replies.push(part.clone());
+                    }
                 }
             }
             let path = page_log

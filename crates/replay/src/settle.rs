@@ -19,7 +19,7 @@
 use std::time::Duration;
 
 use browserflow_cdp::page::{EvalError, Page, PageEvent, PageEventKind};
-use browserflow_steps::{Settle, frame_kind};
+use browserflow_steps::{Settle, frame_parts};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
@@ -191,12 +191,12 @@ impl SettleWatch {
                 sent,
                 text,
                 ..
-            } => self.socket_frame(page, request_id, sent, frame_kind(text.as_deref())),
+            } => self.socket_frame(page, request_id, sent, frame_parts(text.as_deref())),
             _ => {}
         }
     }
 
-    fn socket_frame(&mut self, page: &Page, request_id: String, sent: bool, kind: String) {
+    fn socket_frame(&mut self, page: &Page, request_id: String, sent: bool, parts: Vec<String>) {
         // A socket opened before network events were on has no known URL: any pattern fits.
         let url = page.socket_url(&request_id);
         let mut answered_here = false;
@@ -207,8 +207,10 @@ impl SettleWatch {
                     *state = SocketState::Sent(request_id.clone(), Vec::new());
                 }
                 SocketState::Sent(id, seen) if !sent && *id == request_id => {
-                    if !seen.contains(&kind) {
-                        seen.push(kind.clone());
+                    for part in &parts {
+                        if !seen.contains(part) {
+                            seen.push(part.clone());
+                        }
                     }
                     if pattern.replies.iter().all(|r| seen.contains(r)) {
                         *state = SocketState::Answered(request_id.clone());
@@ -247,9 +249,17 @@ impl SettleWatch {
             let actual = match state {
                 SocketState::Answered(_) => continue,
                 SocketState::Sent(_, seen) if seen.is_empty() => "a frame sent, no reply".into(),
-                SocketState::Sent(_, seen) => {
-                    format!("a frame sent, replies received: {}", seen.join("; "))
-                }
+                SocketState::Sent(_, seen) => format!(
+                    "a frame sent, replies received: {}; missing: {}",
+                    seen.join("; "),
+                    pattern
+                        .replies
+                        .iter()
+                        .filter(|r| !seen.contains(r))
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
                 SocketState::Waiting => "no frame sent".into(),
             };
             message.push_str(&format!(

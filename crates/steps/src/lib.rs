@@ -51,7 +51,7 @@ pub use origins::{ANY_ORIGIN, NavigationRefusal, Origins, check_navigation, web_
 pub use playwright::export_playwright;
 pub use selector::*;
 pub use settle::{
-    RequestPattern, Settle, SocketPattern, frame_kind, path_matches, path_pattern, url_path,
+    RequestPattern, Settle, SocketPattern, frame_parts, path_matches, path_pattern, url_path,
 };
 pub use step::*;
 pub use tool_file::{ORIGIN_KEY, ToolFile, ToolFileError, origin_of};

@@ -42,39 +42,49 @@ pub struct RequestPattern {
 pub struct SocketPattern {
     /// The socket URL's path, as [`RequestPattern::path`].
     pub path: String,
-    /// The kinds of the messages received in answer ([`frame_kind`]), each once, in the
+    /// What the messages received in answer carried ([`frame_parts`]), each once, in the
     /// order first seen: the answer is complete when each has come. A framework that first
-    /// says "busy" and later sends the values is waited for until the values.
+    /// says "busy" (and sends empty values for other inputs) is waited for until the values
+    /// of the outputs the recording saw.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replies: Vec<String>,
 }
 
-/// The kind of a WebSocket message, the same for every message of one purpose whatever it
-/// carries: a JSON object's sorted top-level keys (`busy`, `values`), a JSON array's leading
-/// string (an event name), each after the packet-type digits of Socket.IO-like framings
-/// (`42:update`); `binary` for a binary frame, else the digits alone or `text`.
-pub fn frame_kind(text: Option<&str>) -> String {
+/// What a WebSocket message carries, by name and never by value, the same for every message
+/// of one purpose whatever it carries: a JSON object's top-level keys, or for a key holding a
+/// non-empty object its keys one level down (`busy`, `values.name`, `values.price`); a JSON
+/// array's leading string (an event name), each after the packet-type digits of
+/// Socket.IO-like framings (`42:update`); `binary` for a binary frame, else the digits alone
+/// or `text`. An answer is complete when the parts received cover the parts recorded, however
+/// the server splits or merges its messages.
+pub fn frame_parts(text: Option<&str>) -> Vec<String> {
     let Some(text) = text else {
-        return "binary".into();
+        return vec!["binary".into()];
     };
     let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
     let rest = &text[digits.len()..];
-    let kind = match serde_json::from_str::<serde_json::Value>(rest) {
-        Ok(serde_json::Value::Object(map)) => {
-            let mut keys: Vec<&str> = map.keys().map(String::as_str).collect();
-            keys.sort_unstable();
-            Some(keys.join(","))
-        }
-        Ok(serde_json::Value::Array(items)) => {
-            items.first().and_then(|f| f.as_str()).map(str::to_string)
-        }
-        _ => None,
+    let parts: Vec<String> = match serde_json::from_str::<serde_json::Value>(rest) {
+        Ok(serde_json::Value::Object(map)) => map
+            .iter()
+            .flat_map(|(key, value)| match value {
+                serde_json::Value::Object(inner) if !inner.is_empty() => {
+                    inner.keys().map(|k| format!("{key}.{k}")).collect()
+                }
+                _ => vec![key.clone()],
+            })
+            .collect(),
+        Ok(serde_json::Value::Array(items)) => items
+            .first()
+            .and_then(|f| f.as_str())
+            .map(|s| vec![s.to_string()])
+            .unwrap_or_default(),
+        _ => Vec::new(),
     };
-    match (digits.is_empty(), kind) {
-        (true, Some(kind)) => kind,
-        (false, Some(kind)) => format!("{digits}:{kind}"),
-        (false, None) => digits,
-        (true, None) => "text".into(),
+    match (digits.is_empty(), parts.is_empty()) {
+        (true, false) => parts,
+        (false, false) => parts.into_iter().map(|p| format!("{digits}:{p}")).collect(),
+        (false, true) => vec![digits],
+        (true, true) => vec!["text".into()],
     }
 }
 
@@ -268,16 +278,19 @@ mod tests {
     }
 
     #[test]
-    fn a_message_is_known_by_its_kind_not_its_content() {
-        assert_eq!(frame_kind(Some(r#"{"busy":"busy"}"#)), "busy");
+    fn a_message_is_known_by_what_it_carries_not_its_values() {
+        assert_eq!(frame_parts(Some(r#"{"busy":"busy"}"#)), ["busy"]);
         assert_eq!(
-            frame_kind(Some(r#"{"values":{"name":"Desk lamp"},"errors":{}}"#)),
-            "errors,values"
+            frame_parts(Some(
+                r#"{"errors":{},"values":{"name":"Desk lamp","price":"49.90"}}"#
+            )),
+            ["errors", "values.name", "values.price"]
         );
-        assert_eq!(frame_kind(Some(r#"42["update",{"id":3}]"#)), "42:update");
-        assert_eq!(frame_kind(Some("2")), "2");
-        assert_eq!(frame_kind(Some("hello")), "text");
-        assert_eq!(frame_kind(None), "binary");
+        assert_eq!(frame_parts(Some(r#"{"values":{}}"#)), ["values"]);
+        assert_eq!(frame_parts(Some(r#"42["update",{"id":3}]"#)), ["42:update"]);
+        assert_eq!(frame_parts(Some("2")), ["2"]);
+        assert_eq!(frame_parts(Some("hello")), ["text"]);
+        assert_eq!(frame_parts(None), ["binary"]);
     }
 
     #[test]

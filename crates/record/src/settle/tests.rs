@@ -190,25 +190,25 @@ fn a_socket_the_gesture_sent_on_and_that_answered_is_waited_for() {
     let page = log.pages.get_mut(MAIN_PAGE).unwrap();
     page.sockets
         .insert("s1".into(), "ws://127.0.0.1:4000/websocket/".into());
-    let frame = |at_ms, sent, kind: &str| Frame {
+    let frame = |at_ms, sent, part: &str| Frame {
         socket: "s1".into(),
         at_ms,
         sent,
-        kind: kind.into(),
+        parts: vec![part.into()],
     };
     // The first click: sent, answered "busy" at once and the values later. The second: sent,
     // never answered before the recording stopped.
     page.frames = vec![
         frame(1_020.0, true, "update"),
         frame(1_030.0, false, "busy"),
-        frame(1_200.0, false, "errors,values"),
+        frame(1_200.0, false, "values.name"),
         frame(1_210.0, false, "busy"),
         frame(4_010.0, true, "update"),
     ];
     let settles = settles(&log, &steps, &[Some(1), Some(2)], 4_500.0);
     assert_eq!(
         paths(&settles[0]),
-        ["a reply on the WebSocket /websocket/ (busy; errors,values)"]
+        ["a reply on the WebSocket /websocket/ (busy; values.name)"]
     );
     assert_eq!(settles[1], None);
 }

@@ -5,3 +5,4 @@
 
 mod htmx;
 mod server;
+mod shiny;
