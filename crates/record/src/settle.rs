@@ -190,6 +190,15 @@ pub(crate) fn note_steps(shared: &Shared, payload: &Value, events: &[RecordEvent
         else {
             continue;
         };
+        // Only the gestures: a wait inserted before the step a report made is not one, and
+        // taking the report's time for it would hand it the gesture's requests.
+        let gesture = matches!(
+            step.step,
+            Step::Click(_) | Step::Fill(_) | Step::KeyPress(_) | Step::Drag(_)
+        );
+        if !gesture {
+            continue;
+        }
         if let Some(serial) = builder.serial_of(*index) {
             network.step_reported(serial, step.step.kind(), payload);
         }
