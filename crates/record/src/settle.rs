@@ -62,6 +62,9 @@ pub(crate) struct PageLog {
     /// Wall clock minus the network events' monotonic clock, in ms (from the last event that
     /// carried both).
     offset_ms: Option<f64>,
+    /// The same from the sockets' own handshakes: their frames are timed by the network
+    /// service, whose clock is not read against the documents' requests.
+    socket_offset_ms: Option<f64>,
     pub(crate) requests: Vec<Request>,
     /// Socket URLs by request id.
     pub(crate) sockets: HashMap<String, String>,
@@ -151,14 +154,15 @@ impl NetworkLog {
                 timestamp,
                 wall_time,
                 ..
-            } => log.offset_ms = Some(wall_time * 1000.0 - timestamp * 1000.0),
+            } => log.socket_offset_ms = Some(wall_time * 1000.0 - timestamp * 1000.0),
             PageEventKind::WebSocketFrame {
                 request_id,
                 timestamp,
                 sent,
                 text,
             } => {
-                if let Some(at_ms) = log.wall(*timestamp) {
+                let offset = log.socket_offset_ms.or(log.offset_ms);
+                if let Some(at_ms) = offset.map(|offset| timestamp * 1000.0 + offset) {
                     log.frames.push(Frame {
                         socket: request_id.clone(),
                         at_ms,
@@ -298,32 +302,51 @@ pub(crate) fn settles(
             else {
                 continue;
             };
-            let mut replies: Vec<String> = Vec::new();
-            for reply in page_log.frames[n + 1..].iter().filter(|f| {
-                !f.sent && f.socket == frame.socket && f.at_ms >= frame.at_ms && f.at_ms <= until(g)
-            }) {
-                for part in &reply.parts {
-                    if !replies.contains(part) {
-                        replies.push(part.clone());
-                    }
-                }
-            }
+            let answer: Vec<&Frame> = page_log.frames[n + 1..]
+                .iter()
+                .filter(|f| {
+                    !f.sent
+                        && f.socket == frame.socket
+                        && f.at_ms >= frame.at_ms
+                        && f.at_ms <= until(g)
+                })
+                .collect();
+            // The answer is the last message, as often as one like it came.
+            let replies: Vec<String> = answer.last().map(|f| f.parts.clone()).unwrap_or_default();
+            let times = answer
+                .iter()
+                .filter(|f| replies.iter().all(|p| f.parts.contains(p)))
+                .count();
             let path = page_log
                 .sockets
                 .get(&frame.socket)
                 .and_then(|u| url_path(u))
                 .map(|p| path_pattern(&p, &typed));
+            // Only what names the message (`method=update`): which inputs it carries depends
+            // on when the page sent them; a part naming what was typed would not match
+            // another input.
+            let sends: Vec<String> = frame
+                .parts
+                .iter()
+                .filter(|part| part.contains('=') && !part.contains('.'))
+                .filter(|part| {
+                    let part = part.to_lowercase();
+                    !typed
+                        .iter()
+                        .any(|t| !t.trim().is_empty() && part.contains(&t.trim().to_lowercase()))
+                })
+                .cloned()
+                .collect();
             if let (false, Some(path)) = (replies.is_empty(), path) {
                 let settle = &mut out[gestures[g].1];
-                match settle.sockets.iter_mut().find(|s| s.path == path) {
-                    Some(known) => {
-                        for reply in replies {
-                            if !known.replies.contains(&reply) {
-                                known.replies.push(reply);
-                            }
-                        }
-                    }
-                    None => settle.sockets.push(SocketPattern { path, replies }),
+                // The first exchange of the gesture on this socket is the one waited for.
+                if !settle.sockets.iter().any(|s| s.path == path) {
+                    settle.sockets.push(SocketPattern {
+                        path,
+                        replies,
+                        times: u32::try_from(times).unwrap_or(u32::MAX).max(1),
+                        sends,
+                    });
                 }
             }
         }

@@ -45,9 +45,10 @@ enum RequestState {
 #[derive(Debug, Clone, PartialEq)]
 enum SocketState {
     Waiting,
-    /// A frame went out on this socket after the action; the kinds of reply received since.
-    Sent(String, Vec<String>),
-    /// The server answered on it with every kind of reply recorded.
+    /// A frame went out on this socket after the action; how many messages like the
+    /// recorded answer came since.
+    Sent(String, u32),
+    /// The server answered on it as often as recorded.
     Answered(String),
 }
 
@@ -203,16 +204,16 @@ impl SettleWatch {
         for (pattern, state) in self.settle.sockets.iter().zip(&mut self.sockets) {
             let fits = url.as_deref().is_none_or(|u| pattern.matches(u));
             match state {
-                SocketState::Waiting if sent && fits => {
-                    *state = SocketState::Sent(request_id.clone(), Vec::new());
+                SocketState::Waiting
+                    if sent && fits && pattern.sends.iter().all(|p| parts.contains(p)) =>
+                {
+                    *state = SocketState::Sent(request_id.clone(), 0);
                 }
-                SocketState::Sent(id, seen) if !sent && *id == request_id => {
-                    for part in &parts {
-                        if !seen.contains(part) {
-                            seen.push(part.clone());
-                        }
+                SocketState::Sent(id, count) if !sent && *id == request_id => {
+                    if pattern.replies.iter().all(|p| parts.contains(p)) {
+                        *count += 1;
                     }
-                    if pattern.replies.iter().all(|r| seen.contains(r)) {
+                    if *count >= pattern.times {
                         *state = SocketState::Answered(request_id.clone());
                         answered_here = true;
                     }
@@ -248,18 +249,7 @@ impl SettleWatch {
         for (pattern, state) in self.settle.sockets.iter().zip(&self.sockets) {
             let actual = match state {
                 SocketState::Answered(_) => continue,
-                SocketState::Sent(_, seen) if seen.is_empty() => "a frame sent, no reply".into(),
-                SocketState::Sent(_, seen) => format!(
-                    "a frame sent, replies received: {}; missing: {}",
-                    seen.join("; "),
-                    pattern
-                        .replies
-                        .iter()
-                        .filter(|r| !seen.contains(r))
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                ),
+                SocketState::Sent(_, count) => format!("a frame sent, {count} such replies"),
                 SocketState::Waiting => "no frame sent".into(),
             };
             message.push_str(&format!(

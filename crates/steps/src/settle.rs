@@ -36,18 +36,26 @@ pub struct RequestPattern {
     pub path: String,
 }
 
-/// A WebSocket, by the path pattern of its URL, and the kinds of message its answer held.
+/// A WebSocket, by the path pattern of its URL, and the message its answer ended with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SocketPattern {
     /// The socket URL's path, as [`RequestPattern::path`].
     pub path: String,
-    /// What the messages received in answer carried ([`frame_parts`]), each once, in the
-    /// order first seen: the answer is complete when each has come. A framework that first
-    /// says "busy" (and sends empty values for other inputs) is waited for until the values
-    /// of the outputs the recording saw.
+    /// What the last message received in answer carried ([`frame_parts`]): the answer is
+    /// complete once `times` messages carrying each of these parts came. A framework that
+    /// first clears its outputs and sends their values later (Shiny) sends the same kind of
+    /// message twice; one that says "busy" first is not answered by that.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replies: Vec<String>,
+    /// How many messages carrying every part of `replies` came while recording (at least 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub times: u32,
+    /// The names of the first message the gesture sent (its `key=name` [`frame_parts`]): the
+    /// exchange starts with a frame that carries each (an `update`, not the page's own
+    /// `init`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sends: Vec<String>,
 }
 
 /// What a WebSocket message carries, by name and never by value, the same for every message
@@ -70,6 +78,9 @@ pub fn frame_parts(text: Option<&str>) -> Vec<String> {
                 serde_json::Value::Object(inner) if !inner.is_empty() => {
                     inner.keys().map(|k| format!("{key}.{k}")).collect()
                 }
+                // A short name as a top-level value says which message it is (`method`:
+                // `init` or `update`, `busy`: `busy` or `idle`).
+                serde_json::Value::String(name) if is_name(name) => vec![format!("{key}={name}")],
                 _ => vec![key.clone()],
             })
             .collect(),
@@ -86,6 +97,23 @@ pub fn frame_parts(text: Option<&str>) -> Vec<String> {
         (false, true) => vec![digits],
         (true, true) => vec!["text".into()],
     }
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(times: &u32) -> bool {
+    *times == 1
+}
+
+/// A protocol word: a letter, then at most 23 letters, digits, `_`, `-`, `.` or `:`.
+fn is_name(text: &str) -> bool {
+    text.len() <= 24
+        && text.starts_with(|c: char| c.is_ascii_alphabetic())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
 }
 
 impl Settle {
@@ -125,9 +153,10 @@ impl SocketPattern {
             format!("a reply on the WebSocket {}", self.path)
         } else {
             format!(
-                "a reply on the WebSocket {} ({})",
+                "a reply on the WebSocket {} ({} × {})",
                 self.path,
-                self.replies.join("; ")
+                self.times,
+                self.replies.join(", ")
             )
         }
     }
@@ -279,7 +308,11 @@ mod tests {
 
     #[test]
     fn a_message_is_known_by_what_it_carries_not_its_values() {
-        assert_eq!(frame_parts(Some(r#"{"busy":"busy"}"#)), ["busy"]);
+        assert_eq!(frame_parts(Some(r#"{"busy":"busy"}"#)), ["busy=busy"]);
+        assert_eq!(
+            frame_parts(Some(r#"{"method":"update","data":{"query":"desk lamp"}}"#)),
+            ["data.query", "method=update"]
+        );
         assert_eq!(
             frame_parts(Some(
                 r#"{"errors":{},"values":{"name":"Desk lamp","price":"49.90"}}"#

@@ -190,25 +190,30 @@ fn a_socket_the_gesture_sent_on_and_that_answered_is_waited_for() {
     let page = log.pages.get_mut(MAIN_PAGE).unwrap();
     page.sockets
         .insert("s1".into(), "ws://127.0.0.1:4000/websocket/".into());
-    let frame = |at_ms, sent, part: &str| Frame {
+    let frame = |at_ms, sent, parts: &[&str]| Frame {
         socket: "s1".into(),
         at_ms,
         sent,
-        parts: vec![part.into()],
+        parts: parts.iter().map(|p| p.to_string()).collect(),
     };
-    // The first click: sent, answered "busy" at once and the values later. The second: sent,
-    // never answered before the recording stopped.
+    // The first click: sent, answered "busy" at once, the outputs cleared and their values
+    // later. The second: sent, never answered before the recording stopped.
     page.frames = vec![
-        frame(1_020.0, true, "update"),
-        frame(1_030.0, false, "busy"),
-        frame(1_200.0, false, "values.name"),
-        frame(1_210.0, false, "busy"),
-        frame(4_010.0, true, "update"),
+        frame(1_020.0, true, &["method=update", "data.query"]),
+        frame(1_030.0, false, &["busy=busy"]),
+        frame(1_040.0, false, &["values.name", "errors"]),
+        frame(1_050.0, false, &["busy=idle"]),
+        frame(1_200.0, false, &["values.name", "errors"]),
+        frame(4_010.0, true, &["method=update"]),
     ];
     let settles = settles(&log, &steps, &[Some(1), Some(2)], 4_500.0);
     assert_eq!(
         paths(&settles[0]),
-        ["a reply on the WebSocket /websocket/ (busy; values.name)"]
+        ["a reply on the WebSocket /websocket/ (2 × values.name, errors)"]
+    );
+    assert_eq!(
+        settles[0].as_ref().unwrap().sockets[0].sends,
+        ["method=update"]
     );
     assert_eq!(settles[1], None);
 }
