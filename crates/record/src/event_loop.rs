@@ -201,7 +201,10 @@ fn handle(
             match payload["type"].as_str() {
                 Some("ready") => {}
                 // A press or a named key is about to act: the page still shows the last step.
-                Some("acting") => capture_announced(shared, page, &payload),
+                Some("acting") => {
+                    lock(&shared.network).acting(&payload);
+                    capture_announced(shared, page, &payload);
+                }
                 // Escape in pick mode: the pick ends with nothing picked.
                 Some("pick_cancelled") => {
                     if let Some(tx) = lock(&shared.pick).take() {
@@ -217,12 +220,24 @@ fn handle(
                         shared.emit(vec![RecordEvent::Picked(Box::new(picked))]);
                     }
                 }
-                _ => observe(Observed::Script {
-                    page: page.to_string(),
-                    payload,
-                }),
+                _ => {
+                    let events = lock(&shared.builder).observe(
+                        Observed::Script {
+                            page: page.to_string(),
+                            payload: payload.clone(),
+                        },
+                        &shared.frames_of(page),
+                    );
+                    crate::settle::note_steps(shared, &payload, &events);
+                    shared.emit(events);
+                }
             }
         }
+        PageEventKind::RequestSent { .. }
+        | PageEventKind::RequestAnswered { .. }
+        | PageEventKind::WebSocketOpened { .. }
+        | PageEventKind::WebSocketHandshake { .. }
+        | PageEventKind::WebSocketFrame { .. } => lock(&shared.network).network(page, &event.kind),
         PageEventKind::ExecutionContextCreated {
             context_id,
             unique_id,
@@ -382,6 +397,9 @@ fn browser_event(
                             control.send(Control::Watch(tagged(name.clone(), popup.subscribe())));
                         lock(&shared.pages).push((name.clone(), popup.clone()));
                         prepare_dialogs(&popup, shared.dialogs);
+                        if let Err(error) = popup.enable_network().await {
+                            tracing::debug!(%error, "no network events from a popup");
+                        }
                         if let Err(message) = install(popup.session()).await {
                             tracing::debug!(%message, "could not install the recorder in a popup");
                         }

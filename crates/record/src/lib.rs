@@ -76,6 +76,7 @@ mod marks;
 pub mod model_assist;
 mod recorder;
 mod selectors;
+mod settle;
 
 use std::path::PathBuf;
 

@@ -43,6 +43,10 @@ pub enum FailureKind {
     /// element's value, an ARIA state, the focus, a change of the page) did not hold within
     /// the step's budget. Never retried: acting again could act twice.
     StateMismatch,
+    /// What the step's gesture set off when recorded (a request, a WebSocket exchange) was
+    /// not answered within the step's budget: the step names what it waited for and what it
+    /// saw. Never retried: the gesture may have started server work already.
+    NotSettled,
     /// The page or frame the step acts in went away: closed, or its renderer crashed.
     Gone,
     /// The browser exited or crashed, or the connection to it dropped. Transient: the shared
@@ -235,6 +239,7 @@ mod tests {
             FailureKind::Gone,
             FailureKind::Browser,
             FailureKind::LocalFile,
+            FailureKind::NotSettled,
             FailureKind::NavigationBlocked(Blocked::NotWeb),
             FailureKind::NavigationBlocked(Blocked::OriginNotAllowed),
         ];

@@ -65,6 +65,7 @@ mod run;
 pub mod run_dir;
 mod screenshot;
 mod secrets;
+mod settle;
 mod tool;
 
 pub use browserflow_cdp::DownloadRecord;

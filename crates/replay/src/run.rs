@@ -16,6 +16,7 @@ use crate::actions::upload_paths;
 use crate::checks::Watch;
 use crate::failure::{Failure, FailureKind};
 use crate::resolve::resolver_install;
+use crate::settle::{SettleWatch, prepare as prepare_settle};
 use crate::{
     DownloadRecord, ReplayError, ReplayOptions, ReplayReport, StepProgress, StepReport, StepStatus,
     WinningSelector,
@@ -93,6 +94,7 @@ impl<'a> Run<'a> {
             self.origins = Origins::of_steps(&expanded);
         }
         let started = Instant::now();
+        prepare_settle(&self.page(), steps).await;
         let mut reports: Vec<StepReport> = Vec::with_capacity(steps.len());
         let mut screenshots = Vec::new();
         for (index, (step, original)) in expanded.iter().zip(steps).enumerate() {
@@ -237,7 +239,20 @@ impl<'a> Run<'a> {
         {
             self.watch_focused(&page).await?;
         }
+        let settle = SettleWatch::arm(&page, step.settle()).await?;
         let outcome = self.act(&page, step, shown).await?;
+        if let Some(settle) = settle
+            && outcome.navigated_to.is_none()
+        {
+            let budget = self.budget(step_timeout(step));
+            settle
+                .wait(&page, budget)
+                .await
+                .map_err(|f| match outcome.winner {
+                    Some(winner) => f.with_winner(winner),
+                    None => f,
+                })?;
+        }
         if !checks.is_empty() && outcome.navigated_to.is_none() {
             self.check_post_state(&page, checks, step_timeout(step))
                 .await

@@ -40,6 +40,7 @@ mod playwright;
 mod repeat;
 mod reads;
 mod selector;
+mod settle;
 mod step;
 mod tool_file;
 mod validate;
@@ -55,5 +56,8 @@ pub use playwright::export_playwright;
 pub use repeat::{CellPlace, ItemPlace, Reliance, Repeat, is_place_candidate, names_element};
 pub use reads::{ElementIdentity, RecordedRead, TextShape};
 pub use selector::*;
+pub use settle::{
+    RequestPattern, Settle, SocketPattern, frame_parts, path_matches, path_pattern, url_path,
+};
 pub use step::*;
 pub use tool_file::{ORIGIN_KEY, ToolFile, ToolFileError, origin_of};

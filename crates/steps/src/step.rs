@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{BoxSize, Selector, StateCheck};
+use crate::{BoxSize, Selector, Settle, StateCheck};
 
 /// One recorded step. Serialized with a `"type"` tag in snake_case, for example
 /// `{"type": "click", "selector": {...}}`.
@@ -128,6 +128,9 @@ pub struct ClickStep {
     /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<StateCheck>,
+    /// What its gesture set off on the network, waited for on replay (see [`Settle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
 }
 
 /// See [`Step::Fill`].
@@ -156,6 +159,9 @@ pub struct FillStep {
     /// of): replay rests the pointer there, where the person's rested while typing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pointer: Option<Offset>,
+    /// What its gesture set off on the network, waited for on replay (see [`Settle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
 }
 
 /// A key modifier.
@@ -199,6 +205,9 @@ pub struct KeyPressStep {
     /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<StateCheck>,
+    /// What its gesture set off on the network, waited for on replay (see [`Settle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
 }
 
 /// See [`Step::Hover`].
@@ -246,6 +255,9 @@ pub struct DragStep {
     /// What the step visibly did, checked after it on replay (see [`StateCheck`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<StateCheck>,
+    /// What its gesture set off on the network, waited for on replay (see [`Settle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
 }
 
 /// A relative pointer move, in CSS pixels.

@@ -162,10 +162,69 @@ pub enum PageEventKind {
     ExecutionContextDestroyed { unique_id: String },
     /// Every execution context of the session went away.
     ExecutionContextsCleared,
+    /// A request is about to be sent (`Network.requestWillBeSent`, once
+    /// [`Page::enable_network`](super::Page::enable_network) is on); a redirect is sent again
+    /// under the same `request_id`. `timestamp` is monotonic seconds (the clock of every
+    /// network event), `wall_time` seconds since the epoch at that moment.
+    RequestSent {
+        request_id: String,
+        kind: RequestKind,
+        method: String,
+        url: String,
+        timestamp: f64,
+        wall_time: f64,
+        frame_id: Option<String>,
+        redirected: bool,
+    },
+    /// A request's response and its whole body arrived (`Network.loadingFinished`).
+    RequestAnswered { request_id: String, timestamp: f64 },
+    /// A request failed or was cancelled (`Network.loadingFailed`).
+    RequestFailed {
+        request_id: String,
+        timestamp: f64,
+        /// Chromium's words (`net::ERR_EMPTY_RESPONSE`), for messages only.
+        error: String,
+        canceled: bool,
+    },
+    /// A WebSocket was created (`Network.webSocketCreated`).
+    WebSocketOpened { request_id: String, url: String },
+    /// A WebSocket's handshake is sent: both clocks at one moment.
+    WebSocketHandshake {
+        request_id: String,
+        timestamp: f64,
+        wall_time: f64,
+    },
+    /// A WebSocket frame was sent (`sent`) or received; `text` is a text frame's payload
+    /// (`None` for a binary one).
+    WebSocketFrame {
+        request_id: String,
+        timestamp: f64,
+        sent: bool,
+        text: Option<String>,
+    },
+    /// A WebSocket closed.
+    WebSocketClosed { request_id: String, timestamp: f64 },
     /// The renderer crashed (`Inspector.targetCrashed`).
     Crashed,
     /// The session was detached from its target (`Inspector.detached`): the page closed.
     Detached,
+}
+
+/// What a request is for (`Network.ResourceType`, the kinds a settle tells apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// `XMLHttpRequest`.
+    Xhr,
+    /// `fetch()`.
+    Fetch,
+    /// An `EventSource` stream.
+    EventSource,
+    /// A document (a navigation, a frame).
+    Document,
+    /// `navigator.sendBeacon` and `<a ping>`: nothing waits for their answer.
+    Ping,
+    /// Scripts, styles, images, fonts, media and the rest.
+    Other,
 }
 
 /// An event of the browser session, seen by every page of the browser.

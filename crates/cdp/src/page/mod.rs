@@ -26,6 +26,7 @@ mod input;
 mod interpreter;
 pub mod keys;
 mod navigation;
+mod network;
 mod screenshot;
 mod watcher;
 mod worlds;
@@ -34,7 +35,7 @@ pub use browser_watcher::BrowserWatcher;
 pub use dialogs::{DialogRecord, DialogResponse};
 pub use evaluate::{EvalError, ExecContext};
 use events::Subscribers;
-pub use events::{BrowserEvent, DownloadState, PageEvent, PageEventKind};
+pub use events::{BrowserEvent, DownloadState, PageEvent, PageEventKind, RequestKind};
 pub use file_chooser::FileChooser;
 use frames::seed_child_tree;
 pub use frames::{FramePoint, FrameState};
@@ -66,6 +67,8 @@ struct PageState {
     accept_dialogs: bool,
     closed: bool,
     crashed: bool,
+    /// Open WebSockets' URLs by request id (network events on: `network.rs`).
+    sockets: HashMap<String, String>,
 }
 
 #[derive(Debug)]
@@ -81,6 +84,8 @@ struct Shared {
     subscribers: Subscribers<PageEvent>,
     /// Where the page may navigate ([`Page::guard_navigations`]).
     guard: guard::Guard,
+    /// Whether [`Page::enable_network`] turned the `Network` events on.
+    network_enabled: std::sync::atomic::AtomicBool,
 }
 
 /// Sends a page's setup calls at once; the answer is its frame tree.
@@ -190,6 +195,7 @@ impl Page {
             prewarm: Mutex::new(None),
             subscribers: Subscribers::default(),
             guard: guard::Guard::default(),
+            network_enabled: Default::default(),
         });
         watcher::watch(&session, &shared, None);
         let page = Self {

@@ -69,6 +69,7 @@ impl Builder {
                 opens_popup: None,
                 timeout_ms: None,
                 expect: Vec::new(),
+                settle: None,
             }),
             format!("{verb} {}", target.description),
             Some(target),
@@ -111,6 +112,7 @@ impl Builder {
             target_offset: drop_offset,
             timeout_ms: None,
             expect: Vec::new(),
+            settle: None,
         });
         if let Some(i) = self.steps.len().checked_sub(1)
             && self.tokens[i].as_deref() == Some(target.token.as_str())
@@ -226,6 +228,7 @@ impl Builder {
                     timeout_ms: None,
                     expect,
                     pointer,
+                    settle: None,
                 });
                 step.description = description;
                 step.no_effect = false;
@@ -249,6 +252,7 @@ impl Builder {
                 timeout_ms: None,
                 expect,
                 pointer: None,
+                settle: None,
             }),
             description,
             Some(target),
@@ -350,6 +354,7 @@ impl Builder {
                 opens_popup: None,
                 timeout_ms: None,
                 expect: Vec::new(),
+                settle: None,
             }),
             description,
             target,

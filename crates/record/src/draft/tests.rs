@@ -7,6 +7,7 @@ fn fill(value: &str, secret: bool) -> RecordedStep {
     RecordedStep {
         step: Step::Fill(FillStep {
             expect: Vec::new(),
+            settle: None,
             label: None,
             pointer: None,
             selector: Selector::new([SelectorCandidate::test_id("q")]),

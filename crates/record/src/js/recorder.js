@@ -401,9 +401,12 @@
   let actionSeq = 0;
   // Each report says which action it came from (the number of the last `acting`, below):
   // reports are made asynchronously and may arrive after the page has moved on.
+  // `at`: when the event happened on the page's clock, what the network a gesture set off is
+  // attributed by (`settle.rs`).
   const emit = (make) => {
     const seq = actionSeq;
-    chain = chain.then(make).then((p) => { if (p) send(Object.assign(p, { seq, doc: DOC })); }, () => {});
+    const at = Date.now();
+    chain = chain.then(make).then((p) => { if (p) send(Object.assign(p, { seq, doc: DOC, at })); }, () => {});
   };
 
   // Post-state: what each gesture (a press to its click or drag, a key) changed, sent as a
@@ -488,7 +491,7 @@
     if (!e.isTrusted || picking) return;
     actionSeq += 1;
     // Whether this document holds a password value: a capture now must mask it.
-    send({ type: 'acting', seq: actionSeq, doc: DOC, secrets: secretValues().length > 0 });
+    send({ type: 'acting', seq: actionSeq, doc: DOC, secrets: secretValues().length > 0, at: Date.now() });
   };
   window.addEventListener('pointerdown', acting, true);
   window.addEventListener('keydown', (e) => { if (e.key.length > 1 || e.ctrlKey || e.metaKey || e.altKey) acting(e); }, true);

@@ -102,6 +102,8 @@ pub(super) struct Shared {
     /// How many fields are being asked whether the page listens to their keys: the recording
     /// stops once every answer is in.
     pub(super) key_checks: watch::Sender<usize>,
+    /// What the recorded pages sent and received, for each step's settle.
+    pub(super) network: Mutex<crate::settle::NetworkLog>,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -249,6 +251,7 @@ impl Recorder {
             download_dir,
             choosers: AtomicU64::new(0),
             key_checks: watch::channel(0).0,
+            network: Mutex::default(),
         });
         let thumbnail_task = options
             .thumbnails
@@ -273,6 +276,12 @@ impl Recorder {
                 message,
             })?;
         prepare_dialogs(&page, shared.dialogs);
+        page.enable_network()
+            .await
+            .map_err(|e| RecordError::Install {
+                what: "network events of the start page".into(),
+                message: e.to_string(),
+            })?;
         let draft = Draft::new(options.start_url.clone(), options.viewport);
         let events = lock(&shared.builder).start(&options.start_url, options.viewport);
         shared.emit(events);
@@ -396,6 +405,7 @@ impl Recorder {
         self.finish_thumbnails().await;
         let mut builder = std::mem::take(&mut *lock(&self.shared.builder));
         builder.end_scrolls();
+        crate::settle::attach(&lock(&self.shared.network), &mut builder);
         let mut draft = std::mem::replace(&mut self.draft, Draft::new("", None));
         draft.steps = builder.steps;
         draft.merge_fills();

@@ -8,5 +8,6 @@ mod login_shop;
 mod names;
 mod post_state;
 mod record;
+mod settle;
 mod support;
 mod widgets;

@@ -37,6 +37,9 @@ pub(crate) const TAKE_ANCESTOR_GUARD: &str = include_str!("take_ancestor_guard.j
 pub(crate) const CHECK_STATE: &str = include_str!("check_state.js");
 /// Watches the focused element before a key press that has no element of its own.
 pub(crate) const WATCH_FOCUSED: &str = include_str!("watch_focused.js");
+/// `(quietMs, capMs)`: resolves once the document went `quietMs` without a mutation
+/// (`settle.rs`).
+pub(crate) const QUIET_MUTATIONS: &str = include_str!("quiet_mutations.js");
 /// `(x, y)`: scrolls the window to a position.
 pub(crate) const SCROLL_WINDOW: &str = include_str!("scroll_window.js");
 

@@ -284,6 +284,7 @@ impl Importer {
                 };
                 Step::Click(ClickStep {
                     expect: Vec::new(),
+                    settle: None,
                     label: None,
                     selector: selector(self)?,
                     button,
@@ -297,6 +298,7 @@ impl Importer {
             }
             "change" => Step::Fill(FillStep {
                 expect: Vec::new(),
+                settle: None,
                 label: None,
                 selector: selector(self)?,
                 value: str_field(raw, "value", index)?.to_string(),
@@ -315,6 +317,7 @@ impl Importer {
                     self.pressed.push((key.clone(), index));
                     let step = Step::KeyPress(KeyPressStep {
                         expect: Vec::new(),
+                        settle: None,
                         label: None,
                         key,
                         modifiers: self.held.clone(),
@@ -334,6 +337,7 @@ impl Importer {
                         // A modifier released that was never pressed: press it alone.
                         self.steps.push(Step::KeyPress(KeyPressStep {
                             expect: Vec::new(),
+                            settle: None,
                             label: None,
                             key,
                             modifiers: Vec::new(),
@@ -355,6 +359,7 @@ impl Importer {
                 } else {
                     self.steps.push(Step::KeyPress(KeyPressStep {
                         expect: Vec::new(),
+                        settle: None,
                         label: None,
                         key,
                         modifiers: self.held.clone(),

@@ -7,6 +7,7 @@ use serde_json::json;
 fn steps_round_trip_as_pretty_stable_json() {
     let step = Step::Click(ClickStep {
         expect: Vec::new(),
+        settle: None,
         label: Some("Open".into()),
         selector: Selector::new([
             SelectorCandidate::test_id("open"),

@@ -21,6 +21,7 @@ fn default_button() -> SelectorCandidate {
 fn click(candidates: Vec<SelectorCandidate>) -> Step {
     Step::Click(ClickStep {
         expect: Vec::new(),
+        settle: None,
         label: None,
         selector: Selector::new(candidates),
         button: Default::default(),

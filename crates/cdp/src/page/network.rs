@@ -1,0 +1,214 @@
+//! What a page sends and receives over the network, as typed events: requests (fetch, XHR,
+//! documents) and WebSocket frames, once [`Page::enable_network`] turned the `Network` domain
+//! on. The recorder attributes them to the gesture that set them off, and the replayer waits
+//! for the same to be answered before the next step (`settle` in both crates).
+//!
+//! Decoded into structs of only the fields read here (not chromiumoxide's whole event
+//! structs): Chromium adds resource and initiator types faster than the protocol crate
+//! follows, and an event that fails to decode would be a request never seen answered.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::Page;
+use super::events::{PageEventKind, RequestKind};
+use crate::error::BrowserError;
+
+/// `Network.requestWillBeSent`, as far as it is read.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct RequestWillBeSent {
+    request_id: String,
+    request: RequestLine,
+    /// Monotonic seconds (the clock of every other Network event).
+    timestamp: f64,
+    /// Seconds since the epoch, at `timestamp`.
+    wall_time: f64,
+    #[serde(default, rename = "type")]
+    resource_type: Option<String>,
+    #[serde(default)]
+    frame_id: Option<String>,
+    /// Present when this event is a redirect of the same request id.
+    #[serde(default)]
+    redirect_response: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RequestLine {
+    url: String,
+    method: String,
+}
+
+/// `Network.webSocketFrameSent` and `Network.webSocketFrameReceived`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct FrameEvent {
+    request_id: String,
+    timestamp: f64,
+    response: FramePayload,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FramePayload {
+    /// 1: text; 2: binary (then `payload_data` is Base64).
+    #[serde(default)]
+    opcode: f64,
+    #[serde(default)]
+    payload_data: String,
+}
+
+/// `Network.loadingFinished`, `Network.webSocketClosed` and the frames' events.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Timed {
+    request_id: String,
+    timestamp: f64,
+}
+
+/// `Network.loadingFailed`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct LoadingFailed {
+    request_id: String,
+    timestamp: f64,
+    #[serde(default)]
+    error_text: String,
+    #[serde(default)]
+    canceled: bool,
+}
+
+/// `Network.webSocketCreated`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct WebSocketCreated {
+    request_id: String,
+    url: String,
+}
+
+/// `Network.webSocketWillSendHandshakeRequest`: carries both clocks.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct WebSocketHandshake {
+    request_id: String,
+    timestamp: f64,
+    wall_time: f64,
+}
+
+fn request_kind(resource_type: Option<&str>) -> RequestKind {
+    match resource_type {
+        Some("XHR") => RequestKind::Xhr,
+        Some("Fetch") => RequestKind::Fetch,
+        Some("EventSource") => RequestKind::EventSource,
+        Some("Document") => RequestKind::Document,
+        Some("Ping") => RequestKind::Ping,
+        _ => RequestKind::Other,
+    }
+}
+
+pub(super) fn request_sent(e: RequestWillBeSent) -> PageEventKind {
+    PageEventKind::RequestSent {
+        kind: request_kind(e.resource_type.as_deref()),
+        request_id: e.request_id,
+        method: e.request.method,
+        url: e.request.url,
+        timestamp: e.timestamp,
+        wall_time: e.wall_time,
+        frame_id: e.frame_id,
+        redirected: e.redirect_response.is_some(),
+    }
+}
+
+pub(super) fn request_answered(e: Timed) -> PageEventKind {
+    PageEventKind::RequestAnswered {
+        request_id: e.request_id,
+        timestamp: e.timestamp,
+    }
+}
+
+pub(super) fn request_failed(e: LoadingFailed) -> PageEventKind {
+    PageEventKind::RequestFailed {
+        request_id: e.request_id,
+        timestamp: e.timestamp,
+        error: e.error_text,
+        canceled: e.canceled,
+    }
+}
+
+pub(super) fn socket_opened(
+    sockets: &mut HashMap<String, String>,
+    e: WebSocketCreated,
+) -> PageEventKind {
+    sockets.insert(e.request_id.clone(), e.url.clone());
+    PageEventKind::WebSocketOpened {
+        request_id: e.request_id,
+        url: e.url,
+    }
+}
+
+pub(super) fn socket_handshake(e: WebSocketHandshake) -> PageEventKind {
+    PageEventKind::WebSocketHandshake {
+        request_id: e.request_id,
+        timestamp: e.timestamp,
+        wall_time: e.wall_time,
+    }
+}
+
+pub(super) fn socket_frame(e: FrameEvent, sent: bool) -> PageEventKind {
+    let text = e.response.opcode == 1.0;
+    PageEventKind::WebSocketFrame {
+        request_id: e.request_id,
+        timestamp: e.timestamp,
+        sent,
+        text: text.then_some(e.response.payload_data),
+    }
+}
+
+pub(super) fn socket_closed(sockets: &mut HashMap<String, String>, e: Timed) -> PageEventKind {
+    sockets.remove(&e.request_id);
+    PageEventKind::WebSocketClosed {
+        request_id: e.request_id,
+        timestamp: e.timestamp,
+    }
+}
+
+impl Page {
+    /// Turns on the page's `Network` events ([`PageEventKind::RequestSent`] and the rest),
+    /// once: later calls return at once. Only the page's own session (its main frame and
+    /// in-process frames); an out-of-process frame's requests are not seen.
+    pub async fn enable_network(&self) -> Result<(), BrowserError> {
+        if self
+            .shared
+            .network_enabled
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
+        {
+            return Ok(());
+        }
+        let enabled = self
+            .session
+            .call("Network.enable", json!({ "maxPostDataSize": 0 }))
+            .await;
+        if let Err(error) = enabled {
+            self.shared
+                .network_enabled
+                .store(false, std::sync::atomic::Ordering::Release);
+            return Err(BrowserError::cdp("enabling network events")(error));
+        }
+        Ok(())
+    }
+
+    /// The URL of the open WebSocket `request_id` names, when it was created while the
+    /// page's network events were on.
+    pub fn socket_url(&self, request_id: &str) -> Option<String> {
+        self.shared.state().sockets.get(request_id).cloned()
+    }
+
+    /// Whether [`Page::enable_network`] turned the page's network events on.
+    pub fn network_enabled(&self) -> bool {
+        self.shared
+            .network_enabled
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+}

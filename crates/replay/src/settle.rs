@@ -1,0 +1,302 @@
+//! A step waits for what its gesture started (browserflow-steps' [`Settle`]): after the
+//! action, the requests the recording saw it set off are answered (response and body), a
+//! WebSocket it sent on has answered and gone quiet, and the page's mutations have been quiet
+//! for a moment — only then are the step's post-state checks evaluated and the next step run.
+//! Apps that re-render after a server round trip mark their output stale or show a skeleton
+//! at once; reading it before the answer lands reads nothing.
+//!
+//! Watched on the engine's typed network events ([`Page::enable_network`], on for a run whose
+//! steps have any settle, from its first step): the watch subscribes before the action, so
+//! nothing the action sets off is missed. A step without a settle costs nothing: no
+//! subscription, no call. Nothing waits for the whole page's network to go idle: only for
+//! the requests recorded, matched by method and path pattern, so a poll or an analytics beacon
+//! beside them is never waited for.
+//!
+//! Quiet is a short window ([`QUIET`]) with nothing new, never a fixed sleep: it ends as soon
+//! as the page holds still for that long; a page that never does (a ticking clock, a stream)
+//! is waited for at most [`QUIET_CAP`] past the answers.
+
+use std::time::Duration;
+
+use browserflow_cdp::page::{EvalError, Page, PageEvent, PageEventKind};
+use browserflow_steps::{Settle, frame_parts};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::time::Instant;
+
+use crate::failure::{Failure, FailureKind};
+use crate::js;
+
+/// How long the socket and the document must stay unchanged to be quiet.
+const QUIET: Duration = Duration::from_millis(50);
+/// The longest wait for quiet once everything recorded was answered.
+const QUIET_CAP: Duration = Duration::from_millis(1000);
+
+/// Where one recorded request stands.
+#[derive(Debug, Clone, PartialEq)]
+enum RequestState {
+    /// Not seen yet (or the one seen failed: `last_failure` says how).
+    Waiting,
+    /// Sent under this request id.
+    Sent(String),
+    Answered,
+}
+
+/// Where one recorded WebSocket exchange stands.
+#[derive(Debug, Clone, PartialEq)]
+enum SocketState {
+    Waiting,
+    /// A frame went out on this socket after the action; how many messages like the
+    /// recorded answer came since.
+    Sent(String, u32),
+    /// The server answered on it as often as recorded.
+    Answered(String),
+}
+
+/// What the watch saw of one recorded request, for the failure message.
+#[derive(Debug, Default, Clone)]
+struct Seen {
+    failure: Option<String>,
+}
+
+/// A step's settle, armed before its action.
+pub(crate) struct SettleWatch {
+    settle: Settle,
+    events: UnboundedReceiver<PageEvent>,
+    requests: Vec<(RequestState, Seen)>,
+    sockets: Vec<SocketState>,
+    /// When a frame last arrived on an answered socket.
+    last_socket_frame: Option<Instant>,
+    /// Requests the watch saw that matched nothing recorded (for the failure message).
+    others: Vec<String>,
+}
+
+/// Turns on network events for a run that will need them, before its first step, so that the
+/// WebSockets its pages open are known by URL.
+pub(crate) async fn prepare(page: &Page, steps: &[browserflow_steps::Step]) {
+    if steps
+        .iter()
+        .any(|s| s.settle().is_some_and(|s| !s.is_empty()))
+        && let Err(error) = page.enable_network().await
+    {
+        tracing::debug!(%error, "network events could not be turned on before the first step");
+    }
+}
+
+impl SettleWatch {
+    /// Arms the watch of `settle` on `page`: `None` when there is nothing to wait for.
+    pub(crate) async fn arm(page: &Page, settle: Option<&Settle>) -> Result<Option<Self>, Failure> {
+        let Some(settle) = settle.filter(|s| !s.is_empty()) else {
+            return Ok(None);
+        };
+        page.enable_network()
+            .await
+            .map_err(|e| Failure::browser(&e, format!("turning on network events failed: {e}")))?;
+        Ok(Some(Self {
+            requests: vec![(RequestState::Waiting, Seen::default()); settle.requests.len()],
+            sockets: vec![SocketState::Waiting; settle.sockets.len()],
+            settle: settle.clone(),
+            events: page.subscribe(),
+            last_socket_frame: None,
+            others: Vec::new(),
+        }))
+    }
+
+    /// After the action: waits until everything recorded was answered and the page is quiet,
+    /// within `budget`; otherwise fails naming what was expected and what was seen.
+    pub(crate) async fn wait(mut self, page: &Page, budget: Duration) -> Result<(), Failure> {
+        let deadline = Instant::now() + budget;
+        while !self.answered() {
+            match tokio::time::timeout_at(deadline, self.events.recv()).await {
+                Ok(Some(event)) => self.take(page, event.kind),
+                // The page is gone: the next step says so.
+                Ok(None) => return Ok(()),
+                Err(_) => return Err(self.failure(budget)),
+            }
+        }
+        // The socket's answer may come in several frames: wait until it stops.
+        let quiet_until = Instant::now() + QUIET_CAP;
+        while let Some(last) = self.last_socket_frame {
+            let until = (last + QUIET).min(quiet_until);
+            if Instant::now() >= until {
+                break;
+            }
+            match tokio::time::timeout_at(until, self.events.recv()).await {
+                Ok(Some(event)) => self.take(page, event.kind),
+                Ok(None) | Err(_) => break,
+            }
+        }
+        quiet_document(page).await
+    }
+
+    fn answered(&self) -> bool {
+        self.requests
+            .iter()
+            .all(|(state, _)| *state == RequestState::Answered)
+            && self
+                .sockets
+                .iter()
+                .all(|s| matches!(s, SocketState::Answered(_)))
+    }
+
+    fn take(&mut self, page: &Page, event: PageEventKind) {
+        match event {
+            PageEventKind::RequestSent {
+                request_id,
+                method,
+                url,
+                redirected,
+                ..
+            } => {
+                let known = self
+                    .requests
+                    .iter()
+                    .any(|(s, _)| *s == RequestState::Sent(request_id.clone()));
+                if redirected && known {
+                    return;
+                }
+                let slot = self.settle.requests.iter().zip(&mut self.requests).find(
+                    |(pattern, (state, _))| {
+                        *state == RequestState::Waiting && pattern.matches(&method, &url)
+                    },
+                );
+                match slot {
+                    Some((_, (state, _))) => *state = RequestState::Sent(request_id),
+                    None if self.others.len() < 8 => {
+                        let path = browserflow_steps::url_path(&url).unwrap_or(url);
+                        self.others.push(format!("{method} {path}"));
+                    }
+                    None => {}
+                }
+            }
+            PageEventKind::RequestAnswered { request_id, .. } => {
+                for (state, _) in &mut self.requests {
+                    if *state == RequestState::Sent(request_id.clone()) {
+                        *state = RequestState::Answered;
+                    }
+                }
+            }
+            PageEventKind::RequestFailed {
+                request_id, error, ..
+            } => {
+                // A failed request may be sent again (a framework that cancels the previous
+                // one when the next starts): the pattern waits for another.
+                for (state, seen) in &mut self.requests {
+                    if *state == RequestState::Sent(request_id.clone()) {
+                        *state = RequestState::Waiting;
+                        seen.failure = Some(error.clone());
+                    }
+                }
+            }
+            PageEventKind::WebSocketFrame {
+                request_id,
+                sent,
+                text,
+                ..
+            } => self.socket_frame(page, request_id, sent, frame_parts(text.as_deref())),
+            _ => {}
+        }
+    }
+
+    fn socket_frame(&mut self, page: &Page, request_id: String, sent: bool, parts: Vec<String>) {
+        // A socket opened before network events were on has no known URL: any pattern fits.
+        let url = page.socket_url(&request_id);
+        let mut answered_here = false;
+        for (pattern, state) in self.settle.sockets.iter().zip(&mut self.sockets) {
+            let fits = url.as_deref().is_none_or(|u| pattern.matches(u));
+            match state {
+                SocketState::Waiting
+                    if sent && fits && pattern.sends.iter().all(|p| parts.contains(p)) =>
+                {
+                    *state = SocketState::Sent(request_id.clone(), 0);
+                }
+                SocketState::Sent(id, count) if !sent && *id == request_id => {
+                    if pattern.replies.iter().all(|p| parts.contains(p)) {
+                        *count += 1;
+                    }
+                    if *count >= pattern.times {
+                        *state = SocketState::Answered(request_id.clone());
+                        answered_here = true;
+                    }
+                }
+                SocketState::Answered(id) if !sent && *id == request_id => answered_here = true,
+                _ => {}
+            }
+        }
+        if answered_here {
+            self.last_socket_frame = Some(Instant::now());
+        }
+    }
+
+    /// `waited 5000 ms for what the step set off when recorded:` and one line per thing not
+    /// answered, with what was seen of it.
+    fn failure(&self, budget: Duration) -> Failure {
+        let mut message = format!(
+            "waited {} ms for what the step set off when recorded:",
+            budget.as_millis()
+        );
+        for (pattern, (state, seen)) in self.settle.requests.iter().zip(&self.requests) {
+            let actual = match (state, &seen.failure) {
+                (RequestState::Answered, _) => continue,
+                (RequestState::Sent(_), _) => "sent, never answered".to_string(),
+                (RequestState::Waiting, Some(error)) => format!("failed: {error}"),
+                (RequestState::Waiting, None) => "never sent".to_string(),
+            };
+            message.push_str(&format!(
+                "\n  expected {}; seen: {actual}",
+                pattern.describe()
+            ));
+        }
+        for (pattern, state) in self.settle.sockets.iter().zip(&self.sockets) {
+            let actual = match state {
+                SocketState::Answered(_) => continue,
+                SocketState::Sent(_, count) => format!("a frame sent, {count} such replies"),
+                SocketState::Waiting => "no frame sent".into(),
+            };
+            message.push_str(&format!(
+                "\n  expected {}; seen: {actual}",
+                pattern.describe()
+            ));
+        }
+        if !self.others.is_empty() {
+            message.push_str(&format!(
+                "\n  other requests seen: {}",
+                self.others.join(", ")
+            ));
+        }
+        Failure::new(FailureKind::NotSettled, message)
+    }
+}
+
+/// Waits until the main frame's document has not changed for [`QUIET`] (at most
+/// [`QUIET_CAP`]).
+async fn quiet_document(page: &Page) -> Result<(), Failure> {
+    let (world, _) = match page.utility_world(page.target_id()).await {
+        Ok(world) => world,
+        Err(error) => {
+            tracing::debug!(%error, "no world to watch the document's quiet in");
+            return Ok(());
+        }
+    };
+    let expression = js::call(
+        js::QUIET_MUTATIONS,
+        &[
+            &QUIET.as_millis().to_string(),
+            &QUIET_CAP.as_millis().to_string(),
+        ],
+    );
+    match page.evaluate(&world, &expression, true).await {
+        Ok(quiet) => {
+            if quiet != serde_json::Value::Bool(true) {
+                tracing::debug!("the page kept changing; going on after the answers");
+            }
+            Ok(())
+        }
+        // The answer replaced the document: the next step finds out where it is.
+        Err(EvalError::Navigated) => Ok(()),
+        Err(e) => Err(Failure::eval(
+            FailureKind::Browser,
+            &e,
+            format!("watching the page settle failed: {e}"),
+        )),
+    }
+}
