@@ -37,8 +37,8 @@ mod interpolate;
 mod origins;
 mod place;
 mod playwright;
-mod repeat;
 mod reads;
+mod repeat;
 mod selector;
 mod settle;
 mod step;
@@ -53,8 +53,8 @@ pub use interpolate::{InterpolateError, TemplatePart, expand_step, expand_text, 
 pub use origins::{ANY_ORIGIN, NavigationRefusal, Origins, check_navigation, web_origin};
 pub use place::{BoxSize, Viewport};
 pub use playwright::export_playwright;
-pub use repeat::{CellPlace, ItemPlace, Reliance, Repeat, is_place_candidate, names_element};
 pub use reads::{ElementIdentity, RecordedRead, TextShape};
+pub use repeat::{CellPlace, ItemPlace, Reliance, Repeat, is_place_candidate, names_element};
 pub use selector::*;
 pub use settle::{
     RequestPattern, Settle, SocketPattern, frame_parts, path_matches, path_pattern, url_path,

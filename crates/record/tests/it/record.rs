@@ -17,6 +17,6 @@ mod model;
 mod origins;
 pub(crate) mod place;
 mod redesign;
-mod shadow;
 mod repeat;
+mod shadow;
 mod thumbnails;
