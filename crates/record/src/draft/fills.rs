@@ -117,6 +117,7 @@ mod tests {
             thumbnail_png: None,
             download: None,
             no_effect: false,
+            content_follows: Vec::new(),
         }
     }
 
@@ -134,8 +135,10 @@ mod tests {
                 selector: field(label),
                 value: value.into(),
                 keys,
+                pointer: None,
                 timeout_ms: None,
                 expect: Vec::new(),
+                settle: None,
             }),
             &format!("spinbutton {label:?}"),
         );
@@ -154,6 +157,7 @@ mod tests {
                 opens_popup: None,
                 timeout_ms: None,
                 expect: Vec::new(),
+                settle: None,
             }),
             &format!("spinbutton {label:?}"),
         )

@@ -120,8 +120,11 @@ mod tests {
                 label: None,
                 selector: Selector::new([search.clone()]),
                 value: "Rome".into(),
+                keys: false,
+                pointer: None,
                 timeout_ms: None,
                 expect: Vec::new(),
+                settle: None,
             }),
             Vec::new(),
         ));
@@ -146,8 +149,10 @@ mod tests {
                 offset: None,
                 navigation: None,
                 opens_popup: None,
+                hold_ms: None,
                 timeout_ms: None,
                 expect: Vec::new(),
+                settle: None,
             }),
             vec![search],
         ));

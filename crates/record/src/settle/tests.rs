@@ -21,6 +21,7 @@ fn recorded(step: Step) -> RecordedStep {
         thumbnail_png: None,
         download: None,
         no_effect: false,
+        content_follows: Vec::new(),
     }
 }
 
@@ -33,6 +34,7 @@ fn click() -> RecordedStep {
         offset: None,
         navigation: None,
         opens_popup: None,
+        hold_ms: None,
         timeout_ms: None,
         expect: Vec::new(),
         settle: None,
@@ -44,6 +46,8 @@ fn fill(value: &str) -> RecordedStep {
         label: None,
         selector: Selector::new([SelectorCandidate::test_id("q")]),
         value: value.into(),
+        keys: false,
+        pointer: None,
         timeout_ms: None,
         expect: Vec::new(),
         settle: None,
