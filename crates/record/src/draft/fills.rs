@@ -76,7 +76,7 @@ fn same_field(first: &RecordedStep, selector: &Selector, later: &RecordedStep) -
     later.page == first.page
         && later.target == first.target
         && later.secret == first.secret
-        && selector.candidates.first().is_some()
+        && !selector.candidates.is_empty()
         && later_selector.candidates.first() == selector.candidates.first()
 }
 
