@@ -43,6 +43,16 @@ impl From<browserflow_catalog::pack_view::PackViewError> for AppError {
     }
 }
 
+impl From<browserflow_pack::PackError> for AppError {
+    fn from(e: browserflow_pack::PackError) -> Self {
+        let code = match &e {
+            browserflow_pack::PackError::NotInstalled(_) => "not_found",
+            _ => "pack",
+        };
+        AppError::new(code, e)
+    }
+}
+
 impl From<browserflow_catalog::record_view::RecordViewError> for AppError {
     fn from(e: browserflow_catalog::record_view::RecordViewError) -> Self {
         AppError::new(e.code(), e)

@@ -44,6 +44,7 @@ pub fn builder<R: tauri::Runtime>(
             packs::pack_export,
             packs::pack_verify,
             packs::pack_import,
+            packs::pack_remove,
             preview::preview_plan,
             preview::preview_run,
             shop::shop_serve,

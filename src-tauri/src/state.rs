@@ -24,8 +24,9 @@ pub struct AppPaths {
 
 /// `BROWSERFLOW_WORKSPACE` (default: the current folder) holds `recordings/`.
 pub const WORKSPACE_ENV: &str = "BROWSERFLOW_WORKSPACE";
-/// `BROWSERFLOW_STORE` overrides the pack store (default: the user's data folder).
-pub const STORE_ENV: &str = "BROWSERFLOW_STORE";
+/// `BROWSERFLOW_STORE` overrides the pack store (default: the user's data folder), for the
+/// app and `bflow` alike.
+pub use browserflow_catalog::STORE_ENV;
 /// `BROWSERFLOW_APP_DATA` overrides the app's data folder.
 pub const DATA_ENV: &str = "BROWSERFLOW_APP_DATA";
 
@@ -45,7 +46,8 @@ impl AppPaths {
             .join("browserflow");
         AppPaths {
             recordings: workspace.join("recordings"),
-            store: var(STORE_ENV).unwrap_or_else(|| user_data.join("packs")),
+            store: browserflow_catalog::default_store()
+                .unwrap_or_else(|_| user_data.join("packs")),
             data: var(DATA_ENV).unwrap_or_else(|| user_data.join("app")),
         }
     }

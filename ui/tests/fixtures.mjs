@@ -6,7 +6,7 @@ export const searchPrice = {
   inputs: [{ name: 'query', type: 'string', secret: false, required: true, default: null }],
   output: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' }, currency: { type: 'string' } } },
   path: '/w/recordings/search-price@1.2.0.json', source: { type: 'folder', dir: '/w/recordings' },
-  last_run: { status: 'passed', finished_at: Math.floor(Date.now() / 1000) - 120, duration_ms: 2300, run_id: 'r1', error: null }, problem: null,
+  last_run: { status: 'passed', finished_at: Math.floor(Date.now() / 1000) - 120, duration_ms: 2300, run_id: 'r1', error: null }, problem: null, also_in_pack: null,
 };
 export const login = {
   ...searchPrice, reference: 'shop-login@1.0.0', name: 'shop-login', version: '1.0.0', description: 'Log in to the shop.',

@@ -1,9 +1,10 @@
 //! A flow as the desktop app's Flows screen shows it: its inputs and steps (each slot with its
 //! binding) beside the compiler's diagnostics, each placed on its step and slot. Checking is
-//! exactly `bflow check`: [`Catalog::for_flow`] then [`browserflow_flow::check_file`].
+//! exactly `bflow check`: [`Catalog::for_flow`] then [`Catalog::check_flow`] — one verdict,
+//! with the same warnings (a sibling that does not load, named, is never the flow's error).
 //!
 //! ```no_run
-//! let view = browserflow_catalog::flow_view::check_flow("recordings/daily-price-watch.flow.json".as_ref());
+//! let view = browserflow_catalog::flow_view::check_flow("recordings/daily-price-watch.flow.json".as_ref(), None);
 //! for d in &view.diagnostics {
 //!     println!("{:?}.{:?}: {}", d.step, d.slot, d.message);
 //! }
@@ -95,15 +96,20 @@ pub struct FlowView {
     pub capabilities: Vec<String>,
     /// Everything the compiler found wrong.
     pub diagnostics: Vec<DiagnosticView>,
+    /// What the catalog skipped on the way (a sibling file that does not load, a stranger, a
+    /// pack's different tool shadowed), each naming its file.
+    pub warnings: Vec<String>,
 }
 
 /// Reads and checks the flow at `path` against its catalog (its folder, `contracts/`, the
-/// pack store, the built-ins). Never fails: an unreadable flow is a view with diagnostics.
-pub fn check_flow(path: &Path) -> FlowView {
-    let catalog = Catalog::for_flow(path, &[]);
-    let checked = catalog
-        .contracts()
-        .and_then(|registry| browserflow_flow::check_file(path, &registry));
+/// pack store at `store` or the default one, the built-ins). Never fails: an unreadable flow
+/// is a view with diagnostics.
+pub fn check_flow(path: &Path, store: Option<&Path>) -> FlowView {
+    let mut catalog = Catalog::for_flow(path, &[]);
+    if let Some(store) = store {
+        catalog.store = Some(store.to_path_buf());
+    }
+    let checked = catalog.check_flow(path);
     let spec = browserflow_contract::read_json_file(path)
         .ok()
         .and_then(|value| FlowSpec::from_json(&value).ok());
@@ -118,6 +124,7 @@ pub fn check_flow(path: &Path) -> FlowView {
         flow_digest: None,
         capabilities: Vec::new(),
         diagnostics: Vec::new(),
+        warnings: checked.warnings.iter().map(ToString::to_string).collect(),
     };
     if let Some(spec) = &spec {
         view.reference = Some(format!("{}@{}", spec.name, spec.version));
@@ -157,7 +164,7 @@ pub fn check_flow(path: &Path) -> FlowView {
             .collect();
         view.output = Some(spec.output.to_json().to_string());
     }
-    match checked {
+    match checked.plan {
         Ok(plan) => {
             view.ok = true;
             view.flow_digest = Some(plan.flow_digest.to_string());

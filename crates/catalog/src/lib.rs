@@ -24,6 +24,7 @@
 //! ```
 
 pub mod flow_view;
+mod holdings;
 pub mod library;
 mod lookup;
 pub mod pack_view;
@@ -39,6 +40,7 @@ use std::path::{Path, PathBuf};
 use browserflow_flow::{Diagnostic, Diagnostics, Registry, Stranger, tool_folder_files};
 use browserflow_pack::Store;
 
+pub use holdings::{BrokenFile, CatalogWarning, FlowCheck, Holdings, Shadowed};
 pub use lookup::{FoundTool, LookupError};
 pub use runs::invocation::{Invocation, InvocationError, runs_folder};
 pub use runs::run_tool;
@@ -81,29 +83,37 @@ impl Catalog {
         Catalog::with_store(dirs, None)
     }
 
-    /// The catalog of `dirs` and the pack store at `store`, or the default store when it
-    /// exists (no store at all is not an error: nothing is installed yet).
+    /// The catalog of `dirs` and the pack store at `store`, or the default store
+    /// ([`default_store`]) when it exists (no store at all is not an error: nothing is
+    /// installed yet).
     pub fn with_store(dirs: Vec<PathBuf>, store: Option<PathBuf>) -> Catalog {
-        let store = store.or_else(|| Store::default_root().ok().filter(|root| root.is_dir()));
+        let store = store.or_else(|| default_store().ok().filter(|root| root.is_dir()));
         Catalog { dirs, store }
     }
 
     /// Every contract the catalog can see: the built-ins, the folders' files and the
-    /// installed packs. A file that does not load is an error naming the file, even when the
-    /// flow would not need it: a broken tool file next to a flow is worth knowing about.
+    /// installed packs (a folder file standing for an installed tool of the same ref). Strict:
+    /// any file that does not load is an error naming the file. To check a flow, use
+    /// [`Catalog::check_flow`], which compiles it against what loads and says the rest.
     pub fn contracts(&self) -> Result<Registry, Diagnostics> {
-        let mut registry = builtin_contracts()?;
-        registry.load_files(&self.files()?)?;
-        Ok(registry)
+        let holdings = self.holdings(None)?;
+        let problems: Vec<Diagnostic> = holdings
+            .broken
+            .into_iter()
+            .flat_map(|b| b.problems)
+            .collect();
+        Diagnostics::check(problems)?;
+        Ok(holdings.contracts)
     }
 
-    /// Every runnable tool the catalog can see, for the Rider; browser tools drive `browser`
-    /// (give the Rider the same one: [`RunSetup`] does).
+    /// Every runnable tool among the files that load, for the Rider; browser tools drive
+    /// `browser` (give the Rider the same one: [`RunSetup`] does). A file that does not load
+    /// is left out ([`Catalog::holdings`] names it): a flow that needs it does not compile.
     pub fn tools(
         &self,
         browser: &std::sync::Arc<browserflow_replay::SharedBrowser>,
     ) -> Result<browserflow_rider::ToolRegistry, Diagnostics> {
-        runs::tools::runnable(&self.files()?, browser)
+        runs::tools::runnable(&self.holdings(None)?.files, browser)
     }
 
     /// The JSON files of the folders that are not tools, flows or contracts (by shape: see
@@ -117,22 +127,18 @@ impl Catalog {
             .flat_map(|found| found.strangers)
             .collect()
     }
+}
 
-    /// The tool, contract and flow files of the folders and the store, folders first.
-    fn files(&self) -> Result<Vec<PathBuf>, Diagnostics> {
-        let mut files = Vec::new();
-        for dir in &self.dirs {
-            let found = tool_folder_files(dir)
-                .map_err(|e| one(format!("cannot read the folder {}: {e}", dir.display())))?;
-            files.extend(found.files);
-        }
-        if let Some(root) = &self.store {
-            let installed = Store::open(root.clone())
-                .files()
-                .map_err(|e| one(e.to_string()))?;
-            files.extend(installed);
-        }
-        Ok(files)
+/// The variable that names the pack store for every shell (the app and `bflow` alike).
+pub const STORE_ENV: &str = "BROWSERFLOW_STORE";
+
+/// The pack store of this user: `BROWSERFLOW_STORE` when set, else
+/// [`Store::default_root`]. The app and the command line both ask here, so they see the same
+/// installed packs.
+pub fn default_store() -> Result<PathBuf, browserflow_pack::PackError> {
+    match std::env::var_os(STORE_ENV).filter(|v| !v.is_empty()) {
+        Some(root) => Ok(PathBuf::from(root)),
+        None => Store::default_root(),
     }
 }
 
@@ -145,7 +151,7 @@ pub fn builtin_contracts() -> Result<Registry, Diagnostics> {
     Ok(registry)
 }
 
-fn one(message: String) -> Diagnostics {
+pub(crate) fn one(message: String) -> Diagnostics {
     Diagnostics(vec![Diagnostic::new(
         browserflow_flow::Code::BadFile,
         "",

@@ -133,6 +133,22 @@ pub struct LibraryItem {
     pub last_run: Option<LastRun>,
     /// Why the file does not load, when it does not (the item is listed all the same).
     pub problem: Option<String>,
+    /// For a folder file: the installed pack that carries a tool or flow of the same
+    /// `name@version` (the folder file is the one used).
+    pub also_in_pack: Option<PackCopy>,
+}
+
+/// An installed pack's copy of a folder file's tool or flow.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PackCopy {
+    /// The pack, `name@version`.
+    pub pack: String,
+    /// The pack digest.
+    pub digest: String,
+    /// Whether it is the same tool (then the two are one); otherwise the folder file is used
+    /// and the pack's is not.
+    pub same: bool,
 }
 
 impl Library {
@@ -141,22 +157,32 @@ impl Library {
     /// `problem`; an unreadable store adds nothing (the folders still list).
     pub fn items(&self) -> Vec<LibraryItem> {
         let files = self.folder_files();
-        let installed = self
+        let store = self
             .store
             .as_ref()
+            .filter(|root| Store::open((*root).clone()).tools().is_ok());
+        let installed = store
             .and_then(|root| Store::open(root.clone()).tools().ok())
             .unwrap_or_default();
-        let mut all_files: Vec<PathBuf> = files.iter().map(|(_, f)| f.clone()).collect();
-        all_files.extend(installed.iter().map(|t| t.path.clone()));
-
-        // One registry of everything, so flows compile against the tools beside them. Files
-        // that fail are reported per file below; the rest still register.
-        let mut registry = crate::builtin_contracts().unwrap_or_default();
-        let problems = registry
-            .load_files(&all_files)
-            .err()
-            .map(|d| d.0)
-            .unwrap_or_default();
+        // What the catalog holds, read the way every run reads it: flows compile against the
+        // tools beside them, a folder file stands for a pack's copy of it, and a file that
+        // fails is listed with its problems. Only readable folders and stores are asked.
+        let catalog = crate::Catalog {
+            dirs: self
+                .dirs
+                .iter()
+                .filter(|dir| browserflow_flow::tool_folder_files(dir).is_ok())
+                .cloned()
+                .collect(),
+            store: store.cloned(),
+        };
+        let holdings = catalog.holdings(None).unwrap_or_default();
+        let problems: Vec<Diagnostic> = holdings
+            .broken
+            .iter()
+            .flat_map(|b| b.problems.iter().cloned())
+            .collect();
+        let registry = &holdings.contracts;
         let history = self
             .history
             .as_ref()
@@ -169,7 +195,16 @@ impl Library {
             let source = ItemSource::Folder {
                 dir: dir.display().to_string(),
             };
-            let item = item_for_file(&registry, &problems, file, source, &history);
+            let mut item = item_for_file(registry, &problems, file, source, &history);
+            item.also_in_pack = holdings
+                .shadowed
+                .iter()
+                .find(|s| &s.file == file)
+                .map(|s| PackCopy {
+                    pack: s.pack.clone(),
+                    digest: s.pack_digest.to_string(),
+                    same: s.same,
+                });
             seen.insert(item.reference.clone());
             items.push(item);
         }
@@ -183,7 +218,7 @@ impl Library {
                 digest: tool.pack_digest.to_string(),
             };
             items.push(item_for_file(
-                &registry, &problems, &tool.path, source, &history,
+                registry, &problems, &tool.path, source, &history,
             ));
         }
         items
@@ -283,6 +318,7 @@ fn item_for_file(
                 path: name,
                 source,
                 last_run: history.get(&stem),
+                also_in_pack: None,
                 problem: Some(if problem.is_empty() {
                     "the file does not load".to_string()
                 } else {
@@ -319,6 +355,7 @@ pub fn describe(
         source,
         last_run: None,
         problem: None,
+        also_in_pack: None,
     }
 }
 

@@ -99,6 +99,201 @@ pub struct VerifyView {
     pub installed_in: Option<String>,
     /// Whether the import installed it now (`false`: it was already there).
     pub newly_installed: Option<bool>,
+    /// Tools and flows of the pack that workspace files define differently (import only):
+    /// with [`OnConflict::Refuse`] nothing was installed and the person chooses.
+    pub conflicts: Vec<ConflictView>,
+    /// Workspace files replaced by the pack's version ([`OnConflict::Replace`]).
+    pub replaced: Vec<String>,
+}
+
+/// What an import does when the pack carries a tool or flow that a workspace file defines
+/// differently under the same `name@version`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum OnConflict {
+    /// Install nothing and name each conflict (the default).
+    #[default]
+    Refuse,
+    /// Write the pack's version over each workspace file, then install.
+    Replace,
+    /// Install, keeping the workspace files: they are used, the pack's are shadowed.
+    Keep,
+}
+
+/// A tool or flow the pack carries that a workspace file defines differently.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ConflictView {
+    /// `name@version`.
+    pub reference: String,
+    /// The workspace file.
+    pub file: String,
+    /// The pack, `name@version`.
+    pub pack: String,
+    /// How they differ, in words.
+    pub difference: String,
+}
+
+impl std::fmt::Display for ConflictView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the pack {} has a different {} than {} ({})",
+            self.pack, self.reference, self.file, self.difference
+        )
+    }
+}
+
+/// Why an import did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The pack does not verify, or the store refused it.
+    #[error(transparent)]
+    Pack(#[from] browserflow_pack::PackError),
+    /// Workspace files define some of the pack's tools differently; nothing was installed.
+    #[error("{}; nothing was installed: replace the workspace files with the pack's versions, or keep them (they are used instead of the pack's)", conflicts_text(.0))]
+    Conflicts(Vec<ConflictView>),
+    /// A workspace file could not be replaced.
+    #[error("cannot replace {path}: {source}")]
+    Replace {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+fn conflicts_text(conflicts: &[ConflictView]) -> String {
+    conflicts
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// What [`import_into`] did.
+#[derive(Debug, Clone)]
+pub struct ImportDone {
+    /// The pack as the store holds it.
+    pub imported: browserflow_pack::Imported,
+    /// The conflicts there were (kept or replaced as asked).
+    pub conflicts: Vec<ConflictView>,
+    /// The workspace files replaced by the pack's version.
+    pub replaced: Vec<String>,
+}
+
+/// The tools and flows of `pack` that a file in `workspace` defines differently (the same
+/// `name@version`, another contract or other content than `metadata`). The same tool in both
+/// places is one tool and no conflict.
+pub fn workspace_conflicts(pack: &VerifiedPack, workspace: &[PathBuf]) -> Vec<ConflictView> {
+    let documents = crate::holdings::folder_documents(workspace);
+    let mut out = Vec::new();
+    for entry in &pack.manifest.entries {
+        let Some((file, _, ours)) = documents.iter().find(|(_, r, _)| *r == entry.reference)
+        else {
+            continue;
+        };
+        let theirs = pack
+            .files()
+            .iter()
+            .find(|(name, _)| *name == entry.file)
+            .and_then(|(_, bytes)| browserflow_contract::parse_json_slice(bytes).ok());
+        if crate::holdings::same_tool(Some(ours), theirs.as_ref()) {
+            continue;
+        }
+        let ours_digest = browserflow_contract::ToolContract::from_document(ours)
+            .ok()
+            .map(|c| c.contract_digest());
+        let difference = if entry.form == browserflow_pack::Form::Tool
+            && ours_digest.as_ref() != Some(&entry.contract_digest)
+        {
+            "its inputs, output or capabilities differ"
+        } else {
+            "the same interface with different steps"
+        };
+        out.push(ConflictView {
+            reference: entry.reference.to_string(),
+            file: file.display().to_string(),
+            pack: pack.manifest.reference(),
+            difference: difference.to_string(),
+        });
+    }
+    out
+}
+
+/// Verifies the pack file at `path` and installs it into the store at `store`, first
+/// comparing it with the `workspace` folders ([`workspace_conflicts`]) and doing what
+/// `on_conflict` says when a file there defines one of its tools differently.
+pub fn import_into(
+    path: &Path,
+    store: &Path,
+    options: &VerifyOptions<'_>,
+    workspace: &[PathBuf],
+    on_conflict: OnConflict,
+) -> Result<ImportDone, ImportError> {
+    let pack = browserflow_pack::verify_file(path, options)?;
+    let conflicts = workspace_conflicts(&pack, workspace);
+    let mut replaced = Vec::new();
+    if !conflicts.is_empty() {
+        match on_conflict {
+            OnConflict::Refuse => return Err(ImportError::Conflicts(conflicts)),
+            OnConflict::Keep => {}
+            OnConflict::Replace => {
+                for conflict in &conflicts {
+                    let file = manifest_file(&pack, &conflict.reference);
+                    let bytes = pack
+                        .files()
+                        .iter()
+                        .find(|(name, _)| Some(name.as_str()) == file)
+                        .map(|(_, bytes)| bytes.as_slice())
+                        .unwrap_or_default();
+                    replace_file(Path::new(&conflict.file), bytes).map_err(|source| {
+                        ImportError::Replace {
+                            path: conflict.file.clone(),
+                            source,
+                        }
+                    })?;
+                    replaced.push(conflict.file.clone());
+                }
+            }
+        }
+    }
+    let imported = Store::open(store.to_path_buf()).import_file(path, options)?;
+    Ok(ImportDone {
+        imported,
+        conflicts,
+        replaced,
+    })
+}
+
+fn manifest_file<'a>(pack: &'a VerifiedPack, reference: &str) -> Option<&'a str> {
+    pack.manifest
+        .entries
+        .iter()
+        .find(|e| e.reference.to_string() == reference)
+        .map(|e| e.file.as_str())
+}
+
+/// Writes `bytes` beside `path` and moves them into place, so the file is never half written.
+fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let staged = path.with_file_name(format!(".{name}.replacing-{}", std::process::id()));
+    std::fs::write(&staged, bytes)?;
+    std::fs::rename(&staged, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&staged);
+    })
+}
+
+/// Uninstalls the pack `which` (its `name@version` or digest) from the store at `store`;
+/// returns its `name@version`.
+pub fn remove_pack(store: &Path, which: &str) -> Result<String, browserflow_pack::PackError> {
+    Store::open(store.to_path_buf())
+        .remove(which)
+        .map(|pack| pack.manifest.reference())
 }
 
 /// Why an export failed.
@@ -202,8 +397,14 @@ pub fn verify_pack(path: &Path) -> VerifyView {
     view
 }
 
-/// Verifies the pack file at `path` and installs it into the store at `store`.
-pub fn import_pack(path: &Path, store: &Path) -> VerifyView {
+/// Verifies the pack file at `path` and installs it into the store at `store`
+/// ([`import_into`], no trusted keys), comparing it with the `workspace` folders first.
+pub fn import_pack(
+    path: &Path,
+    store: &Path,
+    workspace: &[PathBuf],
+    on_conflict: OnConflict,
+) -> VerifyView {
     let mut view = empty_verify(path);
     let builtins = match crate::builtin_contracts() {
         Ok(b) => b,
@@ -212,11 +413,17 @@ pub fn import_pack(path: &Path, store: &Path) -> VerifyView {
             return view;
         }
     };
-    match Store::open(store.to_path_buf()).import_file(path, &options(&builtins)) {
-        Ok(imported) => {
-            fill_verified(&mut view, &imported.pack, path);
-            view.installed_in = Some(imported.dir.display().to_string());
-            view.newly_installed = Some(imported.newly_installed);
+    match import_into(path, store, &options(&builtins), workspace, on_conflict) {
+        Ok(done) => {
+            fill_verified(&mut view, &done.imported.pack, path);
+            view.installed_in = Some(done.imported.dir.display().to_string());
+            view.newly_installed = Some(done.imported.newly_installed);
+            view.conflicts = done.conflicts;
+            view.replaced = done.replaced;
+        }
+        Err(ImportError::Conflicts(conflicts)) => {
+            view.error = Some(ImportError::Conflicts(conflicts.clone()).to_string());
+            view.conflicts = conflicts;
         }
         Err(e) => view.error = Some(e.to_string()),
     }
@@ -240,6 +447,8 @@ fn empty_verify(path: &Path) -> VerifyView {
         error: None,
         installed_in: None,
         newly_installed: None,
+        conflicts: Vec::new(),
+        replaced: Vec::new(),
     }
 }
 

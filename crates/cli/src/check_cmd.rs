@@ -22,12 +22,9 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs) -> Outcome {
-    let catalog = Catalog::for_flow(&args.flow, &args.tools);
-    crate::logging::warn_strangers(&catalog);
-    let checked = catalog
-        .contracts()
-        .and_then(|registry| browserflow_flow::check_file(&args.flow, &registry));
-    match checked {
+    let checked = Catalog::for_flow(&args.flow, &args.tools).check_flow(&args.flow);
+    crate::logging::warn_catalog(&checked.warnings);
+    match checked.plan {
         Ok(plan) => {
             let capabilities: Vec<&str> = plan.capabilities.iter().map(|c| c.as_str()).collect();
             if args.json {

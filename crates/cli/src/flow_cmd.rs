@@ -68,7 +68,7 @@ pub fn run(command: FlowCommand) -> Outcome {
 }
 
 async fn run_flow(args: RunArgs) -> Outcome {
-    let Some((catalog, plan)) = compile(&args.flow, &args.tools)? else {
+    let Some((catalog, plan)) = compile(&args.flow, &args.tools) else {
         return Ok(false);
     };
     let typed =
@@ -87,7 +87,6 @@ async fn run_flow(args: RunArgs) -> Outcome {
     setup.check_secrets(&plan, &inputs)?;
     let rider = catalog.rider(&setup)?;
     crate::logging::redact_run(rider.redactor());
-    crate::logging::warn_strangers(&catalog);
     finish(
         rider.redactor(),
         rider.run(&plan, inputs).await,
@@ -99,7 +98,7 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
     let journal = journal_path(&args.common)?;
     let invocation = Invocation::load(&journal, &args.run_id)
         .with_context(|| format!("cannot find how run {} was started", args.run_id))?;
-    let Some((catalog, plan)) = compile(&invocation.flow, &invocation.tools)? else {
+    let Some((catalog, plan)) = compile(&invocation.flow, &invocation.tools) else {
         return Ok(false);
     };
     let setup = setup(&args.common, journal, |_| {});
@@ -109,7 +108,6 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
     let recorded = rider.recorded_inputs(&args.run_id)?;
     setup.check_secrets(&plan, &recorded)?;
     crate::logging::redact_run(rider.redactor());
-    crate::logging::warn_strangers(&catalog);
     finish(
         rider.redactor(),
         rider.resume(&args.run_id, &plan).await,
@@ -117,21 +115,20 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
     )
 }
 
-/// The catalog and compiled plan of `flow`, or `None` with the diagnostics printed.
-fn compile(flow: &Path, tools: &[PathBuf]) -> anyhow::Result<Option<(Catalog, Plan)>> {
+/// The catalog and compiled plan of `flow` (the catalog's warnings said), or `None` with the
+/// diagnostics printed: [`Catalog::check_flow`], the verdict `bflow check` gives.
+fn compile(flow: &Path, tools: &[PathBuf]) -> Option<(Catalog, Plan)> {
     let catalog = Catalog::for_flow(flow, tools);
-    let plan = catalog
-        .contracts()
-        .and_then(|contracts| browserflow_flow::check_file(flow, &contracts));
-    match plan {
-        Ok(plan) => Ok(Some((catalog, plan))),
+    let checked = catalog.check_flow(flow);
+    crate::logging::warn_catalog(&checked.warnings);
+    match checked.plan {
+        Ok(plan) => Some((catalog, plan)),
         Err(diagnostics) => {
-            crate::logging::warn_strangers(&catalog);
             eprintln!("{}: the flow does not compile", flow.display());
             for d in diagnostics.iter() {
                 eprintln!("{d}");
             }
-            Ok(None)
+            None
         }
     }
 }

@@ -7,7 +7,7 @@
 
 use std::sync::LazyLock;
 
-use browserflow_catalog::Catalog;
+use browserflow_catalog::{Catalog, CatalogWarning};
 use browserflow_rider::Redactor;
 use tracing_subscriber::EnvFilter;
 
@@ -48,11 +48,24 @@ pub fn redactor() -> &'static Redactor {
     &LOG_REDACTOR
 }
 
-/// One warning for each JSON file in the catalog's folders that is not a tool, flow or
-/// contract: the catalog skips them, and the person learns which and why. Call it once per
-/// command, after the subscriber is installed.
+/// One warning for each thing the catalog went on without — a JSON file in its folders that
+/// is not a tool, flow or contract, a file that does not load, a folder file used instead of a
+/// different installed tool — each naming its file. Call it once per command, after the
+/// subscriber is installed.
+pub fn warn_catalog(warnings: &[CatalogWarning]) {
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
+}
+
+/// [`warn_catalog`] for a catalog used without checking a flow (`bflow run TOOL`).
 pub fn warn_strangers(catalog: &Catalog) {
-    for stranger in catalog.strangers() {
-        tracing::warn!("{stranger}");
+    match catalog.holdings(None) {
+        Ok(holdings) => warn_catalog(&holdings.warnings()),
+        Err(_) => {
+            for stranger in catalog.strangers() {
+                tracing::warn!("{stranger}");
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@ use browserflow_pack::oci::{self, OciOptions};
 use browserflow_pack::{
     Catalog, DenyList, ExportRequest, Store, VerifiedPack, VerifyOptions, VerifyingKey,
 };
+use browserflow_catalog::pack_view::{ImportError, OnConflict, import_into, remove_pack};
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
@@ -39,12 +40,34 @@ pub enum PackCommand {
         #[command(flatten)]
         trust: TrustArgs,
     },
-    /// Verify a pack and install it into the local store.
+    /// Verify a pack and install it into the local store. A pack that carries a tool or
+    /// flow the workspace defines differently (same `name@version`) is refused, naming both,
+    /// unless `--replace` or `--keep` says which to use.
     Import {
         file: PathBuf,
         #[command(flatten)]
         trust: TrustArgs,
-        /// The store folder (default: the user's data folder).
+        /// The store folder (default: `BROWSERFLOW_STORE`, else the user's data folder).
+        #[arg(long, value_name = "DIR")]
+        store: Option<PathBuf>,
+        /// A workspace folder of tool and flow files to compare the pack with (repeatable;
+        /// default: `recordings` and `recordings/contracts`).
+        #[arg(long = "tools", value_name = "DIR")]
+        tools: Vec<PathBuf>,
+        /// Write the pack's version over each workspace file that differs.
+        #[arg(long, conflicts_with = "keep")]
+        replace: bool,
+        /// Install the pack and keep each workspace file that differs (it is used instead of
+        /// the pack's).
+        #[arg(long)]
+        keep: bool,
+    },
+    /// Uninstall a pack from the local store: by its `NAME@VERSION` or its digest (as `pack
+    /// list` shows it; 8 leading hex digits are enough).
+    Remove {
+        /// `NAME@VERSION` or `sha256:HEX`.
+        pack: String,
+        /// The store folder (default: `BROWSERFLOW_STORE`, else the user's data folder).
         #[arg(long, value_name = "DIR")]
         store: Option<PathBuf>,
     },
@@ -94,15 +117,7 @@ pub fn run(command: PackCommand) -> Outcome {
             out,
         } => {
             let mut catalog = Catalog::new();
-            let dirs = if tools.is_empty() {
-                vec![
-                    PathBuf::from("recordings"),
-                    PathBuf::from("recordings/contracts"),
-                ]
-            } else {
-                tools
-            };
-            for dir in &dirs {
+            for dir in &workspace(tools) {
                 catalog.add_dir(dir)?;
             }
             let roots = roots
@@ -131,20 +146,64 @@ pub fn run(command: PackCommand) -> Outcome {
                 .with_context(|| format!("{} does not verify", file.display()))?;
             print_verified(&pack);
         }
-        PackCommand::Import { file, trust, store } => {
+        PackCommand::Import {
+            file,
+            trust,
+            store,
+            tools,
+            replace,
+            keep,
+        } => {
             let keys = trust.keys()?;
             let options = trust.options(&keys, &builtins);
             let store = open_store(store)?;
-            let imported = store
-                .import_file(&file, &options)
-                .with_context(|| format!("{} was not imported", file.display()))?;
-            print_verified(&imported.pack);
-            let verb = if imported.newly_installed {
+            let on_conflict = match (replace, keep) {
+                (true, _) => OnConflict::Replace,
+                (_, true) => OnConflict::Keep,
+                _ => OnConflict::Refuse,
+            };
+            let done = match import_into(
+                &file,
+                store.root(),
+                &options,
+                &workspace(tools),
+                on_conflict,
+            ) {
+                Ok(done) => done,
+                Err(ImportError::Conflicts(conflicts)) => {
+                    eprintln!("error: {} was not imported:", file.display());
+                    for conflict in &conflicts {
+                        eprintln!("  {conflict}");
+                    }
+                    eprintln!(
+                        "nothing was installed; run again with --replace to write the pack's versions over these files, or --keep to install it and keep them (they are used instead of the pack's)"
+                    );
+                    return Ok(false);
+                }
+                Err(e) => {
+                    return Err(anyhow::Error::new(e)
+                        .context(format!("{} was not imported", file.display())));
+                }
+            };
+            print_verified(&done.imported.pack);
+            for conflict in &done.conflicts {
+                if done.replaced.contains(&conflict.file) {
+                    println!("replaced {} with the pack's {}", conflict.file, conflict.reference);
+                } else {
+                    println!("kept {} (used instead of the pack's {})", conflict.file, conflict.reference);
+                }
+            }
+            let verb = if done.imported.newly_installed {
                 "installed in"
             } else {
                 "already in"
             };
-            println!("{verb} {}", imported.dir.display());
+            println!("{verb} {}", done.imported.dir.display());
+        }
+        PackCommand::Remove { pack, store } => {
+            let store = open_store(store)?;
+            let removed = remove_pack(store.root(), &pack)?;
+            println!("removed {removed} from {}", store.root().display());
         }
         PackCommand::Sign { file, key } => {
             let id = browserflow_pack::sign_file(&file, &key)?;
@@ -261,8 +320,22 @@ fn describe_installed(pack: &browserflow_pack::InstalledPack) -> String {
 fn open_store(root: Option<PathBuf>) -> anyhow::Result<Store> {
     Ok(Store::open(match root {
         Some(root) => root,
-        None => Store::default_root()?,
+        None => browserflow_catalog::default_store()?,
     }))
+}
+
+/// The workspace folders: those given, else those of `recordings` and `recordings/contracts`
+/// that exist (a pack of files named by path needs no workspace).
+fn workspace(tools: Vec<PathBuf>) -> Vec<PathBuf> {
+    if tools.is_empty() {
+        ["recordings", "recordings/contracts"]
+            .into_iter()
+            .map(PathBuf::from)
+            .filter(|dir| dir.is_dir())
+            .collect()
+    } else {
+        tools
+    }
 }
 
 fn print_verified(pack: &VerifiedPack) {

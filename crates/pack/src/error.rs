@@ -98,6 +98,9 @@ pub enum PackError {
     /// Importing would install a ref that is already installed with different content.
     #[error("{0}")]
     Conflict(String),
+    /// No installed pack (or more than one) answers to the name or digest given.
+    #[error("no installed pack is {0}")]
+    NotInstalled(String),
     /// The local store is damaged.
     #[error("store {path}: {message}")]
     Store {

@@ -261,6 +261,52 @@ impl Store {
         })
     }
 
+    /// Uninstalls the pack `which`: its `name@version`, its digest (`sha256:<hex>`, the folder
+    /// name `sha256-<hex>`, or at least 8 leading hex digits). The folder is first renamed out
+    /// of the store's view, then deleted, so the store never shows half a pack. Refused when
+    /// nothing or more than one pack matches, naming them.
+    pub fn remove(&self, which: &str) -> Result<InstalledPack, PackError> {
+        let which = which.trim();
+        let hex = which
+            .strip_prefix("sha256:")
+            .or_else(|| which.strip_prefix("sha256-"))
+            .unwrap_or(which);
+        let by_digest = hex.len() >= 8 && hex.bytes().all(|b| b.is_ascii_hexdigit());
+        let mut matches: Vec<InstalledPack> = self
+            .packs()?
+            .into_iter()
+            .filter(|p| {
+                p.manifest.reference() == which
+                    || (by_digest
+                        && p.digest
+                            .as_str()
+                            .trim_start_matches("sha256:")
+                            .starts_with(&hex.to_ascii_lowercase()))
+            })
+            .collect();
+        let pack = match matches.len() {
+            1 => matches.remove(0),
+            0 => return Err(PackError::NotInstalled(which.to_owned())),
+            _ => {
+                let each: Vec<String> = matches
+                    .iter()
+                    .map(|p| format!("{} ({})", p.manifest.reference(), p.digest))
+                    .collect();
+                return Err(PackError::NotInstalled(format!(
+                    "{which} names more than one pack: {}; give its digest",
+                    each.join(", ")
+                )));
+            }
+        };
+        let hex = pack.digest.as_str().trim_start_matches("sha256:");
+        let leaving = self
+            .root
+            .join(format!(".removing-{hex}-{}", std::process::id()));
+        std::fs::rename(&pack.dir, &leaving).map_err(PackError::io(&pack.dir))?;
+        std::fs::remove_dir_all(&leaving).map_err(PackError::io(&leaving))?;
+        Ok(pack)
+    }
+
     /// The archive of an installed pack, as imported.
     pub fn pack_bytes(&self, digest: &Digest) -> Result<Vec<u8>, PackError> {
         let path = self.root.join(folder_name(digest)).join("pack.bfpack");

@@ -1,7 +1,8 @@
 //! The Export screen: the manifest before writing, writing the pack, verifying and importing.
 
 use browserflow_catalog::pack_view::{
-    ExportPlan, ManifestView, VerifyView, export_pack, export_preview, import_pack, verify_pack,
+    ExportPlan, ManifestView, OnConflict, VerifyView, export_pack, export_preview, import_pack,
+    remove_pack, verify_pack,
 };
 use serde::Deserialize;
 use tauri::State;
@@ -65,11 +66,26 @@ pub async fn pack_verify(path: String) -> Result<VerifyView, AppError> {
     Ok(verify_pack(&browserflow_catalog::typed_path(&path)))
 }
 
-/// Verifies a pack file and installs it into the store.
+/// Verifies a pack file and installs it into the store, first comparing it with the
+/// workspace: a tool the workspace defines differently is a conflict, refused unless
+/// `on_conflict` says to replace the workspace file or keep it.
 #[tauri::command]
-pub async fn pack_import(state: State<'_, AppState>, path: String) -> Result<VerifyView, AppError> {
+pub async fn pack_import(
+    state: State<'_, AppState>,
+    path: String,
+    on_conflict: Option<OnConflict>,
+) -> Result<VerifyView, AppError> {
     Ok(import_pack(
         &browserflow_catalog::typed_path(&path),
         &state.paths.store,
+        &state.paths.library().dirs,
+        on_conflict.unwrap_or_default(),
     ))
+}
+
+/// Uninstalls the pack `pack` (`name@version` or digest) from the store; returns its
+/// `name@version`.
+#[tauri::command]
+pub async fn pack_remove(state: State<'_, AppState>, pack: String) -> Result<String, AppError> {
+    Ok(remove_pack(&state.paths.store, &pack)?)
 }

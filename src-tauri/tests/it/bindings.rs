@@ -16,6 +16,7 @@ fn generate(dir: &Path) {
     flow_view::FlowView::export_all_to(dir).expect("FlowView");
     pack_view::ManifestView::export_all_to(dir).expect("ManifestView");
     pack_view::VerifyView::export_all_to(dir).expect("VerifyView");
+    pack_view::OnConflict::export_all_to(dir).expect("OnConflict");
     packs::ExportChoice::export_all_to(dir).expect("ExportChoice");
     preview::PreviewRequest::export_all_to(dir).expect("PreviewRequest");
     preview::PreviewResult::export_all_to(dir).expect("PreviewResult");

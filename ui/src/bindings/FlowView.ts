@@ -46,4 +46,9 @@ capabilities: Array<string>,
 /**
  * Everything the compiler found wrong.
  */
-diagnostics: Array<DiagnosticView>, };
+diagnostics: Array<DiagnosticView>, 
+/**
+ * What the catalog skipped on the way (a sibling file that does not load, a stranger, a
+ * pack's different tool shadowed), each naming its file.
+ */
+warnings: Array<string>, };

@@ -14,6 +14,7 @@ import type { ManifestView } from '../bindings/ManifestView';
 import type { ModelStatus } from '../bindings/ModelStatus';
 import type { RelianceName } from '../bindings/RelianceName';
 import type { OutputKindName } from '../bindings/OutputKindName';
+import type { OnConflict } from '../bindings/OnConflict';
 import type { PickedView } from '../bindings/PickedView';
 import type { PreviewRequest } from '../bindings/PreviewRequest';
 import type { PreviewResult } from '../bindings/PreviewResult';
@@ -26,7 +27,7 @@ import type { StepView } from '../bindings/StepView';
 import type { VerifyView } from '../bindings/VerifyView';
 
 export type {
-  AppError, DraftSuggestions, DraftView, FieldProblem, FlowView, LibraryItem, ManifestView, ModelStatus, PickedView, PreviewResult,
+  AppError, DraftSuggestions, DraftView, FieldProblem, FlowView, LibraryItem, ManifestView, ModelStatus, OnConflict, PickedView, PreviewResult,
   RecordEventView, RecordStatusView, SelectorSuggestionView, ShopView, StepView, VerifyView,
 };
 
@@ -51,7 +52,8 @@ export const api = {
   packPreview: (choice: ExportChoice) => call<ManifestView>('pack_preview', { choice }),
   packExport: (choice: ExportChoice, out: string | null) => call<[string, ManifestView]>('pack_export', { choice, out }),
   packVerify: (path: string) => call<VerifyView>('pack_verify', { path }),
-  packImport: (path: string) => call<VerifyView>('pack_import', { path }),
+  packImport: (path: string, onConflict: OnConflict = 'refuse') => call<VerifyView>('pack_import', { path, onConflict }),
+  packRemove: (pack: string) => call<string>('pack_remove', { pack }),
   previewPlan: (tool: string) => call<StepView[]>('preview_plan', { tool }),
   previewRun: (request: PreviewRequest) => call<PreviewResult>('preview_run', { request }),
   shopServe: () => call<ShopView>('shop_serve'),

@@ -80,7 +80,7 @@ both('library: a command error is shown as its code and message', async () => {
   });
   const banner = page.getByTestId('library-error');
   await banner.waitFor();
-  assert.equal(await banner.innerText(), 'io — cannot read /w/recordings');
+  assert.equal(await banner.innerText(), 'cannot read /w/recordings', 'the message, in words, without its internal code');
   await page.close();
 });
 

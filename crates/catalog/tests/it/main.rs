@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod folders;
+mod packs;
 mod robustness;
 mod seams;
 mod tool_runs;

@@ -19,6 +19,7 @@ mod run_output;
 mod shop;
 mod strict_input;
 mod webhook;
+mod workspace;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -148,3 +148,40 @@ fn externals_must_match_the_program_when_it_says_what_it_has() {
     .expect_err("std/http.post is missing");
     assert!(err.to_string().contains("std/http.post@1.0.0"), "{err}");
 }
+
+#[test]
+fn a_pack_is_removed_by_name_or_digest_and_nothing_else_is() {
+    let fixture = Fixture::new();
+    let pack = fixture.watch_pack();
+    let file = fixture.path("shop@1.0.0.bfpack");
+    std::fs::write(&file, &pack.bytes).expect("write the pack");
+    let data = tempfile::tempdir().expect("temp");
+    let store = Store::open(data.path());
+    let search = ToolRef::parse("search-price@1.2.0").expect("ref");
+
+    for which in [
+        "shop@1.0.0".to_owned(),
+        pack.digest.to_string(),
+        pack.digest.as_str().replace("sha256:", "sha256-"),
+        pack.digest.as_str()["sha256:".len().."sha256:".len() + 8].to_owned(),
+    ] {
+        store
+            .import_file(&file, &VerifyOptions::default())
+            .expect("import");
+        assert!(store.resolve(&search).expect("resolve").is_some());
+        let removed = store.remove(&which).expect("removed");
+        assert_eq!(removed.digest, pack.digest, "{which}");
+        assert!(store.packs().expect("packs").is_empty(), "{which}");
+        assert!(store.resolve(&search).expect("resolve").is_none());
+        assert!(tree(data.path()).is_empty(), "nothing left behind: {which}");
+    }
+
+    store
+        .import_file(&file, &VerifyOptions::default())
+        .expect("import");
+    for wrong in ["shop@2.0.0", "sha256:0000", "deadbeefdeadbeef", ""] {
+        let refused = store.remove(wrong).expect_err("nothing matches");
+        assert!(matches!(refused, PackError::NotInstalled(_)), "{refused}");
+    }
+    assert_eq!(store.packs().expect("packs").len(), 1, "still installed");
+}

@@ -1,0 +1,114 @@
+// A pack never breaks a workspace, and one broken file never hides the others: the Library
+// names where each tool comes from and uninstalls a pack; importing a pack with other versions
+// of workspace tools asks which to keep; the Flows screen names a sibling file that does not
+// load as a warning. Real Chromium against the built UI, Tauri's IPC mocked.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveDist, launch, openApp, calls, screenshot, useWidth } from '../harness.mjs';
+import * as fx from '../fixtures.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+function both(name, body) {
+  for (const width of [1000, 1600]) {
+    test(`${name} — ${width} px`, async () => {
+      useWidth(width);
+      try {
+        await body(width);
+      } finally {
+        useWidth(null);
+      }
+    });
+  }
+}
+
+both('library: each tool names its source, and a pack is uninstalled after a confirmation', async (width) => {
+  const mine = { ...fx.searchPrice, also_in_pack: { pack: 'prices@1.0.0', digest: 'sha256:abab', same: true } };
+  const edited = { ...fx.login, also_in_pack: { pack: 'prices@1.0.0', digest: 'sha256:abab', same: false } };
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    window.__removed ??= false;
+    switch (cmd) {
+      case 'library_list': return window.__removed ? F.after : F.before;
+      case 'pack_remove': window.__removed = true; return 'prices@1.0.0';
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { before: [mine, edited, fx.packed], after: [{ ...fx.searchPrice, also_in_pack: null }, { ...fx.login, also_in_pack: null }] });
+  const table = page.getByTestId('library-table');
+  const row = (ref) => table.locator(`tr[data-ref="${ref}"]`);
+  await row('search-price@1.2.0').waitFor();
+  assert.match(await row('search-price@1.2.0').getByTestId('item-source').innerText(), /recordings[\s\S]*also in pack prices@1\.0\.0/);
+  assert.match(await row('shop-login@1.0.0').getByTestId('item-source').innerText(), /pack prices@1\.0\.0 has another version; this file is used/);
+  assert.match(await row('price-alert@1.0.0').getByTestId('item-source').innerText(), /^pack prices@1\.0\.0$/);
+
+  await row('price-alert@1.0.0').click();
+  await page.getByTestId('uninstall').click();
+  assert.match(await page.getByTestId('uninstall-confirm').innerText(), /Uninstall prices@1\.0\.0 and every tool and flow it carries\?/);
+  await screenshot(page, `ui-library-uninstall-${width}`);
+  assert.equal((await calls(page, 'pack_remove')).length, 0, 'nothing is removed before the confirmation');
+  await page.getByTestId('uninstall-yes').click();
+  await page.getByTestId('pack-removed').waitFor();
+  assert.deepEqual((await calls(page, 'pack_remove')).map((c) => c.args.pack), ['sha256:abab']);
+  await row('price-alert@1.0.0').waitFor({ state: 'detached' });
+  assert.equal(await table.getByTestId('also-in-pack').count(), 0);
+  await page.close();
+});
+
+both('packs: a pack with other versions of workspace tools installs nothing until the person chooses', async (width) => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    const manifest = { reference: 'prices@1.0.0', digest: 'sha256:feed', size: 10, entries: [], externals: [], signatures: [] };
+    const conflicts = [{ reference: 'price-alert@1.0.0', file: '/w/recordings/price-alert@1.0.0.json', pack: 'prices@1.0.0', difference: 'the same interface with different steps' }];
+    switch (cmd) {
+      case 'library_list': return F.library;
+      case 'pack_import':
+        if (args.onConflict === 'refuse') return { path: args.path, ok: false, manifest: null, error: 'refused', installed_in: null, newly_installed: null, conflicts, replaced: [] };
+        return { path: args.path, ok: true, manifest, error: null, installed_in: '/store/sha256-feed', newly_installed: true, conflicts,
+          replaced: args.onConflict === 'replace' ? [conflicts[0].file] : [] };
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { library: fx.library });
+  await page.locator('[data-nav="export"]').click();
+  await page.getByTestId('import-path').fill('/home/ada/prices-1.0.0.bfpack');
+  await page.getByTestId('import').click();
+  const asked = page.getByTestId('import-conflicts');
+  await asked.waitFor();
+  assert.match(await asked.innerText(), /Nothing was installed[\s\S]*price-alert@1\.0\.0[\s\S]*\/w\/recordings\/price-alert@1\.0\.0\.json \(the same interface with different steps\)/);
+  await screenshot(page, `ui-import-conflicts-${width}`);
+  await page.getByTestId('import-keep').click();
+  await page.getByTestId('conflict-outcome').waitFor();
+  assert.match(await page.getByTestId('conflict-outcome').innerText(), /Kept \/w\/recordings\/price-alert@1\.0\.0\.json: it is used instead of the pack's price-alert@1\.0\.0\./);
+  await page.getByTestId('import').click();
+  await asked.waitFor();
+  await page.getByTestId('import-replace').click();
+  await page.getByTestId('conflict-outcome').waitFor();
+  assert.match(await page.getByTestId('conflict-outcome').innerText(), /Replaced \/w\/recordings\/price-alert@1\.0\.0\.json with the pack's price-alert@1\.0\.0\./);
+  assert.deepEqual((await calls(page, 'pack_import')).map((c) => c.args.onConflict), ['refuse', 'keep', 'refuse', 'replace']);
+  await page.close();
+});
+
+both('flows: a sibling file that does not load is a warning naming it, never the flow\'s error', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    switch (cmd) {
+      case 'library_list': return F.library;
+      case 'flow_check': return {
+        path: args.path, reference: 'daily-price-watch@1.0.0', description: '', inputs: [], steps: [], output: null, ok: true,
+        flow_digest: 'sha256:9988776655443322', capabilities: ['browser'], diagnostics: [],
+        warnings: ['skipped /w/recordings/broken.flow.json: it does not load (1 problem)\n  [invalid_json] (root): not valid JSON: EOF while parsing a list at line 1 column 31'],
+      };
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { library: fx.library });
+  await page.locator('[data-nav="flows"]').click();
+  await page.getByTestId('flow-verdict').waitFor();
+  assert.match(await page.getByTestId('flow-verdict').innerText(), /daily-price-watch@1\.0\.0 compiles/);
+  assert.match(await page.getByTestId('flow-warning').innerText(), /skipped \/w\/recordings\/broken\.flow\.json: it does not load/);
+  await page.close();
+});
