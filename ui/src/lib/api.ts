@@ -86,6 +86,11 @@ export const events = {
   record: (f: (e: RecordEventView) => void): Promise<UnlistenFn> => listen<RecordEventView>('record://event', (e) => f(e.payload)),
 };
 
+/** `1 step`, `2 steps`: a count with its noun agreeing. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 export function shortDigest(d: string): string {
   const hex = d.replace(/^sha256[:-]/, '');
   return hex ? `sha256:${hex.slice(0, 12)}…` : '';

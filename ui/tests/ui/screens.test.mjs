@@ -144,6 +144,7 @@ both('preview: secret inputs go as references; a failure shows the step, screens
   await failed.waitFor();
   const text = await failed.innerText();
   assert.match(text, /Failing step 4: Open the first result/i);
+  assert.doesNotMatch(await page.getByTestId('run-error').innerText(), /^run\b|—/, 'the failure in words, without an internal code');
   assert.equal((text.match(/no candidate matched/g) ?? []).length, 1, 'the step\'s error is said once');
   assert.match(text, /xpath "\(\/\/main\/\/ul\/li\)\[1\]\/a"/);
   assert.equal(await failed.locator('img.screenshot').count(), 1);
@@ -561,6 +562,7 @@ both('record: a start URL that is not a web page is refused next to the field, a
   const error = page.getByTestId('record-error');
   await error.waitFor();
   assert.match(await error.innerText(), /a recording starts on a web page \(http:\/\/ or https:\/\/\)/);
+  assert.doesNotMatch(await error.innerText(), /bad_input/, 'no internal code on screen');
   assert.equal(await page.getByTestId('record-steps').count(), 0, 'no recording screen');
   assert.equal(await page.getByTestId('record-start').isVisible(), true, 'the form stays, to correct the address');
   assert.equal(await page.getByTestId('record-url').inputValue(), 'file:///etc/hostname');
