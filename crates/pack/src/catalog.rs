@@ -21,6 +21,8 @@ pub(crate) struct Item {
     pub flow: Option<FlowSpec>,
     /// Where it came from, for messages.
     pub source: String,
+    /// Named on its own (a root given as a path), not found in a folder.
+    pub named: bool,
 }
 
 /// Tool files and flows by ref: what [`crate::export`] can put in a pack.
@@ -36,6 +38,9 @@ pub(crate) struct Item {
 pub struct Catalog {
     items: BTreeMap<ToolRef, Item>,
     skipped: Vec<String>,
+    /// Refs that folder files define more than once with different content: an error only
+    /// for an export that needs them (an unrelated file in a folder breaks nothing).
+    ambiguous: BTreeMap<ToolRef, Vec<String>>,
 }
 
 impl Catalog {
@@ -44,29 +49,57 @@ impl Catalog {
         Catalog::default()
     }
 
-    /// Adds one file: a JSON document accepted by `ToolContract::from_document` (a contract,
-    /// or a tool file with a top-level `contract`), or a flow (`steps`, no `contract`).
-    /// The same ref twice with different bytes is an error.
+    /// Adds one file named on its own: a JSON document accepted by
+    /// `ToolContract::from_document` (a contract, or a tool file with a top-level
+    /// `contract`), or a flow (`steps`, no `contract`). It stands for its ref: a folder file
+    /// of the same ref is set aside. Two files named on their own with the same ref and
+    /// different bytes are an error.
     pub fn add_file(&mut self, path: impl AsRef<Path>) -> Result<ToolRef, PackError> {
-        let path = path.as_ref();
+        self.add(path.as_ref(), true)
+    }
+
+    fn add(&mut self, path: &Path, named: bool) -> Result<ToolRef, PackError> {
         let bytes = crate::read_bounded(path, browserflow_contract::MAX_DOCUMENT_BYTES)?;
         let source = path.display().to_string();
-        let (reference, item) = parse_item(bytes, source)?;
+        let (reference, mut item) = parse_item(bytes, source)?;
+        item.named = named;
         self.insert(reference, item)
     }
 
     pub(crate) fn insert(&mut self, reference: ToolRef, item: Item) -> Result<ToolRef, PackError> {
-        if let Some(known) = self.items.get(&reference) {
-            if known.bytes != item.bytes {
-                return Err(PackError::Export(format!(
-                    "`{reference}` is defined twice with different content: {} and {}",
-                    known.source, item.source
-                )));
-            }
+        let Some(known) = self.items.get(&reference) else {
+            self.items.insert(reference.clone(), item);
+            return Ok(reference);
+        };
+        if known.bytes == item.bytes {
             return Ok(reference);
         }
-        self.items.insert(reference.clone(), item);
-        Ok(reference)
+        match (known.named, item.named) {
+            (true, true) => Err(PackError::Export(format!(
+                "`{reference}` is defined twice with different content: {} and {}",
+                known.source, item.source
+            ))),
+            // A file named on its own wins over a folder's file of the same ref.
+            (true, false) => Ok(reference),
+            (false, true) => {
+                self.ambiguous.remove(&reference);
+                self.items.insert(reference.clone(), item);
+                Ok(reference)
+            }
+            (false, false) => {
+                let sources = self
+                    .ambiguous
+                    .entry(reference.clone())
+                    .or_insert_with(|| vec![known.source.clone()]);
+                sources.push(item.source);
+                Ok(reference)
+            }
+        }
+    }
+
+    /// The folder files that define `reference` differently, when more than one does.
+    pub(crate) fn ambiguity(&self, reference: &ToolRef) -> Option<&[String]> {
+        self.ambiguous.get(reference).map(Vec::as_slice)
     }
 
     /// Adds every `*.json` file directly inside `dir`. Files that are not tools or flows are
@@ -82,7 +115,7 @@ impl Catalog {
         files.sort();
         let mut added = 0;
         for file in files {
-            match self.add_file(&file) {
+            match self.add(&file, false) {
                 Ok(_) => added += 1,
                 Err(e @ PackError::Export(_)) => return Err(e),
                 Err(e) => self.skipped.push(format!("{}: {e}", file.display())),
@@ -95,7 +128,7 @@ impl Catalog {
     pub fn add_store(&mut self, store: &crate::Store) -> Result<usize, PackError> {
         let mut added = 0;
         for path in store.files()? {
-            self.add_file(&path)?;
+            self.add(&path, false)?;
             added += 1;
         }
         Ok(added)
@@ -151,6 +184,7 @@ pub(crate) fn parse_item(bytes: Vec<u8>, source: String) -> Result<(ToolRef, Ite
             contract: None,
             flow: Some(flow),
             source,
+            named: false,
         };
         (reference, item)
     } else {
@@ -164,6 +198,7 @@ pub(crate) fn parse_item(bytes: Vec<u8>, source: String) -> Result<(ToolRef, Ite
             contract: Some(contract),
             flow: None,
             source,
+            named: false,
         };
         (reference, item)
     };

@@ -61,6 +61,12 @@ pub fn export(catalog: &Catalog, request: &ExportRequest<'_>) -> Result<Pack, Pa
         if packed.contains(&reference) || externals.contains(&reference) {
             continue;
         }
+        if let Some(sources) = catalog.ambiguity(&reference) {
+            return Err(PackError::Export(format!(
+                "`{reference}` is defined more than once with different content: {}; name the one to export by its path",
+                sources.join(", ")
+            )));
+        }
         match catalog.get(&reference) {
             Some(item) => {
                 packed.insert(reference.clone());

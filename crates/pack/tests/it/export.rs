@@ -309,3 +309,53 @@ fn a_denied_value_in_any_form_is_refused_without_showing_it() {
         assert!(!message.contains(secret), "{form}: {message}");
     }
 }
+
+#[test]
+fn a_folder_file_defining_a_ref_twice_breaks_only_an_export_that_needs_it() {
+    let fixture = Fixture::new();
+    // An old copy of the code tool beside it, with other content: nothing needs it for the
+    // search-price export, and the file named by path wins over the folder's.
+    let original = std::fs::read_to_string(fixture.path("price-alert@1.0.0.json")).expect("read");
+    fixture.write(
+        "price-alert@1.0.0 (old copy).json",
+        &original.replace("is now", "dropped to"),
+    );
+    let pack = fixture
+        .export(&["search-price@1.2.0"])
+        .expect("an unrelated duplicate breaks nothing");
+    assert_eq!(refs(&pack), ["search-price@1.2.0"]);
+
+    let refused = fixture
+        .export(&["price-alert@1.0.0"])
+        .expect_err("the export needs the ambiguous ref");
+    let said = refused.to_string();
+    assert!(
+        said.contains("`price-alert@1.0.0` is defined more than once with different content")
+            && said.contains("price-alert@1.0.0 (old copy).json")
+            && said.contains("name the one to export by its path"),
+        "{said}"
+    );
+
+    let mut catalog = fixture.catalog();
+    let named = fixture.path("price-alert@1.0.0.json");
+    let root = catalog
+        .root(named.to_str().expect("utf-8"))
+        .expect("the file named by path");
+    let deny = DenyList::new();
+    let pack = browserflow_pack::export(
+        &catalog,
+        &browserflow_pack::ExportRequest {
+            name: "alerts".into(),
+            version: semver::Version::new(1, 0, 0),
+            roots: vec![root],
+            builtins: &fixture.builtins,
+            deny: &deny,
+        },
+    )
+    .expect("the named file decides");
+    let (_, bytes) = entries(&pack.bytes)
+        .into_iter()
+        .find(|(name, _)| name == "tools/price-alert@1.0.0.json")
+        .expect("the tool is in the pack");
+    assert_eq!(String::from_utf8(bytes).expect("utf-8"), original);
+}
