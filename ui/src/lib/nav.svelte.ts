@@ -1,4 +1,5 @@
 // Which screen shows, and what it was opened with.
+import type { ShopView } from '../bindings/ShopView';
 export type Screen = 'library' | 'record' | 'preview' | 'export' | 'flows';
 
 export const nav = $state({
@@ -9,6 +10,8 @@ export const nav = $state({
   flowPath: null as string | null,
   /** Bumped when the library changed (a save, an import). */
   libraryVersion: 0,
+  /** The demo shop once served: it stays served while the app runs, whichever screen shows. */
+  shop: null as ShopView | null,
 });
 
 export function go(screen: Screen) {

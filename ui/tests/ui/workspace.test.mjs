@@ -112,3 +112,22 @@ both('flows: a sibling file that does not load is a warning naming it, never the
   assert.match(await page.getByTestId('flow-warning').innerText(), /skipped \/w\/recordings\/broken\.flow\.json: it does not load/);
   await page.close();
 });
+
+both('library: the demo shop, once served, is still said to be served after another screen', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    switch (cmd) {
+      case 'library_list': return F.library;
+      case 'shop_serve': return { origin: 'http://127.0.0.1:4780', warning: null };
+      case 'record_status': return { phase: 'idle' };
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { library: fx.library });
+  await page.getByRole('button', { name: 'Serve demo shop' }).click();
+  await page.getByRole('button', { name: 'Shop at http://127.0.0.1:4780' }).waitFor();
+  await page.locator('[data-nav="record"]').click();
+  await page.getByTestId('record-url').waitFor();
+  await page.locator('[data-nav="library"]').click();
+  await page.getByRole('button', { name: 'Shop at http://127.0.0.1:4780' }).waitFor();
+  assert.equal((await calls(page, 'shop_serve')).length, 1);
+  await page.close();
+});
