@@ -55,3 +55,47 @@ for (const width of [1000, 1600]) {
     }
   });
 }
+
+for (const width of [1000, 1600]) {
+  test(`record at ${width} px: a 125-step recording follows its newest step; Save stays in view and says why it waits`, async () => {
+    useWidth(width);
+    try {
+      const view = (i) => ({ index: i, kind: 'click', description: `Click button "Item ${i + 1}"`, target: null, best_selector: `test_id "item-${i + 1}"`, page: 'main', url: 'http://x/', secret: false, thumbnail: fx.png, checks: [], no_effect: false, repeat: null });
+      const page = await openApp(browser, server.origin, (cmd, args, F) => {
+        switch (cmd) {
+          case 'library_list': return [];
+          case 'record_status': return { phase: 'idle' };
+          case 'record_start': return null;
+          case 'record_stop': return { start_url: 'http://x/', steps: F.steps, inputs: [], outputs: [], picks: [], can_undo: false };
+          default: return Promise.reject({ code: 'unexpected', message: cmd });
+        }
+      }, { steps: Array.from({ length: 125 }, (_, i) => view(i)) });
+      await page.locator('[data-nav="record"]').click();
+      await page.getByTestId('record-url').fill('http://x/');
+      await page.getByTestId('record-start').click();
+      await page.getByTestId('record-steps').waitFor();
+      for (let i = 0; i < 125; i++) await emit(page, 'record://event', { type: 'step_added', index: i, step: view(i) });
+      const inView = (selector) => page.waitForFunction((s) => {
+        const r = document.querySelector(s)?.getBoundingClientRect();
+        return r && r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
+      }, selector);
+      await inView('li[data-rec-step="124"]');
+
+      await page.getByTestId('record-stop').click();
+      await page.getByTestId('save').waitFor();
+      await inView('[data-testid="save"]');
+      assert.equal(await page.getByTestId('save').isDisabled(), true);
+      assert.equal(await page.getByTestId('save-why').innerText(), 'Name the tool to save it.');
+      assert.equal(await page.getByTestId('tool-name').inputValue(), '', 'the placeholder is not a value');
+      assert.match(await page.getByTestId('tool-name').getAttribute('placeholder'), /^e\.g\. /);
+      // Scrolled to the first steps, Save is still in view.
+      await page.locator('li[data-rec-step="0"]').scrollIntoViewIfNeeded();
+      await inView('[data-testid="save"]');
+      await page.getByTestId('tool-name').fill('items');
+      assert.equal(await page.getByTestId('save-why').count(), 0);
+      await page.close();
+    } finally {
+      useWidth(null);
+    }
+  });
+}
