@@ -206,7 +206,8 @@ both('record: steps stream in live, picks become outputs, edits go to the draft,
 
   // Pick the price in the browser.
   await page.getByTestId('record-pick').click();
-  await page.getByRole('button', { name: 'Click an element in the browser…' }).waitFor();
+  await page.getByTestId('picking-note').waitFor();
+  assert.match(await page.getByTestId('picking-note').innerText(), /Click an element in the browser/);
   await page.evaluate(() => window.__pick());
   await page.locator('[data-pick="0"]').waitFor();
   assert.match(await page.locator('[data-pick="0"]').innerText(), /€79\.99/);
@@ -767,7 +768,8 @@ both('record: a second click on Pick (or Escape in the browser) leaves pick mode
   await page.locator('[data-nav="record"]').click();
   const pick = page.getByTestId('record-pick');
   await pick.click();
-  await page.getByRole('button', { name: /Esc or click here to cancel/ }).waitFor();
+  await page.getByRole('button', { name: 'Cancel picking' }).waitFor();
+  assert.deepEqual(await overflows(page), [], 'the picking button fits its card');
   await pick.click();
   await page.getByRole('button', { name: 'Pick an element to extract' }).waitFor();
   assert.equal((await calls(page, 'record_cancel_pick')).length, 1);
