@@ -131,3 +131,35 @@ both('library: the demo shop, once served, is still said to be served after anot
   assert.equal((await calls(page, 'shop_serve')).length, 1);
   await page.close();
 });
+
+both('fit: flow slot names keep their line beside long bindings; the pack path field keeps its width', async (width) => {
+  const long = JSON.stringify({ template: 'https://hooks.example.test/services/T000/B000/a-very-long-webhook-path-{input.query}-and-more-words-to-wrap' });
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    switch (cmd) {
+      case 'library_list': return F.library;
+      case 'flow_check': return {
+        path: args.path, reference: 'daily-price-watch@1.0.0', description: '', inputs: [], output: null, ok: false, flow_digest: null, capabilities: [], warnings: [],
+        steps: [{ id: 'notify', uses: 'std/http.post@1.0.0', when: null, with: [{ slot: 'url', binding: F.long }, { slot: 'body', binding: F.long }] }],
+        diagnostics: [{ code: 'type_mismatch', file: null, step: 'notify', slot: 'body', pointer: '/steps/0/with/body', message: 'a number is not assignable to the slot body, which takes a string; bind a string or convert it first' },
+          { code: 'missing_input', file: null, step: 'notify', slot: 'headers_for_the_webhook', pointer: '/steps/0/with', message: 'the slot is required' }],
+      };
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { library: fx.library, long });
+  await page.locator('[data-nav="flows"]').click();
+  await page.locator('tr[data-slot="body"]').waitFor();
+  for (const slot of ['url', 'body', 'headers_for_the_webhook']) {
+    const lines = await page.locator(`tr[data-slot="${slot}"] td.slot-name`).evaluate((td) => {
+      const range = document.createRange();
+      range.selectNodeContents(td);
+      return new Set([...range.getClientRects()].filter((r) => r.width).map((r) => Math.round(r.top))).size;
+    });
+    assert.equal(lines, 1, `slot ${slot} on one line at ${width} px`);
+  }
+  await page.locator('[data-nav="export"]').click();
+  const field = page.getByTestId('import-path');
+  await field.waitFor();
+  const box = await field.boundingBox();
+  assert.ok(box.width >= 300, `the pack path field is ${box.width} px wide`);
+  await page.close();
+});
