@@ -213,10 +213,29 @@ async function journey() {
   await wd.waitFor('[data-testid="import-result"]', { text: (t) => t.includes('installed in') });
   await shot('export');
 
+  // A pack of the workspace's own tool breaks nothing: the tool still replays, the shipped
+  // flow still checks, and the Library names both sources.
+  await wd.click('[data-nav="library"]');
+  await wd.waitFor('tr[data-ref="shop-search@1.0.0"]', { text: (t) => t.includes('also in pack e2e-pack@1.0.0') });
+  await wd.click('tr[data-ref="shop-search@1.0.0"] button');
+  await wd.waitFor('li[data-step="0"]');
+  await wd.type('input[data-input="query"]', 'mouse');
+  await wd.click('[data-testid="run"]');
+  const again = JSON.parse(await wd.text(await wd.waitFor('[data-testid="output"]', { timeout: 90000 })));
+  assert.equal(again.price, 24.5, 'the tool replays with its own pack installed');
+
   // Flows: the shipped flow checks clean.
   await wd.click('[data-nav="flows"]');
-  await wd.waitFor('[data-testid="flow-verdict"]');
+  await wd.waitFor('[data-testid="flow-verdict"]', { text: (t) => t.includes('compiles') });
   await shot('flows');
+
+  // Uninstall the pack from the Library, after a confirmation.
+  await wd.click('[data-nav="library"]');
+  await wd.click('tr[data-ref="shop-search@1.0.0"]');
+  await wd.click('[data-testid="uninstall"]');
+  await wd.click('[data-testid="uninstall-yes"]');
+  await wd.waitFor('[data-testid="pack-removed"]', { text: (t) => t.includes('e2e-pack@1.0.0') });
+  assert.deepEqual(await readdir(path.join(workspace, 'store')), [], 'nothing left in the store');
 
   // Another recording, whose browser window the person closes: its steps stay, as a draft.
   await wd.click('[data-nav="record"]');
