@@ -7,7 +7,7 @@ use anyhow::Context;
 use browserflow_catalog::{Catalog, Invocation, JournalAt, RunSetup, RunsFolder};
 use browserflow_flow::Plan;
 use browserflow_replay::SharedBrowser;
-use browserflow_rider::{RunEvent, RunFailure, RunOutcome};
+use browserflow_rider::{JournalLocation, RunEvent, RunFailure, RunOutcome};
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
@@ -46,10 +46,10 @@ pub struct ResumeArgs {
 
 #[derive(Args)]
 pub struct CommonArgs {
-    /// The journal file (default: the user's data folder). Run folders (screenshots) go
-    /// beside it.
+    /// The journal: a file path (default: the user's data folder). Run folders
+    /// (screenshots, how the run was started) go in its runs folder, beside a file.
     #[arg(long, value_name = "PATH")]
-    journal: Option<PathBuf>,
+    journal: Option<JournalLocation>,
     /// A secrets file (mode 0600, `NAME=value` lines), read after `BROWSERFLOW_SECRET_*`.
     #[arg(long, value_name = "PATH")]
     secrets_file: Option<PathBuf>,
@@ -75,11 +75,11 @@ async fn run_flow(args: RunArgs) -> Outcome {
         crate::inputs::parse_input_args(&plan.inputs, &args.inputs, crate::inputs::Subject::Flow)?;
     let inputs = browserflow_catalog::runs::bind_inputs(&plan.inputs, &typed)?;
     let invocation = Invocation::new(&args.flow, &args.tools);
-    let journal = journal_path(&args.common)?;
-    let saver = journal.clone();
+    let journal = journal_at(&args.common);
+    let runs_folder = journal.runs_folder()?;
     let setup = setup(&args.common, journal, move |event| {
         if let RunEvent::RunStarted { run_id, .. } = event
-            && let Err(e) = invocation.save(&saver, run_id)
+            && let Err(e) = invocation.save(&runs_folder, run_id)
         {
             eprintln!("warning: {e}");
         }
@@ -95,8 +95,8 @@ async fn run_flow(args: RunArgs) -> Outcome {
 }
 
 async fn resume_flow(args: ResumeArgs) -> Outcome {
-    let journal = journal_path(&args.common)?;
-    let invocation = Invocation::load(&journal, &args.run_id)
+    let journal = journal_at(&args.common);
+    let invocation = Invocation::load(&journal.runs_folder()?, &args.run_id)
         .with_context(|| format!("cannot find how run {} was started", args.run_id))?;
     let Some((catalog, plan)) = compile(&invocation.flow, &invocation.tools) else {
         return Ok(false);
@@ -133,21 +133,22 @@ fn compile(flow: &Path, tools: &[PathBuf]) -> Option<(Catalog, Plan)> {
     }
 }
 
-fn journal_path(common: &CommonArgs) -> anyhow::Result<PathBuf> {
+/// The journal `--journal` names, or the user's.
+fn journal_at(common: &CommonArgs) -> JournalAt {
     match &common.journal {
-        Some(path) => Ok(path.clone()),
-        None => Ok(browserflow_rider::Journal::default_path()?),
+        Some(location) => JournalAt::At(location.clone()),
+        None => JournalAt::UserDefault,
     }
 }
 
 fn setup(
     common: &CommonArgs,
-    journal: PathBuf,
+    journal: JournalAt,
     also: impl Fn(&RunEvent) + Send + Sync + 'static,
 ) -> RunSetup {
     let mut setup = RunSetup {
-        journal: JournalAt::File(journal),
-        runs_folder: RunsFolder::BesideJournal,
+        journal,
+        runs_folder: RunsFolder::OfJournal,
         secrets_file: common.secrets_file.clone(),
         browser: Arc::new(SharedBrowser::new(common.browser.config())),
         ..RunSetup::default()
@@ -157,6 +158,9 @@ fn setup(
         also(event);
     }));
     setup.rider.crash_hook = browserflow_catalog::crash_hook_from_env();
+    if let Some(ttl) = browserflow_catalog::lease_ttl_from_env() {
+        setup.rider.lease_ttl = ttl;
+    }
     if let Some(budget) = common.budget.step_budget {
         setup.rider.step_budget = budget;
     }
@@ -178,8 +182,15 @@ fn finish(
         }
         Err(failure) => {
             eprintln!("error [{}]: {}", failure.code(), failure.message);
-            // A run another process holds is not this one's to resume; the message says why.
-            let held = matches!(failure.error, browserflow_rider::RunError::LeaseHeld { .. });
+            // A run another process holds (or took over from this one) is not this one's to
+            // resume; the message says why.
+            let held = matches!(
+                failure.error,
+                browserflow_rider::RunError::LeaseHeld { .. }
+                    | browserflow_rider::RunError::Journal(
+                        browserflow_rider::JournalError::LeaseLost { .. }
+                    )
+            );
             if let (Some(run_id), false) = (&failure.run_id, held) {
                 eprintln!("resume with: {}", resume_command(run_id, common));
             }
@@ -198,7 +209,9 @@ fn resume_command(run_id: &str, common: &CommonArgs) -> String {
     let mut words = vec![program, "flow".into(), "resume".into(), run_id.to_owned()];
     if let Some(journal) = &common.journal {
         words.push("--journal".into());
-        words.push(crate::runtime::absolute(journal));
+        words.push(match journal {
+            JournalLocation::Sqlite(path) => crate::runtime::absolute(path),
+        });
     }
     if let Some(secrets) = &common.secrets_file {
         words.push("--secrets-file".into());

@@ -1,8 +1,6 @@
 //! `bflow journal show RUN_ID` and `bflow journal list`.
 
-use std::path::PathBuf;
-
-use browserflow_rider::{Clock, Journal, LeaseHolder, RunReport, RunSummary};
+use browserflow_rider::{Clock, JournalLocation, LeaseHolder, RunReport, RunSummary};
 use clap::Subcommand;
 
 use crate::exit::Outcome;
@@ -10,22 +8,22 @@ use crate::exit::Outcome;
 #[derive(Subcommand)]
 pub enum JournalCommand {
     /// A run's steps, statuses, timings and outputs (secrets redacted), and who holds its
-    /// lease (owner, host, pid, heartbeat, expiry).
+    /// lease (owner, host, pid, epoch, heartbeat, expiry).
     Show {
         /// The run.
         run_id: String,
-        /// The journal file (default: the user's data folder).
+        /// The journal: a file path (default: the user's data folder).
         #[arg(long, value_name = "PATH")]
-        journal: Option<PathBuf>,
+        journal: Option<JournalLocation>,
         /// Print JSON (for scripts) instead of text.
         #[arg(long)]
         json: bool,
     },
     /// The most recent runs, newest first, as a table.
     List {
-        /// The journal file (default: the user's data folder).
+        /// The journal: a file path (default: the user's data folder).
         #[arg(long, value_name = "PATH")]
-        journal: Option<PathBuf>,
+        journal: Option<JournalLocation>,
         /// How many runs.
         #[arg(long, default_value_t = 20)]
         limit: usize,
@@ -38,9 +36,9 @@ pub enum JournalCommand {
 pub fn run(command: JournalCommand) -> Outcome {
     // Read commands never write: read-only, and a file that is not a journal is refused
     // untouched.
-    let open = |path: Option<PathBuf>| match path {
-        Some(path) => Journal::open_read_only(path),
-        None => Journal::open_default_read_only(),
+    let open = |location: Option<JournalLocation>| match location {
+        Some(location) => location.open_read_only(),
+        None => JournalLocation::user_default()?.open_read_only(),
     };
     match command {
         JournalCommand::Show {
@@ -166,8 +164,13 @@ impl ShownRun {
         ));
         match &self.lease {
             Some(l) => out.push_str(&format!(
-                "lease: {} on {} (pid {}), heartbeat {}, expires {}\n",
-                l.holder.owner, l.holder.host, l.holder.pid, l.heartbeat_at, l.expires_at
+                "lease: {} on {} (pid {}), epoch {}, heartbeat {}, expires {}\n",
+                l.holder.owner,
+                l.holder.host,
+                l.holder.pid,
+                l.holder.epoch,
+                l.heartbeat_at,
+                l.expires_at
             )),
             None => out.push_str("lease: none (no process holds this run)\n"),
         }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use browserflow_contract::{Capability, Kind};
 use browserflow_flow::{FlowSpec, Plan, compile};
 use browserflow_rider::{
-    Journal, MapSecrets, Rider, RiderOptions, RunEvent, Tool, ToolCtx, ToolDef, ToolRegistry,
+    MapSecrets, Rider, RiderOptions, RunEvent, SqliteJournal, Tool, ToolCtx, ToolDef, ToolRegistry,
     define_tool,
 };
 use serde_json::{Value, json};
@@ -87,7 +87,7 @@ struct Marks {
 }
 
 fn rider(dir: &std::path::Path, marks: Arc<Mutex<Marks>>) -> Rider {
-    let journal = Arc::new(Journal::open(dir.join("bench.sqlite")).expect("journal"));
+    let journal = Arc::new(SqliteJournal::open(dir.join("bench.sqlite")).expect("journal"));
     let options = RiderOptions {
         on_event: Some(Arc::new(move |event: &RunEvent| {
             let mut marks = marks.lock().expect("marks");

@@ -2,8 +2,8 @@
 //!
 //! It runs a compiled [`Plan`](browserflow_flow::Plan): it validates every value at step
 //! boundaries, builds each step's [`ToolCtx`] with exactly the capabilities the step declares,
-//! applies the retry policy of the step's kind, records effectful steps in the SQLite
-//! [`Journal`] (exactly once in outcome), and resumes a crashed run without repeating a
+//! applies the retry policy of the step's kind, records effectful steps in a journal
+//! ([`JournalStore`]; [`SqliteJournal`] today) exactly once in outcome, and resumes a crashed run without repeating a
 //! recorded effect. Secrets are resolved only inside tools holding `secrets`, as
 //! [`secrecy`] types, and one [`Redactor`] guards every writer.
 //!
@@ -13,7 +13,7 @@
 //! use std::collections::BTreeMap;
 //! use std::sync::Arc;
 //! use browserflow_contract::Kind;
-//! use browserflow_rider::{Journal, MapSecrets, Rider, RiderOptions, Tool, ToolDef, ToolRegistry, define_tool};
+//! use browserflow_rider::{MapSecrets, Rider, RiderOptions, SqliteJournal, Tool, ToolDef, ToolRegistry, define_tool};
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! struct Text { text: String }
@@ -33,12 +33,14 @@
 //! let mut registry = ToolRegistry::new();
 //! registry.register(slugify).expect("registered");
 //! let dir = tempfile::tempdir().unwrap();
-//! let journal = Arc::new(Journal::open(dir.path().join("journal.sqlite")).unwrap());
+//! let journal = Arc::new(SqliteJournal::open(dir.path().join("journal.sqlite")).unwrap());
 //! let rider = Rider::new(registry, journal, Arc::new(MapSecrets::new()), RiderOptions::default()).unwrap();
 //! // With a compiled plan: `rider.run(&plan, inputs).await` → RunOutcome { run_id, output, .. }
 //! # let _ = (rider, BTreeMap::<String, String>::new());
 //! # }
 //! ```
+
+#![deny(missing_docs)]
 
 mod artifacts;
 pub mod caps;
@@ -80,12 +82,14 @@ pub use define::{DefineError, FnTool, ToolDef, define_tool};
 pub use error::{RunError, RunFailure};
 pub use events::{EventSink, RunEvent};
 pub use journal::{
-    Journal, JournalError, JournalOptions, LeaseAnswer, LeaseGrant, LeaseHolder, LeaseOwner,
-    RunReport, RunSummary, StepReport, Takeover,
+    Attempt, AttemptOutcome, EffectStart, ErrorReport, Fence, JournalError, JournalLocation,
+    JournalOptions, JournalStore, LeaseAnswer, LeaseGrant, LeaseHolder, LeaseOwner, PendingStep,
+    RecordedStep, RunEnd, RunRecord, RunReport, RunStart, RunSummary, SqliteJournal, StepReport,
+    StepStart, Takeover,
 };
 pub use logger::Logger;
 pub use options::RiderOptions;
-pub use plan_identity::PlanChange;
+pub use plan_identity::{PlanChange, StepIdentity};
 pub use random::Random;
 pub use redact::{REDACTED, Redactor};
 pub use redact_writer::{RedactingMakeWriter, RedactingWriter};

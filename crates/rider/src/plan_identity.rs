@@ -19,12 +19,16 @@ use serde_json::Value;
 
 use crate::exec::digest_of;
 
-/// One step's identity.
+/// One step's identity, as a journal records it when a run starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct StepIdentity {
+pub struct StepIdentity {
+    /// Its position in the plan.
     pub position: usize,
+    /// The step id.
     pub step_id: String,
+    /// Its tool, `name@version`.
     pub tool_ref: String,
+    /// Its tool's contract digest.
     pub contract_digest: String,
     /// Slot → digest of its binding (a digest, so literal values never reach the journal).
     pub bindings: BTreeMap<String, String>,

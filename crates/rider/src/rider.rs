@@ -18,7 +18,7 @@ use crate::error::{RunError, RunFailure};
 use crate::events::RunEvent;
 use crate::exec::RunState;
 use crate::journal::lease::Heartbeat;
-use crate::journal::{Journal, LeaseAnswer, LeaseOwner, RunStart};
+use crate::journal::{JournalStore, LeaseAnswer, LeaseOwner, RunEnd, RunStart};
 use crate::options::RiderOptions;
 use crate::plan_identity::{self, PlanChange};
 use crate::redact::Redactor;
@@ -57,7 +57,7 @@ pub enum RiderError {
 /// The runtime. One Rider can run many flows, one after another or at once.
 pub struct Rider {
     pub(crate) registry: Arc<ToolRegistry>,
-    pub(crate) journal: Arc<Journal>,
+    pub(crate) journal: Arc<dyn JournalStore>,
     pub(crate) secrets: Arc<dyn SecretsProvider>,
     pub(crate) options: RiderOptions,
     pub(crate) net: NetCap,
@@ -79,7 +79,7 @@ impl Rider {
     /// through `secrets`.
     pub fn new(
         registry: impl Into<Arc<ToolRegistry>>,
-        journal: Arc<Journal>,
+        journal: Arc<dyn JournalStore>,
         secrets: Arc<dyn SecretsProvider>,
         options: RiderOptions,
     ) -> Result<Rider, RiderError> {
@@ -96,7 +96,7 @@ impl Rider {
     }
 
     /// The journal.
-    pub fn journal(&self) -> &Arc<Journal> {
+    pub fn journal(&self) -> &Arc<dyn JournalStore> {
         &self.journal
     }
 
@@ -150,14 +150,16 @@ impl Rider {
             clock_ms: clock.unix_millis(),
             started_at_ms: now_ms(),
         };
-        self.journal
+        let fence = self
+            .journal
             .begin_run(&start)
             .map_err(|e| self.failure(None, e.into()))?;
-        let _heartbeat = Heartbeat::start(self.journal.clone(), run_id.clone(), owner.clone());
+        let _heartbeat =
+            Heartbeat::start(self.journal.clone(), run_id.clone(), &owner, fence.clone());
         let state = RunState::new(
             self,
             run_id,
-            owner.owner,
+            fence,
             1,
             clock,
             EnvView::new(env),
@@ -194,7 +196,7 @@ impl Rider {
         let fail = |e: RunError| self.failure(Some(run_id.to_owned()), e);
         let owner = LeaseOwner::this_process(self.options.lease_ttl);
         // The lease first: a refused resume changes nothing in the run.
-        match self.journal.take_lease(run_id, &owner, now_ms()) {
+        let fence = match self.journal.take_lease(run_id, &owner, now_ms()) {
             Ok(LeaseAnswer::Granted(grant)) => {
                 if let Some((previous, why)) = grant.taken_over {
                     tracing::warn!(
@@ -205,6 +207,7 @@ impl Rider {
                         }
                     );
                 }
+                grant.fence
             }
             Ok(LeaseAnswer::Held(holder)) => {
                 return Err(fail(RunError::LeaseHeld {
@@ -213,21 +216,26 @@ impl Rider {
                 }));
             }
             Err(e) => return Err(fail(e.into())),
-        }
-        let _heartbeat = Heartbeat::start(self.journal.clone(), run_id.to_owned(), owner.clone());
+        };
+        let _heartbeat = Heartbeat::start(
+            self.journal.clone(),
+            run_id.to_owned(),
+            &owner,
+            fence.clone(),
+        );
         // Stops the resume before any step: the run is marked failed with why, and the
         // lease released.
         let stop = |e: RunError| {
             let failure = fail(e);
-            let _ = self.journal.finish_run(
-                run_id,
-                &owner.owner,
-                "failed",
-                None,
-                Some((failure.code(), &failure.message)),
-                now_ms(),
-                &mut Vec::new(),
-            );
+            let end = RunEnd {
+                status: "failed",
+                output: None,
+                error: Some((failure.code(), &failure.message)),
+                finished_at_ms: now_ms(),
+            };
+            let _ = self
+                .journal
+                .finish_run(run_id, &fence, &end, &mut Vec::new());
             failure
         };
         let record = match self.journal.read_run(run_id) {
@@ -258,12 +266,12 @@ impl Rider {
         };
         let session = self
             .journal
-            .open_session(run_id, &owner.owner)
+            .open_session(run_id, &fence)
             .map_err(|e| stop(e.into()))?;
         let state = RunState::new(
             self,
             run_id.to_owned(),
-            owner.owner.clone(),
+            fence.clone(),
             session,
             Clock::at_unix_millis(record.clock_ms),
             EnvView::new(env),
@@ -295,15 +303,15 @@ impl Rider {
         let artifacts = state.take_artifacts();
         let (status, outcome) = match result {
             Ok(output) => {
-                let written = self.journal.finish_run(
-                    &run_id,
-                    &state.owner,
-                    "succeeded",
-                    Some(&output),
-                    None,
-                    now_ms(),
-                    &mut pending,
-                );
+                let end = RunEnd {
+                    status: "succeeded",
+                    output: Some(&output),
+                    error: None,
+                    finished_at_ms: now_ms(),
+                };
+                let written = self
+                    .journal
+                    .finish_run(&run_id, &state.fence, &end, &mut pending);
                 match written {
                     Ok(()) => (
                         "succeeded",
@@ -327,16 +335,16 @@ impl Rider {
                 let mut failure = self.failure(Some(run_id.clone()), error);
                 failure.artifacts = artifacts;
                 // The run's outcome is best effort here: the step rows already committed
-                // are what resume relies on.
-                let _ = self.journal.finish_run(
-                    &run_id,
-                    &state.owner,
+                // are what resume relies on. (A deposed session's is refused by the fence.)
+                let end = RunEnd {
                     status,
-                    None,
-                    Some((failure.code(), &failure.message)),
-                    now_ms(),
-                    &mut pending,
-                );
+                    output: None,
+                    error: Some((failure.code(), &failure.message)),
+                    finished_at_ms: now_ms(),
+                };
+                let _ = self
+                    .journal
+                    .finish_run(&run_id, &state.fence, &end, &mut pending);
                 (status, Err(failure))
             }
         };

@@ -1,6 +1,8 @@
-//! What a run was started with, kept beside the journal so `resume RUN_ID` can rebuild the
-//! same plan: `<journal folder>/runs/<run id>/invocation.json`. It holds paths only — never
-//! input values, which live (redacted) in the journal.
+//! What a run was started with, kept in the run's folder so `resume RUN_ID` can rebuild the
+//! same plan: `<runs folder>/<run id>/invocation.json`, the runs folder being the journal's
+//! ([`JournalAt::runs_folder`](crate::JournalAt::runs_folder): for a journal file, `runs/`
+//! beside it). It holds paths only — never input values, which live (redacted) in the
+//! journal.
 
 use std::path::{Path, PathBuf};
 
@@ -49,14 +51,14 @@ impl Invocation {
         }
     }
 
-    /// The folder of run `run_id` beside `journal`: screenshots and the invocation go there.
-    pub fn run_folder(journal: &Path, run_id: &str) -> PathBuf {
-        runs_folder(journal).join(run_id)
+    /// The folder of run `run_id` in `runs_folder`: screenshots and the invocation go there.
+    pub fn run_folder(runs_folder: &Path, run_id: &str) -> PathBuf {
+        runs_folder.join(run_id)
     }
 
-    /// Writes the invocation of run `run_id`.
-    pub fn save(&self, journal: &Path, run_id: &str) -> Result<(), InvocationError> {
-        let folder = Invocation::run_folder(journal, run_id);
+    /// Writes the invocation of run `run_id` into its folder in `runs_folder`.
+    pub fn save(&self, runs_folder: &Path, run_id: &str) -> Result<(), InvocationError> {
+        let folder = Invocation::run_folder(runs_folder, run_id);
         let path = folder.join("invocation.json");
         let io = |source| InvocationError::Io {
             path: path.clone(),
@@ -71,19 +73,10 @@ impl Invocation {
         std::fs::write(&path, text + "\n").map_err(io)
     }
 
-    /// Reads the invocation of run `run_id`.
-    pub fn load(journal: &Path, run_id: &str) -> Result<Invocation, InvocationError> {
-        let path = Invocation::run_folder(journal, run_id).join("invocation.json");
+    /// Reads the invocation of run `run_id` from its folder in `runs_folder`.
+    pub fn load(runs_folder: &Path, run_id: &str) -> Result<Invocation, InvocationError> {
+        let path = Invocation::run_folder(runs_folder, run_id).join("invocation.json");
         let value = browserflow_contract::read_json_file(&path)?;
         serde_json::from_value(value).map_err(|source| InvocationError::Format { path, source })
     }
-}
-
-/// `<journal folder>/runs`: every run's folder, and the browser tools' screenshot root.
-pub fn runs_folder(journal: &Path) -> PathBuf {
-    journal
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .join("runs")
 }

@@ -27,21 +27,20 @@ use browserflow_replay::SharedBrowser;
 #[cfg(feature = "test-hooks")]
 use browserflow_rider::CrashPoint;
 use browserflow_rider::{
-    ChainSecrets, CrashHook, Journal, Redactor, Rider, RiderOptions, SecretsCap, SecretsError,
-    SecretsProvider, ToolRegistry,
+    ChainSecrets, CrashHook, JournalLocation, JournalStore, Redactor, Rider, RiderOptions,
+    SecretsCap, SecretsError, SecretsProvider, ToolRegistry,
 };
 
 use crate::Catalog;
 pub use inputs::{InputError, RunInput, RunInputs, bind_inputs};
-use invocation::runs_folder;
 
 /// Where a run's journal is.
 #[derive(Debug, Clone, Default)]
 pub enum JournalAt {
-    /// The user's journal in their data folder.
+    /// The user's journal in their data folder ([`JournalLocation::user_default`]).
     UserDefault,
-    /// This journal file.
-    File(PathBuf),
+    /// This journal (`--journal`).
+    At(JournalLocation),
     /// A throw-away journal in a temporary folder, gone with the [`ReadyRider`] (one-tool
     /// runs, which nothing resumes; the default, so that no setup writes to the user's
     /// journal unless it says so).
@@ -55,8 +54,9 @@ pub enum RunsFolder {
     /// No run folders.
     #[default]
     None,
-    /// `runs/` beside the journal file (flows: the invocation is kept there too).
-    BesideJournal,
+    /// The journal's own runs folder ([`JournalAt::runs_folder`]: for a journal file,
+    /// `runs/` beside it); flows keep their invocation there too.
+    OfJournal,
     /// This folder (created if missing; checked before the browser starts).
     At(PathBuf),
 }
@@ -143,6 +143,32 @@ pub fn crash_hook_from_env() -> Option<CrashHook> {
     None
 }
 
+/// The variable that shortens a run's lease, for the lease tests of the shells: its time to
+/// live in milliseconds (the default is 30 s), so a test that stops a `bflow` with SIGSTOP
+/// sees its lease expire and taken over in about a second.
+pub const LEASE_TTL_ENV: &str = "BROWSERFLOW_TEST_LEASE_TTL_MS";
+
+/// The lease time to live [`LEASE_TTL_ENV`] asks for, if set (at least 100 ms). Only with
+/// the `test-hooks` feature; without it this is always `None`.
+#[cfg(feature = "test-hooks")]
+pub fn lease_ttl_from_env() -> Option<std::time::Duration> {
+    let value = std::env::var(LEASE_TTL_ENV).ok()?;
+    match value.parse::<u64>() {
+        Ok(ms) => Some(std::time::Duration::from_millis(ms.max(100))),
+        Err(_) => {
+            tracing::warn!("{LEASE_TTL_ENV}={value:?} is not a number of milliseconds; ignored");
+            None
+        }
+    }
+}
+
+/// Without the `test-hooks` feature the lease lasts as configured: [`LEASE_TTL_ENV`] is
+/// ignored.
+#[cfg(not(feature = "test-hooks"))]
+pub fn lease_ttl_from_env() -> Option<std::time::Duration> {
+    None
+}
+
 /// Why a Rider could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -161,6 +187,10 @@ pub enum SetupError {
     /// The temporary journal folder could not be made.
     #[error("cannot make a temporary journal: {0}")]
     Temporary(std::io::Error),
+    /// A temporary journal's location (or runs folder) was asked for before the journal
+    /// was made.
+    #[error("a temporary journal has no location until it is made")]
+    TemporaryJournal,
     /// Secrets the run references are not set (or their names are not secret names).
     #[error("{}", missing_text(.0))]
     MissingSecrets(Vec<SecretsError>),
@@ -198,6 +228,24 @@ pub fn check_secrets(
     }
 }
 
+impl JournalAt {
+    /// The location this names; a temporary journal has none until it is made.
+    fn location(&self) -> Result<JournalLocation, SetupError> {
+        match self {
+            JournalAt::UserDefault => Ok(JournalLocation::user_default()?),
+            JournalAt::At(location) => Ok(location.clone()),
+            JournalAt::Temporary => Err(SetupError::TemporaryJournal),
+        }
+    }
+
+    /// Where this journal's runs keep their folders (screenshots, reports, how a flow run
+    /// was started): the location's own ([`JournalLocation::runs_folder`]). A temporary
+    /// journal's is made with it, so it has none to name beforehand.
+    pub fn runs_folder(&self) -> Result<PathBuf, SetupError> {
+        Ok(self.location()?.runs_folder())
+    }
+}
+
 impl RunSetup {
     /// The one secrets chain: `BROWSERFLOW_SECRET_<NAME>` variables, then the secrets file.
     pub fn secrets(&self) -> Result<Arc<dyn SecretsProvider>, SetupError> {
@@ -217,17 +265,18 @@ impl RunSetup {
 
     /// The Rider for `tools`: the only place the shells' Riders are made.
     pub fn rider(&self, tools: ToolRegistry) -> Result<ReadyRider, SetupError> {
-        let (journal, temporary) = match &self.journal {
-            JournalAt::UserDefault => (Journal::open_default()?, None),
-            JournalAt::File(path) => (Journal::open(path)?, None),
+        let (location, temporary) = match &self.journal {
             JournalAt::Temporary => {
                 let dir = tempfile::tempdir().map_err(SetupError::Temporary)?;
-                (Journal::open(dir.path().join("journal.sqlite"))?, Some(dir))
+                let location = JournalLocation::Sqlite(dir.path().join("journal.sqlite"));
+                (location, Some(dir))
             }
+            other => (other.location()?, None),
         };
+        let journal: Arc<dyn JournalStore> = location.open()?;
         let runs_folder = match &self.runs_folder {
             RunsFolder::None => None,
-            RunsFolder::BesideJournal => Some(runs_folder(journal.path())),
+            RunsFolder::OfJournal => Some(location.runs_folder()),
             RunsFolder::At(dir) => Some(dir.clone()),
         };
         let options = RiderOptions {
@@ -235,7 +284,7 @@ impl RunSetup {
             runs_folder,
             ..self.rider.clone()
         };
-        let rider = Rider::new(tools, Arc::new(journal), self.secrets()?, options)?;
+        let rider = Rider::new(tools, journal, self.secrets()?, options)?;
         if let Some(logs) = &self.log_redactor {
             rider.redactor().forward_to(logs);
         }

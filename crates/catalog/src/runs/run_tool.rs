@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use browserflow_flow::{FlowSpec, compile};
-use browserflow_rider::{Artifacts, Journal, RunFailure, ToolRegistry};
+use browserflow_rider::{Artifacts, RunFailure, ToolRegistry};
 use serde_json::{Value, json};
 
 use browserflow_replay::run_dir::call_dir;
@@ -145,10 +145,10 @@ pub fn keep_failed_run(file: &ToolFile, error: &RunToolError) -> Option<std::io:
     else {
         return None;
     };
-    // The journal's own runs folder, found through configuration: a one-tool run's journal
-    // was temporary.
-    let root = Journal::default_path()
-        .map(|journal| crate::runs_folder(&journal))
+    // The user's journal's runs folder, found through configuration: a one-tool run's
+    // journal was temporary.
+    let root = super::JournalAt::UserDefault
+        .runs_folder()
         .unwrap_or_else(|_| std::env::temp_dir().join("bflow-runs"));
     let run_id = failure.run_id.as_deref().unwrap_or("run");
     let dir = call_dir(&root, run_id, STEP_ID, &file.contract.reference());

@@ -10,6 +10,7 @@ mod check;
 mod contract;
 mod daily_price_watch;
 mod errors;
+mod fencing;
 mod flow;
 mod pack;
 mod record;

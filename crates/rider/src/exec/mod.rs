@@ -20,7 +20,7 @@ use crate::artifacts::Artifacts;
 use crate::clock::Clock;
 use crate::ctx::EnvView;
 use crate::error::RunError;
-use crate::journal::{PendingStep, RecordedStep};
+use crate::journal::{Fence, PendingStep, RecordedStep};
 use crate::rider::Rider;
 use crate::signal::{CancelHandle, CancelSignal};
 use crate::tool::DynTool;
@@ -38,8 +38,9 @@ struct Prepared {
 pub(crate) struct RunState<'r> {
     rider: &'r Rider,
     pub(crate) run_id: String,
-    /// The lease owner of this session: every effect start is fenced on it.
-    pub(crate) owner: String,
+    /// The lease this session acts under: every write and every effect start is fenced on
+    /// it.
+    pub(crate) fence: Fence,
     session: i64,
     clock: Clock,
     env: EnvView,
@@ -60,7 +61,7 @@ impl<'r> RunState<'r> {
     pub(crate) fn new(
         rider: &'r Rider,
         run_id: String,
-        owner: String,
+        fence: Fence,
         session: i64,
         clock: Clock,
         env: EnvView,
@@ -70,7 +71,7 @@ impl<'r> RunState<'r> {
         RunState {
             rider,
             run_id,
-            owner,
+            fence,
             session,
             clock,
             env,

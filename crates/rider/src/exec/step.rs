@@ -12,7 +12,7 @@ use crate::crash::CrashPoint;
 use crate::ctx::{ToolCtx, idempotency_key};
 use crate::error::RunError;
 use crate::events::RunEvent;
-use crate::journal::{PendingStep, StepStart};
+use crate::journal::{Attempt, AttemptOutcome, EffectStart, PendingStep, StepStart};
 use crate::retry::RetryPolicy;
 use crate::rider::now_ms;
 use crate::tool::{ErrorClass, ToolError};
@@ -161,17 +161,22 @@ impl RunState<'_> {
         loop {
             attempt += 1;
             let number = attempts_before + i64::from(attempt);
-            {
+            let record = Attempt {
+                run_id: &self.run_id,
+                fence: &self.fence,
+                step: &start,
+                number,
+                session: self.session,
+            };
+            let started = {
                 let mut pending = lock(&self.pending);
-                journal.effect_started(
-                    &self.run_id,
-                    &self.owner,
-                    &start,
-                    number,
-                    self.session,
-                    now_ms(),
-                    &mut pending,
-                )?;
+                journal.effect_started(&record, now_ms(), &mut pending)?
+            };
+            if let EffectStart::Recorded(output) = started {
+                // Recorded since this session read the run: never attempted again.
+                self.steps_replayed.fetch_add(1, Ordering::Relaxed);
+                self.emit_finished(call.id, "replayed", call.started);
+                return Ok(output);
             }
             rider.emit(&RunEvent::StepStarted {
                 step_id: call.id.to_owned(),
@@ -179,6 +184,9 @@ impl RunState<'_> {
                 attempt,
             });
             self.crash_point(CrashPoint::BeforeEffect, call.id);
+            // The last check before the effect: a session deposed since its intent was
+            // committed (stopped, then taken over) starts nothing.
+            journal.check_fence(&self.run_id, &self.fence)?;
             let attempt_started = Instant::now();
             let mut ctx = self.ctx_for(call.step, call.id, call.inputs)?;
             ctx.deadline = Some(tool_deadline);
@@ -206,11 +214,8 @@ impl RunState<'_> {
                 Ok(output) => {
                     self.crash_point(CrashPoint::AfterEffect, call.id);
                     let recorded = journal.effect_finished(
-                        &self.run_id,
-                        &start,
-                        number,
-                        Ok(&output),
-                        "succeeded",
+                        &record,
+                        AttemptOutcome::Succeeded(&output),
                         duration_us,
                         now_ms(),
                     )?;
@@ -251,11 +256,8 @@ impl RunState<'_> {
                         (_, Some(_)) => "retrying",
                     };
                     journal.effect_finished(
-                        &self.run_id,
-                        &start,
-                        number,
-                        Err(&message),
-                        status,
+                        &record,
+                        AttemptOutcome::Failed { status, message: &message },
                         duration_us,
                         now_ms(),
                     )?;

@@ -1,53 +1,79 @@
-//! Run leases: which process is executing a run, so that no two execute it at once.
+//! Run leases: which process is executing a run, so that no two execute it at once, and a
+//! deposed one never acts again.
 //!
-//! A run being executed has one row in `leases`: the owner (a random id per session), the
-//! host it runs on (for people: the host name; for the liveness rule: a host key), its pid
-//! and the pid's start time, when it took the lease, its last heartbeat and when the lease
-//! expires. The same rules serve one laptop and many workers on many machines sharing one
-//! journal file, because every decision is taken inside one SQLite write transaction and
-//! depends only on what the row says and what this host can observe.
+//! A run being executed has one lease: the owner (a random id per session), the host it runs
+//! on (for people: the host name; for the liveness rule: a host key), its pid and the pid's
+//! start time, when it took the lease, its last heartbeat, when the lease expires, and its
+//! **epoch**: a number kept with the run that every grant to a new owner increases (a run's
+//! first session holds epoch 1). An owner acts under a [`Fence`] — its owner id and its
+//! epoch. The same rules serve one laptop and many workers on many machines sharing one
+//! journal, because every decision is taken inside one write transaction of the journal
+//! ([`JournalStore`](super::JournalStore)) and depends only on what the journal holds and
+//! what this host can observe.
 //!
 //! The rules, and why each is sound:
 //!
-//! - **Taking is one transaction.** [`Journal::take_lease`] reads the row and writes the new
-//!   owner under `BEGIN IMMEDIATE`, which takes SQLite's write lock before reading. Two
-//!   takers are serialised: the second reads the first's row, not the state before it, so
-//!   of two resumes started at once exactly one proceeds (check-then-set across two
-//!   transactions would let both see "free"). A new run inserts its lease in the
-//!   transaction that records the run, so a run is never visible without its owner.
+//! - **Taking is one transaction.** [`JournalStore::take_lease`](super::JournalStore::take_lease)
+//!   reads the lease and writes the new owner in one write transaction that holds the write
+//!   lock before reading (SQLite: `BEGIN IMMEDIATE`). Two takers are serialised: the second
+//!   reads the first's lease, not the state before it, so of two resumes started at once
+//!   exactly one proceeds (check-then-set across two transactions would let both see
+//!   "free"). A new run inserts its lease in the transaction that records the run, so a run
+//!   is never visible without its owner.
 //! - **A live lease is refused, naming its owner.** Live means: not expired, and — when the
 //!   owner is on this host — its process still exists with the same start time.
-//! - **A gone owner's lease is taken over.** Gone means either of:
+//! - **A gone owner's lease is taken over, with a new epoch.** Gone ([`LeaseHolder::gone`])
+//!   means either of:
 //!   - *expired*: its last heartbeat is older than its time to live. Owners renew every
 //!     third of the time to live ([`LeaseOwner::heartbeat_interval`]), so an owner that let
-//!     it expire has missed two renewals: it is dead, hung or cut off. This is the only rule
-//!     for an owner on another host, whose processes this host cannot see; it assumes the
-//!     hosts' clocks differ by much less than the time to live (30 s by default).
+//!     it expire has missed two renewals: it is dead, hung, stopped (SIGSTOP) or cut off.
+//!     This is the only rule for an owner on another host, whose processes this host cannot
+//!     see; it assumes the hosts' clocks differ by much less than the time to live (30 s by
+//!     default).
 //!   - *dead on this host*: same host key and no process with that pid and start time. The
 //!     start time (Linux `/proc/PID/stat`) tells a reused pid from the owner. The host key
 //!     is the host name, the boot id and the pid namespace, so two containers with one host
 //!     name, or a host after a reboot, never judge each other's pids; on a system without
 //!     `/proc` the process cannot be checked and only expiry applies.
-//! - **Every effect is fenced.** An owner whose lease was taken over (it stopped
-//!   heartbeating, then woke up) must not act: starting an effectful step and ending the run
-//!   check, in the same write transaction, that this owner still holds the lease, and
-//!   stop with [`JournalError::LeaseLost`] otherwise. So after a takeover commits, the old
-//!   owner starts no effect and writes no outcome over the new owner's.
-//! - **Renewal is conditional** on the owner (`UPDATE … WHERE owner = ?`): a heartbeat can
-//!   never resurrect a lease someone else took.
-//! - **Release** deletes the row only if this owner holds it, with the run's outcome, in one
-//!   transaction.
 //!
-//! What a lease does not do: an owner killed between an effect and its commit leaves an
-//! effect in doubt; the next owner repeats it under the same idempotency key (see the
-//! journal). The lease only guarantees that the repeat and the original never overlap.
+//!   The grant increases the run's epoch in the same transaction. Epochs only grow, and the
+//!   lease of an epoch is granted once, so a fence names at most one session ever.
+//! - **Every write and every effect is fenced.** A session acts only while the journal says
+//!   it holds the lease: each of its writes — opening a session, recording the intent of an
+//!   effect with the pending step rows, recording an attempt's outcome, ending the run —
+//!   first checks, inside the same write transaction, that the lease exists, is this
+//!   owner's and has this epoch, and writes nothing otherwise
+//!   ([`JournalError::LeaseLost`](super::JournalError::LeaseLost): the session was
+//!   deposed, and stops). Right before a tool's effect starts, the fence is checked once
+//!   more ([`JournalStore::check_fence`](super::JournalStore::check_fence)), after the
+//!   intent's commit and the crash hook. So once a takeover commits, the old owner starts
+//!   no effect it had not already started, and writes no row: no attempt row, no outcome,
+//!   no run status over the new owner's.
+//! - **A released lease is nobody's.** Ending a run deletes its lease; a missing lease
+//!   fences every session out, including the one that released it. (Before the epoch, a
+//!   missing lease counted as "still mine": an owner stopped during a step, taken over by
+//!   a resume that finished and released, then continued, posted again and wrote its
+//!   outcome over the new owner's.)
+//! - **Recorded effects are consulted before an effect.** Recording the intent of an effect
+//!   first looks for the step's recorded outcome, in the same transaction: a step whose
+//!   effect is recorded is never attempted again, whoever asks.
+//! - **Renewal is conditional** on the owner and the epoch: a heartbeat can never resurrect
+//!   a lease someone else took, nor one that was released.
+//! - **Release** deletes the lease only if this fence holds it, with the run's outcome, in
+//!   one transaction.
+//!
+//! What a lease does not do: it fences the journal, not the world. An owner stopped while
+//! its effect is in flight (the request sent, the answer not yet read), or between the last
+//! fence check and the first byte of its effect, may complete that one effect after a
+//! takeover; the new owner repeats it under the same idempotency key (see the journal), and
+//! the old owner, when it wakes, records nothing and stops. Likewise an owner killed between
+//! an effect and its commit leaves the effect in doubt, repeated under the same key. Only a
+//! receiver that honours the idempotency key makes the effect itself exactly-once.
 
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
-
-use super::{Journal, JournalError};
+use super::JournalStore;
 
 /// The default time to live of a lease.
 pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(30);
@@ -88,6 +114,38 @@ pub struct LeaseHolder {
     pub heartbeat_at_ms: i64,
     /// When the lease expires without another heartbeat (Unix ms).
     pub expires_at_ms: i64,
+    /// The lease's epoch: how many times the run's lease was granted to a new owner.
+    pub epoch: i64,
+}
+
+impl LeaseHolder {
+    /// Why this holder is gone, seen from a process on `host_key` at `now_ms`; `None` if it
+    /// is live. The one liveness rule every backend applies when a lease is taken.
+    pub fn gone(&self, host_key: &str, now_ms: i64) -> Option<Takeover> {
+        if now_ms >= self.expires_at_ms {
+            return Some(Takeover::Expired);
+        }
+        if self.host_key == host_key && !process_alive(self.pid, self.pid_start) {
+            return Some(Takeover::DeadProcess);
+        }
+        None
+    }
+
+    /// Whether this is the lease `fence` names.
+    pub fn is(&self, fence: &Fence) -> bool {
+        self.owner == fence.owner && self.epoch == fence.epoch
+    }
+}
+
+/// What a session acts under: its owner id and the epoch of the lease it was granted. Every
+/// write of the session, and every effect it starts, is made only while the journal's lease
+/// of the run is exactly this.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Fence {
+    /// The owner id ([`LeaseOwner::owner`]).
+    pub owner: String,
+    /// The lease's epoch.
+    pub epoch: i64,
 }
 
 impl std::fmt::Display for LeaseHolder {
@@ -113,6 +171,8 @@ pub enum Takeover {
 /// A lease taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeaseGrant {
+    /// What the new owner acts under.
+    pub fence: Fence,
     /// The owner it was taken from, and why, if any.
     pub taken_over: Option<(LeaseHolder, Takeover)>,
 }
@@ -153,175 +213,15 @@ impl LeaseOwner {
         (self.ttl / 3).max(Duration::from_millis(10))
     }
 
-    fn ttl_ms(&self) -> i64 {
-        i64::try_from(self.ttl.as_millis()).unwrap_or(i64::MAX)
+    /// [`LeaseOwner::ttl`] in milliseconds.
+    pub fn ttl_ms(&self) -> i64 {
+        ttl_ms(self.ttl)
     }
 }
 
-impl Journal {
-    /// Takes the lease of `run_id` for `owner` at `now_ms`, in one write transaction: free,
-    /// already this owner's, or its owner gone ⇒ granted; otherwise held.
-    pub fn take_lease(
-        &self,
-        run_id: &str,
-        owner: &LeaseOwner,
-        now_ms: i64,
-    ) -> Result<LeaseAnswer, JournalError> {
-        let mut conn = self.lock();
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(self.sqlite_error("cannot start the lease transaction"))?;
-        let known: Option<i64> = tx
-            .query_row("SELECT 1 FROM runs WHERE run_id = ?1", [run_id], |r| {
-                r.get(0)
-            })
-            .optional()
-            .map_err(self.sqlite_error("cannot read the run"))?;
-        if known.is_none() {
-            return Err(self.unknown_run(run_id));
-        }
-        let answer =
-            match read_holder(&tx, run_id).map_err(self.sqlite_error("cannot read the lease"))? {
-                Some(holder) if holder.owner != owner.owner => {
-                    match gone(&holder, &owner.host_key, now_ms) {
-                        None => LeaseAnswer::Held(holder),
-                        Some(why) => LeaseAnswer::Granted(LeaseGrant {
-                            taken_over: Some((holder, why)),
-                        }),
-                    }
-                }
-                _ => LeaseAnswer::Granted(LeaseGrant { taken_over: None }),
-            };
-        if matches!(answer, LeaseAnswer::Granted(_)) {
-            write_lease(&tx, run_id, owner, now_ms)
-                .map_err(self.sqlite_error("cannot write the lease"))?;
-        }
-        tx.commit()
-            .map_err(self.sqlite_error("cannot commit the lease"))?;
-        Ok(answer)
-    }
-
-    /// Renews `owner`'s lease of `run_id`: `false` when it no longer holds it.
-    pub fn renew_lease(
-        &self,
-        run_id: &str,
-        owner: &LeaseOwner,
-        now_ms: i64,
-    ) -> Result<bool, JournalError> {
-        let conn = self.lock();
-        let changed = conn
-            .prepare_cached(
-                "UPDATE leases SET heartbeat_at_ms = ?3, expires_at_ms = ?4
-                 WHERE run_id = ?1 AND owner = ?2",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    run_id,
-                    owner.owner,
-                    now_ms,
-                    now_ms.saturating_add(owner.ttl_ms())
-                ])
-            })
-            .map_err(self.sqlite_error("cannot renew the lease"))?;
-        Ok(changed == 1)
-    }
-
-    /// Releases `owner`'s lease of `run_id` (nothing if another owner holds it).
-    pub fn release_lease(&self, run_id: &str, owner: &str) -> Result<(), JournalError> {
-        let conn = self.lock();
-        conn.execute(
-            "DELETE FROM leases WHERE run_id = ?1 AND owner = ?2",
-            params![run_id, owner],
-        )
-        .map_err(self.sqlite_error("cannot release the lease"))?;
-        Ok(())
-    }
-
-    /// Who holds the lease of `run_id`, if anyone.
-    pub fn lease_holder(&self, run_id: &str) -> Result<Option<LeaseHolder>, JournalError> {
-        // A version-1 journal (opened read-only, so not migrated) predates leases: no one
-        // holds its runs.
-        if self.schema_version()? < 2 {
-            return Ok(None);
-        }
-        let conn = self.lock();
-        read_holder(&conn, run_id).map_err(self.sqlite_error("cannot read the lease"))
-    }
-
-    /// Inside a write transaction: fails unless `owner` holds the lease of `run_id`.
-    pub(crate) fn fence(
-        &self,
-        tx: &Transaction<'_>,
-        run_id: &str,
-        owner: &str,
-    ) -> Result<(), JournalError> {
-        match read_holder(tx, run_id).map_err(self.sqlite_error("cannot read the lease"))? {
-            Some(holder) if holder.owner != owner => Err(JournalError::LeaseLost {
-                path: self.path.clone(),
-                run_id: run_id.to_owned(),
-                holder: Box::new(holder),
-            }),
-            // Held by this owner, or (a released lease) by no one: this owner is the last
-            // one that held it, so no one else has acted since.
-            _ => Ok(()),
-        }
-    }
-}
-
-pub(crate) fn write_lease(
-    tx: &Transaction<'_>,
-    run_id: &str,
-    owner: &LeaseOwner,
-    now_ms: i64,
-) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "INSERT OR REPLACE INTO leases (run_id, owner, host, host_key, pid, pid_start,
-             acquired_at_ms, heartbeat_at_ms, expires_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)",
-    )?
-    .execute(params![
-        run_id,
-        owner.owner,
-        owner.host,
-        owner.host_key,
-        owner.pid,
-        owner.pid_start.map(|s| s as i64),
-        now_ms,
-        now_ms.saturating_add(owner.ttl_ms())
-    ])?;
-    Ok(())
-}
-
-fn read_holder(tx: &Connection, run_id: &str) -> rusqlite::Result<Option<LeaseHolder>> {
-    tx.prepare_cached(
-        "SELECT owner, host, host_key, pid, pid_start, acquired_at_ms, heartbeat_at_ms,
-                expires_at_ms
-         FROM leases WHERE run_id = ?1",
-    )?
-    .query_row([run_id], |r| {
-        Ok(LeaseHolder {
-            owner: r.get(0)?,
-            host: r.get(1)?,
-            host_key: r.get(2)?,
-            pid: r.get(3)?,
-            pid_start: r.get::<_, Option<i64>>(4)?.map(|s| s as u64),
-            acquired_at_ms: r.get(5)?,
-            heartbeat_at_ms: r.get(6)?,
-            expires_at_ms: r.get(7)?,
-        })
-    })
-    .optional()
-}
-
-/// Why `holder` is gone, seen from a process on `host_key` at `now_ms`; `None` if it is live.
-fn gone(holder: &LeaseHolder, host_key: &str, now_ms: i64) -> Option<Takeover> {
-    if now_ms >= holder.expires_at_ms {
-        return Some(Takeover::Expired);
-    }
-    if holder.host_key == host_key && !process_alive(holder.pid, holder.pid_start) {
-        return Some(Takeover::DeadProcess);
-    }
-    None
+/// `ttl` in milliseconds, saturating.
+pub(crate) fn ttl_ms(ttl: Duration) -> i64 {
+    i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// Whether process `pid`, started at `start`, still runs on this host. Without `/proc` it
@@ -412,12 +312,14 @@ pub(crate) struct Heartbeat {
 
 impl Heartbeat {
     pub(crate) fn start(
-        journal: std::sync::Arc<Journal>,
+        journal: std::sync::Arc<dyn JournalStore>,
         run_id: String,
-        owner: LeaseOwner,
+        owner: &LeaseOwner,
+        fence: Fence,
     ) -> Heartbeat {
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let interval = owner.heartbeat_interval();
+        let ttl = owner.ttl;
         let spawned = std::thread::Builder::new()
             .name("bf-lease-heartbeat".to_owned())
             .spawn(move || {
@@ -425,15 +327,17 @@ impl Heartbeat {
                 while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
                     stopped.recv_timeout(interval)
                 {
-                    match journal.renew_lease(&run_id, &owner, crate::rider::now_ms()) {
+                    match journal.renew_lease(&run_id, &fence, ttl, crate::rider::now_ms()) {
                         Ok(true) => {}
                         Ok(false) => {
                             // Released by this session as it ended (silent), or taken over:
-                            // then the fence stops this session before its next effect.
-                            if let Ok(Some(holder)) = journal.lease_holder(&run_id) {
-                                tracing::warn!(
-                                    "run {run_id}: the lease was taken over by {holder}"
-                                );
+                            // then the fence stops this session before its next write or
+                            // effect.
+                            match journal.lease_holder(&run_id) {
+                                Ok(Some(holder)) if !holder.is(&fence) => tracing::warn!(
+                                    "run {run_id}: deposed, the lease was taken over by {holder}"
+                                ),
+                                _ => {}
                             }
                             break;
                         }

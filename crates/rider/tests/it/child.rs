@@ -2,18 +2,23 @@
 //! `BF_CHILD` set. It runs or resumes the crash-test flow against a real journal file and a
 //! real server, printing `RUN_ID …`, then `OUTCOME …` or `FAILURE …`; with
 //! `BROWSERFLOW_CRASH_AT=point:step` it prints `CRASH_POINT …` at that point and blocks there
-//! until the test kills it.
+//! until the test kills it. With `"pause_at": "point:step"` in the spec it prints `PAUSED …`
+//! there and waits for a line on its stdin (the fencing tests stop it with SIGSTOP
+//! meanwhile), then goes on; `"ttl_ms"` sets its lease's time to live; the variant
+//! `slow_first` makes the step `first` post to `/slow/MS` (MS = `"slow_ms"`).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Arc;
 
 use browserflow_flow::Bound;
-use browserflow_rider::{ChainSecrets, CrashPoint, RiderOptions, RunEvent, ToolRegistry};
+use browserflow_rider::{
+    ChainSecrets, CrashPoint, JournalLocation, RiderOptions, RunEvent, ToolRegistry,
+};
 use serde_json::{Value, json};
 
 use crate::tools::{
-    compile_flow, crash_flow, fast_options, post, post_changed, rider, shape, slugify,
+    compile_flow, crash_flow, fast_options, post, post_changed, rider_at, shape, slugify,
 };
 
 #[test]
@@ -46,7 +51,12 @@ async fn run(spec: Value) {
     } else {
         registry.register(post).unwrap();
     }
-    let plan = compile_flow(&registry, crash_flow());
+    let mut flow = crash_flow();
+    if text("variant") == "slow_first" {
+        let ms = spec["slow_ms"].as_u64().unwrap_or(1000);
+        flow["steps"][1]["with"]["url"] = json!({"template": format!("{{input.server}}/slow/{ms}")});
+    }
+    let plan = compile_flow(&registry, flow);
     let crash_at = std::env::var("BROWSERFLOW_CRASH_AT")
         .ok()
         .and_then(|value| {
@@ -61,6 +71,23 @@ async fn run(spec: Value) {
         })),
         ..fast_options()
     };
+    if let Some(ms) = spec["ttl_ms"].as_u64() {
+        options.lease_ttl = std::time::Duration::from_millis(ms);
+    }
+    let pause_at = spec["pause_at"].as_str().and_then(|value| {
+        let (point, step) = value.split_once(':')?;
+        Some((CrashPoint::parse(point)?, step.to_owned()))
+    });
+    if let Some((wanted, wanted_step)) = pause_at {
+        options.crash_hook = Some(Arc::new(move |point, step| {
+            if point == wanted && step == wanted_step {
+                say(format!("PAUSED {} {step}", point.as_str()));
+                // Wait for the test's word (it stops and continues this process meanwhile).
+                let mut line = String::new();
+                let _ = std::io::stdin().read_line(&mut line);
+            }
+        }));
+    }
     if let Some((wanted, wanted_step)) = crash_at {
         options.crash_hook = Some(Arc::new(move |point, step| {
             if point == wanted && step == wanted_step {
@@ -73,9 +100,9 @@ async fn run(spec: Value) {
         }));
     }
     let secrets = ChainSecrets::standard(None).expect("env secrets");
-    let rider = rider(
+    let rider = rider_at(
         registry,
-        std::path::Path::new(&text("journal")),
+        &JournalLocation::parse(&text("journal")),
         secrets,
         options,
     );

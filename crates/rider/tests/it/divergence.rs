@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::crash::{Runner, effects, spec};
+use browserflow_rider::JournalLocation;
+
+use crate::journal_suite::crash::{Runner, effects, spec};
 use crate::server::Server;
 use crate::tools::{compile_flow, quick_rider, registry};
 
@@ -13,7 +15,7 @@ use crate::tools::{compile_flow, quick_rider, registry};
 fn a_tool_contract_changed_between_crash_and_resume_is_a_divergence() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let journal = dir.path().join("journal.sqlite");
+    let journal = JournalLocation::Sqlite(dir.path().join("journal.sqlite"));
     let runner = Runner::start(
         spec(&journal, &server, "run", "", "v1"),
         Some("after-commit:first"),
@@ -41,7 +43,8 @@ fn a_tool_contract_changed_between_crash_and_resume_is_a_divergence() {
         recorded,
         "the record is untouched"
     );
-    let report = browserflow_rider::Journal::open(&journal)
+    let report = journal
+        .open_read_only()
         .unwrap()
         .show(&run_id)
         .unwrap();

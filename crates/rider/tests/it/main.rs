@@ -1,4 +1,5 @@
 //! Integration tests of the Rider: real SQLite files, real HTTP on 127.0.0.1, real processes.
+//! The journal's own suite (`journal_suite`) runs once per journal backend.
 
 // Helpers shared by the tests panic on failure like the tests themselves.
 #![allow(clippy::unwrap_used)]
@@ -8,12 +9,10 @@ mod canary;
 mod caps;
 mod child;
 mod composite;
-mod crash;
 mod define;
 mod divergence;
-mod lease;
+mod journal_suite;
 mod model_client;
-mod plan_change;
 mod read_only;
 mod redact;
 mod run;

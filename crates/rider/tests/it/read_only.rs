@@ -1,10 +1,12 @@
-//! Read paths never write: a foreign SQLite file is refused without a byte changed, a
-//! missing file is not created, and a version-1 journal still opens and resumes.
+//! The SQLite backend's own promises. Read paths never write: a foreign SQLite file is
+//! refused without a byte changed, a missing file is not created; journals of versions 1
+//! and 2 still open, migrate and resume.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use browserflow_rider::{Journal, JournalError};
+use browserflow_rider::journal::SCHEMA_VERSION;
+use browserflow_rider::{JournalError, JournalStore, LeaseOwner, SqliteJournal};
 use serde_json::json;
 use sha2::Digest as _;
 
@@ -40,11 +42,11 @@ fn a_foreign_database_is_refused_without_a_byte_changed() {
     };
     let files = listing(dir.path());
 
-    let err = Journal::open_read_only(&path).unwrap_err();
+    let err = SqliteJournal::open_read_only(&path).unwrap_err();
     assert!(matches!(err, JournalError::NotAJournal { .. }), "{err}");
     assert!(err.to_string().contains("contacts"), "{err}");
     // Writable opening refuses it too, before switching it to WAL or creating a table.
-    let err = Journal::open(&path).unwrap_err();
+    let err = SqliteJournal::open(&path).unwrap_err();
     assert!(matches!(err, JournalError::NotAJournal { .. }), "{err}");
 
     assert_eq!(checksum(&path), before, "not a byte changed");
@@ -66,16 +68,16 @@ fn a_file_that_is_not_sqlite_and_a_missing_file_are_refused() {
     )
     .unwrap();
     let before = checksum(&text);
-    let err = Journal::open_read_only(&text).unwrap_err();
+    let err = SqliteJournal::open_read_only(&text).unwrap_err();
     assert!(matches!(err, JournalError::NotAJournal { .. }), "{err}");
     assert!(matches!(
-        Journal::open(&text).unwrap_err(),
+        SqliteJournal::open(&text).unwrap_err(),
         JournalError::NotAJournal { .. }
     ));
     assert_eq!(checksum(&text), before);
 
     let missing = dir.path().join("nothing-here.sqlite");
-    let err = Journal::open_read_only(&missing).unwrap_err();
+    let err = SqliteJournal::open_read_only(&missing).unwrap_err();
     assert!(matches!(err, JournalError::Missing { .. }), "{err}");
     assert!(!missing.exists(), "a read never creates the file");
 }
@@ -85,16 +87,16 @@ async fn a_journal_read_read_only_is_not_changed() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("j.sqlite");
-    let plan = crate::lease::one_post_plan(&server);
+    let plan = crate::journal_suite::lease::one_post_plan(&server);
     let run_id = {
         let rider = quick_rider(registry(), &path);
         rider.run(&plan, BTreeMap::new()).await.unwrap().run_id
     };
     let before = checksum(&path);
-    let journal = Journal::open_read_only(&path).unwrap();
+    let journal = SqliteJournal::open_read_only(&path).unwrap();
     assert_eq!(journal.show(&run_id).unwrap().status, "succeeded");
     assert_eq!(journal.runs(10).unwrap().len(), 1);
-    assert_eq!(journal.schema_version().unwrap(), 2);
+    assert_eq!(journal.schema_version().unwrap(), SCHEMA_VERSION);
     drop(journal);
     assert_eq!(checksum(&path), before);
 }
@@ -128,12 +130,12 @@ async fn a_version_1_journal_opens_migrated_and_its_runs_resume() {
     {
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(
-            "DROP TABLE plan_steps; DROP TABLE leases;
+            "DROP TABLE plan_steps; DROP TABLE leases; ALTER TABLE runs DROP COLUMN lease_epoch;
              PRAGMA user_version = 1; PRAGMA application_id = 0;",
         )
         .unwrap();
     }
-    let read = Journal::open_read_only(&path).unwrap();
+    let read = SqliteJournal::open_read_only(&path).unwrap();
     assert_eq!(read.schema_version().unwrap(), 1, "a read does not migrate");
     assert_eq!(read.show(&run_id).unwrap().status, "failed");
     assert_eq!(
@@ -144,7 +146,11 @@ async fn a_version_1_journal_opens_migrated_and_its_runs_resume() {
     drop(read);
 
     let rider = quick_rider(registry(), &path);
-    assert_eq!(rider.journal().schema_version().unwrap(), 2, "migrated");
+    assert_eq!(
+        rider.journal().schema_version().unwrap(),
+        SCHEMA_VERSION,
+        "migrated"
+    );
     let calls = server.counts().values().sum::<usize>();
     let failure = rider.resume(&run_id, &plan).await.unwrap_err();
     assert_eq!(failure.code(), "tool_failed", "{}", failure.message);
@@ -153,4 +159,59 @@ async fn a_version_1_journal_opens_migrated_and_its_runs_resume() {
         calls + 1,
         "`a` replayed from the record, `b` attempted again"
     );
+}
+
+#[tokio::test]
+async fn a_version_2_journal_gets_lease_epochs_and_a_run_it_held_resumes_fenced() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let plan = crate::journal_suite::lease::one_post_plan(&server);
+    let run_id = {
+        let rider = quick_rider(registry(), &path);
+        rider.run(&plan, BTreeMap::new()).await.unwrap().run_id
+    };
+    // Make it a version-2 file, as the browserflow before lease epochs left it, with a
+    // lease still held by a session that died.
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "ALTER TABLE runs DROP COLUMN lease_epoch; ALTER TABLE leases DROP COLUMN epoch;
+             PRAGMA user_version = 2;",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO leases (run_id, owner, host, host_key, pid, pid_start, acquired_at_ms,
+                 heartbeat_at_ms, expires_at_ms)
+             VALUES (?1, 'old-session', 'h', 'elsewhere', 1, NULL, 0, 0, 0)",
+            [&run_id],
+        )
+        .unwrap();
+    }
+    let read = SqliteJournal::open_read_only(&path).unwrap();
+    assert_eq!(read.schema_version().unwrap(), 2, "a read does not migrate");
+    let holder = read.lease_holder(&run_id).unwrap().unwrap();
+    assert_eq!((holder.owner.as_str(), holder.epoch), ("old-session", 0));
+    drop(read);
+
+    let journal = SqliteJournal::open(&path).unwrap();
+    assert_eq!(journal.schema_version().unwrap(), SCHEMA_VERSION, "migrated");
+    assert_eq!(journal.lease_holder(&run_id).unwrap().unwrap().epoch, 0);
+    // Opening it again (another process would) finds it migrated.
+    drop(SqliteJournal::open(&path).unwrap());
+    let owner = LeaseOwner::this_process(std::time::Duration::from_secs(30));
+    let now = 1;
+    match journal.take_lease(&run_id, &owner, now).unwrap() {
+        browserflow_rider::LeaseAnswer::Granted(grant) => {
+            assert_eq!(grant.fence.epoch, 1, "the first epoch after the migration");
+            assert_eq!(grant.taken_over.unwrap().0.owner, "old-session");
+            journal.release_lease(&run_id, &grant.fence).unwrap();
+        }
+        other => panic!("{other:?}"),
+    }
+    drop(journal);
+    let rider = quick_rider(registry(), &path);
+    let outcome = rider.resume(&run_id, &plan).await.unwrap();
+    assert_eq!(outcome.steps_replayed, 1);
+    assert_eq!(rider.journal().show(&run_id).unwrap().sessions, 2);
 }

@@ -6,8 +6,8 @@ use browserflow_contract::{Capability, Kind};
 use browserflow_flow::{FlowSpec, Plan, compile};
 use browserflow_rider::secrecy::{ExposeSecret, SecretString};
 use browserflow_rider::{
-    Journal, MapSecrets, Rider, RiderOptions, SecretInput, SecretsProvider, Tool, ToolCtx, ToolDef,
-    ToolError, ToolRegistry, define_tool,
+    JournalLocation, MapSecrets, Rider, RiderOptions, SecretInput, SecretsProvider, Tool, ToolCtx,
+    ToolDef, ToolError, ToolRegistry, define_tool,
 };
 use serde_json::{Value, json};
 
@@ -166,20 +166,35 @@ pub fn registry() -> ToolRegistry {
     registry
 }
 
-/// A Rider over a fresh journal at `path`.
+/// A Rider over the journal file at `path`.
 pub fn rider(
     registry: ToolRegistry,
     path: &std::path::Path,
     secrets: impl SecretsProvider + 'static,
     options: RiderOptions,
 ) -> Rider {
-    let journal = Arc::new(Journal::open(path).expect("journal opens"));
+    rider_at(registry, &JournalLocation::from(path), secrets, options)
+}
+
+/// A Rider over the journal at `location`, whatever its backend.
+pub fn rider_at(
+    registry: ToolRegistry,
+    location: &JournalLocation,
+    secrets: impl SecretsProvider + 'static,
+    options: RiderOptions,
+) -> Rider {
+    let journal = location.open().expect("journal opens");
     Rider::new(registry, journal, Arc::new(secrets), options).expect("rider")
 }
 
 /// A Rider with no secrets and fast retries.
 pub fn quick_rider(registry: ToolRegistry, path: &std::path::Path) -> Rider {
     rider(registry, path, MapSecrets::new(), fast_options())
+}
+
+/// [`quick_rider`] over the journal at `location`.
+pub fn quick_rider_at(registry: ToolRegistry, location: &JournalLocation) -> Rider {
+    rider_at(registry, location, MapSecrets::new(), fast_options())
 }
 
 pub fn fast_options() -> RiderOptions {

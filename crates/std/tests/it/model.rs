@@ -166,7 +166,9 @@ async fn a_model_step_is_journaled_and_replays_from_the_recording_through_the_ri
     use std::collections::BTreeMap;
 
     use browserflow_flow::{Bound, Registry, check_str};
-    use browserflow_rider::{Journal, MapSecrets, Rider, RiderOptions, ToolRegistry};
+    use browserflow_rider::{
+        JournalStore, MapSecrets, Rider, RiderOptions, SqliteJournal, ToolRegistry,
+    };
 
     let server = Server::start(completions).await;
     let digest = model_tool().contract().contract_digest().to_string();
@@ -180,7 +182,7 @@ async fn a_model_step_is_journaled_and_replays_from_the_recording_through_the_ri
     let mut contracts = Registry::new();
     contracts.insert(model_tool().contract().clone()).unwrap();
     let plan = check_str(&flow.to_string(), &contracts).unwrap_or_else(|d| panic!("{d}"));
-    let rider_with = |model: Arc<dyn ModelCapability>, journal: Arc<Journal>| {
+    let rider_with = |model: Arc<dyn ModelCapability>, journal: Arc<dyn JournalStore>| {
         let mut tools = ToolRegistry::new();
         tools.register(model_tool).unwrap();
         let options = RiderOptions {
@@ -191,7 +193,8 @@ async fn a_model_step_is_journaled_and_replays_from_the_recording_through_the_ri
     };
     let inputs = || BTreeMap::from([("text".to_owned(), Bound::Value(json!("blue sofa")))]);
     let dir = tempfile::tempdir().unwrap();
-    let journal = Arc::new(Journal::open(dir.path().join("journal.sqlite")).unwrap());
+    let journal: Arc<dyn JournalStore> =
+        Arc::new(SqliteJournal::open(dir.path().join("journal.sqlite")).unwrap());
 
     // Authoring time: the live model answers and the call is recorded.
     let live = OpenAiModel::new(&server.url("/v1"), None, Duration::from_secs(5)).unwrap();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use browserflow_contract::{Capability, Kind};
 use browserflow_flow::{Bound, Registry, check_str};
-use browserflow_rider::{Journal, MapSecrets, Rider, RiderOptions, ToolRegistry};
+use browserflow_rider::{MapSecrets, Rider, RiderOptions, SqliteJournal, ToolRegistry};
 use serde_json::json;
 
 use crate::support::{Reply, Server};
@@ -128,7 +128,7 @@ async fn a_flow_posts_to_a_secret_webhook_and_nothing_written_holds_the_secret()
 
     let dir = tempfile::tempdir().unwrap();
     let journal_path = dir.path().join("journal.sqlite");
-    let journal = Arc::new(Journal::open(&journal_path).unwrap());
+    let journal = Arc::new(SqliteJournal::open(&journal_path).unwrap());
     let secrets = Arc::new(MapSecrets::new().with("WEBHOOK_URL", &webhook));
     let rider = Rider::new(tools, journal, secrets, RiderOptions::default()).unwrap();
     let inputs = BTreeMap::from([("text".to_owned(), Bound::Value(json!("$1,299.00")))]);

@@ -2,15 +2,15 @@
 //! effectful step, then resumed in a new process.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::io::{BufRead, BufReader, Write as _};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use browserflow_rider::{Journal, idempotency_key};
+use browserflow_rider::{JournalLocation, idempotency_key};
 use serde_json::{Value, json};
 
+use super::Backend;
 use crate::server::Server;
 
 pub const TOKEN: &str = "tok-Crash/Test+Token=1";
@@ -18,6 +18,7 @@ pub const TOKEN: &str = "tok-Crash/Test+Token=1";
 /// A running child process and the lines it prints.
 pub struct Runner {
     child: Child,
+    stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
 }
 
@@ -36,13 +37,14 @@ impl Runner {
             .env("BF_CHILD", spec.to_string())
             .env("BROWSERFLOW_SECRET_API_TOKEN", TOKEN)
             .env_remove("BROWSERFLOW_CRASH_AT")
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         if let Some(point) = crash_at {
             command.env("BROWSERFLOW_CRASH_AT", point);
         }
         let mut child = command.spawn().expect("spawn the runner");
+        let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("stdout");
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
@@ -52,7 +54,33 @@ impl Runner {
                 }
             }
         });
-        Runner { child, lines }
+        Runner {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends `signal` (`STOP`, `CONT`) to the process, as `kill -SIGNAL` does.
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.pid().to_string())
+            .status()
+            .expect("kill");
+        assert!(status.success(), "kill -{signal}");
+    }
+
+    /// Lets a runner waiting at its pause point (`pause_at`) go on.
+    pub fn go_on(&mut self) {
+        let stdin = self.stdin.as_mut().expect("stdin");
+        stdin.write_all(b"go\n").expect("write to the runner");
+        stdin.flush().expect("flush");
     }
 
     /// The rest of the first line starting with `prefix`.
@@ -82,35 +110,41 @@ impl Runner {
     }
 }
 
-pub fn spec(journal: &Path, server: &Server, mode: &str, run_id: &str, variant: &str) -> Value {
-    json!({"journal": journal, "server": server.url, "mode": mode, "run_id": run_id, "variant": variant})
+pub fn spec(
+    journal: &JournalLocation,
+    server: &Server,
+    mode: &str,
+    run_id: &str,
+    variant: &str,
+) -> Value {
+    json!({"journal": journal.to_string(), "server": server.url, "mode": mode, "run_id": run_id, "variant": variant})
 }
 
-/// `(step_id, idempotency_key, output)` of every recorded effect, read from the file.
-pub fn effects(journal: &Path, run_id: &str) -> Vec<(String, String, String)> {
-    let conn = rusqlite::Connection::open(journal).unwrap();
-    let mut query = conn
-        .prepare("SELECT step_id, idempotency_key, output FROM effects WHERE run_id = ?1 ORDER BY step_id")
-        .unwrap();
-    query
-        .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
+/// `(step_id, idempotency_key, output)` of every recorded effect, read through the journal.
+pub fn effects(journal: &JournalLocation, run_id: &str) -> Vec<(String, String, Value)> {
+    let report = journal.open_read_only().unwrap().show(run_id).unwrap();
+    let mut effects: Vec<_> = report
+        .steps
+        .into_iter()
+        .filter_map(|s| Some((s.step_id, s.idempotency_key?, s.output?)))
+        .collect();
+    effects.sort_by(|a, b| a.0.cmp(&b.0));
+    effects
 }
 
 /// Runs the crash flow, kills the runner at `point` of `step`, resumes it in a new process,
 /// and checks the guarantees. `calls_after_resume` is what the server must have seen for
 /// the crashed step's key in the end.
 fn crash_and_resume(
+    backend: &dyn Backend,
     point: &str,
     step: &str,
     calls_before_resume: usize,
     calls_after_resume: usize,
 ) {
     let server = Server::start();
-    let dir = tempfile::tempdir().unwrap();
-    let journal = dir.path().join("journal.sqlite");
+    let fresh = backend.fresh();
+    let journal = fresh.location.clone();
     let runner = Runner::start(
         spec(&journal, &server, "run", "", "v1"),
         Some(&format!("{point}:{step}")),
@@ -127,7 +161,7 @@ fn crash_and_resume(
         "{point}: calls before resume"
     );
     let before = effects(&journal, &run_id);
-    let report = Journal::open(&journal).unwrap().show(&run_id).unwrap();
+    let report = journal.open_read_only().unwrap().show(&run_id).unwrap();
     assert_eq!(report.status, "running", "a killed run is left running");
 
     let resumed = Runner::start(spec(&journal, &server, "resume", &run_id, "v1"), None);
@@ -164,7 +198,7 @@ fn crash_and_resume(
     for recorded in &before {
         assert!(after.contains(recorded), "{point}: {recorded:?} was lost");
     }
-    let report = Journal::open(&journal).unwrap().show(&run_id).unwrap();
+    let report = journal.open_read_only().unwrap().show(&run_id).unwrap();
     assert_eq!(report.status, "succeeded");
     assert_eq!(report.sessions, 2);
     let first = report.steps.iter().find(|s| s.step_id == step).unwrap();
@@ -175,32 +209,25 @@ fn crash_and_resume(
     // The recorded response tells which call the journal kept.
     let response: HashMap<String, Value> = after
         .iter()
-        .map(|(s, _, out)| {
-            (
-                s.clone(),
-                serde_json::from_str::<Value>(out).unwrap()["response"].clone(),
-            )
-        })
+        .map(|(s, _, out)| (s.clone(), out["response"].clone()))
         .collect();
     assert_eq!(response[step]["count"], json!(calls_after_resume));
 }
 
-#[test]
-fn killed_before_the_effect_resumes_with_one_call() {
-    crash_and_resume("before-effect", "first", 0, 1);
+pub fn killed_before_the_effect_resumes_with_one_call(backend: &dyn Backend) {
+    crash_and_resume(backend, "before-effect", "first", 0, 1);
 }
 
-#[test]
-fn killed_after_the_effect_before_the_commit_resumes_with_a_second_call_under_the_same_key() {
-    crash_and_resume("after-effect", "first", 1, 2);
+pub fn killed_after_the_effect_before_the_commit_resumes_with_a_second_call_under_the_same_key(
+    backend: &dyn Backend,
+) {
+    crash_and_resume(backend, "after-effect", "first", 1, 2);
 }
 
-#[test]
-fn killed_after_the_commit_resumes_without_calling_again() {
-    crash_and_resume("after-commit", "first", 1, 1);
+pub fn killed_after_the_commit_resumes_without_calling_again(backend: &dyn Backend) {
+    crash_and_resume(backend, "after-commit", "first", 1, 1);
 }
 
-#[test]
-fn killed_after_the_second_effect_replays_both_recorded_outcomes() {
-    crash_and_resume("after-effect", "second", 1, 2);
+pub fn killed_after_the_second_effect_replays_both_recorded_outcomes(backend: &dyn Backend) {
+    crash_and_resume(backend, "after-effect", "second", 1, 2);
 }

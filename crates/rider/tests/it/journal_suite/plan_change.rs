@@ -8,8 +8,9 @@ use browserflow_flow::{Bound, Plan};
 use browserflow_rider::{Rider, ToolRegistry};
 use serde_json::{Value, json};
 
+use super::{Backend, Fresh};
 use crate::server::Server;
-use crate::tools::{compile_flow, post_changed, quick_rider, registry, shape, slugify};
+use crate::tools::{compile_flow, post_changed, quick_rider_at, registry, shape, slugify};
 
 fn post(id: &str, url: String, body: Value) -> Value {
     json!({"id": id, "uses": "test/post@1.0.0", "with": {"url": {"value": url}, "body": body}})
@@ -33,16 +34,16 @@ fn flow(server: &Server, b_when: &str) -> Value {
 
 struct Recorded {
     server: Server,
-    _dir: tempfile::TempDir,
+    _fresh: Fresh,
     rider: Rider,
     run_id: String,
     original: Value,
 }
 
-async fn recorded_run(b_when: &str) -> Recorded {
+async fn recorded_run(backend: &dyn Backend, b_when: &str) -> Recorded {
     let server = Server::start();
-    let dir = tempfile::tempdir().unwrap();
-    let rider = quick_rider(registry(), &dir.path().join("j.sqlite"));
+    let fresh = backend.fresh();
+    let rider = quick_rider_at(registry(), &fresh.location);
     let original = flow(&server, b_when);
     let plan = compile_flow(&registry(), original.clone());
     let inputs: BTreeMap<String, Bound> = [("go".to_owned(), Bound::Value(json!(true)))].into();
@@ -50,7 +51,7 @@ async fn recorded_run(b_when: &str) -> Recorded {
     assert_eq!(failure.code(), "tool_failed", "{}", failure.message);
     Recorded {
         server,
-        _dir: dir,
+        _fresh: fresh,
         rider,
         run_id: failure.run_id.unwrap(),
         original,
@@ -111,9 +112,8 @@ impl Recorded {
     }
 }
 
-#[tokio::test]
-async fn a_step_inserted_first_is_refused_before_it_posts() {
-    let run = recorded_run("input.go").await;
+pub async fn a_step_inserted_first_is_refused_before_it_posts(backend: &dyn Backend) {
+    let run = recorded_run(backend, "input.go").await;
     let url = format!("{}/effect/INSERTED-PRE", run.server.url);
     let plan = run.edited(|steps| steps.insert(0, post("pre", url, json!({"value": "pre"}))));
     run.refuses(
@@ -134,9 +134,8 @@ async fn a_step_inserted_first_is_refused_before_it_posts() {
     );
 }
 
-#[tokio::test]
-async fn a_step_inserted_between_is_refused() {
-    let run = recorded_run("input.go").await;
+pub async fn a_step_inserted_between_is_refused(backend: &dyn Backend) {
+    let run = recorded_run(backend, "input.go").await;
     let url = format!("{}/effect/between", run.server.url);
     let plan = run.edited(|steps| steps.insert(1, post("mid", url, json!({"value": "m"}))));
     run.refuses(
@@ -146,9 +145,8 @@ async fn a_step_inserted_between_is_refused() {
     .await;
 }
 
-#[tokio::test]
-async fn a_removed_step_is_refused() {
-    let run = recorded_run("input.go").await;
+pub async fn a_removed_step_is_refused(backend: &dyn Backend) {
+    let run = recorded_run(backend, "input.go").await;
     let plan = run.edited(|steps| {
         steps.remove(1);
     });
@@ -156,17 +154,15 @@ async fn a_removed_step_is_refused() {
         .await;
 }
 
-#[tokio::test]
-async fn a_renamed_step_is_refused() {
-    let run = recorded_run("input.go").await;
+pub async fn a_renamed_step_is_refused(backend: &dyn Backend) {
+    let run = recorded_run(backend, "input.go").await;
     let plan = run.edited(|steps| steps[1]["id"] = json!("bee"));
     run.refuses(plan, &["step `b` (position 1) was renamed `bee`"])
         .await;
 }
 
-#[tokio::test]
-async fn a_rewired_step_is_refused() {
-    let run = recorded_run("input.go").await;
+pub async fn a_rewired_step_is_refused(backend: &dyn Backend) {
+    let run = recorded_run(backend, "input.go").await;
     let plan = run.edited(|steps| {
         steps[1]["with"]["body"] = json!({"from": "steps.a.output.response"});
     });
@@ -174,9 +170,8 @@ async fn a_rewired_step_is_refused() {
         .await;
 }
 
-#[tokio::test]
-async fn a_when_turned_false_is_refused() {
-    let run = recorded_run("input.go").await;
+pub async fn a_when_turned_false_is_refused(backend: &dyn Backend) {
+    let run = recorded_run(backend, "input.go").await;
     let plan = run.edited(|steps| steps[1]["when"] = json!("!input.go"));
     run.refuses(
         plan,
@@ -191,9 +186,8 @@ async fn a_when_turned_false_is_refused() {
     );
 }
 
-#[tokio::test]
-async fn a_when_turned_true_is_refused_without_running_the_step() {
-    let run = recorded_run("!input.go").await;
+pub async fn a_when_turned_true_is_refused_without_running_the_step(backend: &dyn Backend) {
+    let run = recorded_run(backend, "!input.go").await;
     let posts_of_b = |run: &Recorded| {
         run.server
             .requests()
@@ -208,9 +202,8 @@ async fn a_when_turned_true_is_refused_without_running_the_step() {
     assert_eq!(posts_of_b(&run), 0, "b never posted");
 }
 
-#[tokio::test]
-async fn a_when_removed_is_refused() {
-    let run = recorded_run("input.go").await;
+pub async fn a_when_removed_is_refused(backend: &dyn Backend) {
+    let run = recorded_run(backend, "input.go").await;
     let plan = run.edited(|steps| {
         steps[1].as_object_mut().unwrap().remove("when");
     });
@@ -221,9 +214,8 @@ async fn a_when_removed_is_refused() {
     .await;
 }
 
-#[tokio::test]
-async fn a_changed_pin_is_refused() {
-    let run = recorded_run("input.go").await;
+pub async fn a_changed_pin_is_refused(backend: &dyn Backend) {
+    let run = recorded_run(backend, "input.go").await;
     let mut changed = ToolRegistry::new();
     changed.register(slugify).unwrap();
     changed.register(shape).unwrap();
@@ -233,9 +225,8 @@ async fn a_changed_pin_is_refused() {
         .await;
 }
 
-#[tokio::test]
-async fn a_step_appended_after_the_last_recorded_one_may_run() {
-    let run = recorded_run("input.go").await;
+pub async fn a_step_appended_after_the_last_recorded_one_may_run(backend: &dyn Backend) {
+    let run = recorded_run(backend, "input.go").await;
     let url = format!("{}/effect/appended", run.server.url);
     let plan = run.edited(|steps| steps.push(post("d", url, json!({"value": "d"}))));
     let failure = run.rider.resume(&run.run_id, &plan).await.unwrap_err();

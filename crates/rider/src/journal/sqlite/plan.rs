@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 
 use rusqlite::{Connection, Transaction, params};
 
-use super::{Journal, JournalError};
+use super::SqliteJournal;
+use crate::journal::JournalError;
 use crate::plan_identity::StepIdentity;
 
-impl Journal {
+impl SqliteJournal {
     pub(crate) fn write_plan(
         &self,
         tx: &Transaction<'_>,
@@ -72,9 +73,8 @@ impl Journal {
             let (position, step_id, tool_ref, contract_digest, bindings, when_digest, when_text) =
                 row.map_err(self.sqlite_error("cannot read a plan row"))?;
             let bindings: BTreeMap<String, String> =
-                serde_json::from_str(&bindings).map_err(|e| JournalError::Corrupt {
-                    path: self.path.clone(),
-                    message: format!("the plan row of step `{step_id}` is not JSON: {e}"),
+                serde_json::from_str(&bindings).map_err(|e| {
+                    self.corrupt(format!("the plan row of step `{step_id}` is not JSON: {e}"))
                 })?;
             plan.push(StepIdentity {
                 position: usize::try_from(position).unwrap_or(usize::MAX),

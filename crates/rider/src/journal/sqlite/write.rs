@@ -2,86 +2,21 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use serde_json::Value;
 
-use super::lease::{LeaseOwner, write_lease};
-use super::{Journal, JournalError};
-use crate::plan_identity::StepIdentity;
+use super::SqliteJournal;
+use super::lease::{release, write_lease};
+use crate::journal::JournalError;
+use crate::journal::lease::Fence;
+use crate::journal::store::{
+    Attempt, AttemptOutcome, EffectStart, PendingStep, RecordedStep, RunEnd, RunRecord, RunStart,
+};
 
-/// The start of a new run.
-pub(crate) struct RunStart<'a> {
-    pub run_id: &'a str,
-    pub flow: &'a str,
-    pub flow_digest: &'a str,
-    /// Tagged inputs: `{"name": {"value": …}}` or `{"name": {"secret_template": "…"}}`.
-    pub inputs: &'a Value,
-    pub env: &'a Value,
-    pub clock_ms: i64,
-    pub started_at_ms: i64,
-    /// Every step's identity, recorded so a resume can check the whole plan first.
-    pub plan: &'a [StepIdentity],
-    /// The session that executes it: its lease is taken with the run.
-    pub owner: &'a LeaseOwner,
-}
-
-/// A run as recorded, for resuming it.
-pub(crate) struct RunRecord {
-    pub flow: String,
-    pub inputs: Value,
-    pub env: Value,
-    pub clock_ms: i64,
-    /// The plan's identity as recorded (empty for runs of schema version 1).
-    pub plan: Vec<StepIdentity>,
-    /// Every step the journal holds a row for.
-    pub steps: HashMap<String, RecordedStep>,
-}
-
-/// A step as recorded.
-#[derive(Debug, Clone)]
-pub(crate) struct RecordedStep {
-    pub position: i64,
-    pub tool_ref: String,
-    pub contract_digest: String,
-    pub input_digest: Option<String>,
-    pub attempts: i64,
-    /// The recorded outcome of an effectful step.
-    pub effect: Option<Value>,
-}
-
-/// An effectful step about to be attempted.
-pub(crate) struct StepStart<'a> {
-    pub step_id: &'a str,
-    pub position: i64,
-    pub tool_ref: &'a str,
-    pub contract_digest: &'a str,
-    pub input_digest: &'a str,
-    pub input: &'a Value,
-    pub idempotency_key: &'a str,
-}
-
-/// A row for a step that has no effect to record (pure, skipped, failed before running),
-/// written with the next commit.
-#[derive(Debug, Clone)]
-pub(crate) struct PendingStep {
-    pub step_id: String,
-    pub position: i64,
-    pub tool_ref: String,
-    pub contract_digest: String,
-    pub input_digest: Option<String>,
-    pub effectful: bool,
-    pub status: &'static str,
-    pub input: Option<Value>,
-    pub output: Option<Value>,
-    pub error: Option<String>,
-    pub attempts: i64,
-    pub started_at_ms: i64,
-    pub duration_us: i64,
-}
-
-impl Journal {
-    /// Records a new run, its plan's identity and its owner's lease, in one transaction.
-    pub(crate) fn begin_run(&self, run: &RunStart<'_>) -> Result<(), JournalError> {
+impl SqliteJournal {
+    /// Records a new run, its plan's identity and its owner's lease (epoch 1), in one
+    /// transaction.
+    pub(super) fn write_run_start(&self, run: &RunStart<'_>) -> Result<Fence, JournalError> {
         let mut conn = self.lock();
         let tx = conn
             .transaction()
@@ -101,14 +36,19 @@ impl Journal {
         )
         .map_err(self.sqlite_error("cannot record the run start"))?;
         self.write_plan(&tx, run.run_id, run.plan)?;
-        write_lease(&tx, run.run_id, run.owner, run.started_at_ms)
+        let fence = Fence {
+            owner: run.owner.owner.clone(),
+            epoch: 1,
+        };
+        write_lease(&tx, run.run_id, run.owner, run.started_at_ms, fence.epoch)
             .map_err(self.sqlite_error("cannot record the run's lease"))?;
         tx.commit()
-            .map_err(self.sqlite_error("cannot commit the run start"))
+            .map_err(self.sqlite_error("cannot commit the run start"))?;
+        Ok(fence)
     }
 
     /// Everything recorded for run `run_id`, read without changing it.
-    pub(crate) fn read_run(&self, run_id: &str) -> Result<RunRecord, JournalError> {
+    pub(super) fn read_run_record(&self, run_id: &str) -> Result<RunRecord, JournalError> {
         let mut conn = self.lock();
         let tx = conn
             .transaction()
@@ -143,14 +83,14 @@ impl Journal {
         })
     }
 
-    /// Opens a new session of run `run_id` for `owner`, who holds its lease; returns the
-    /// session number (2 for the first resume…).
-    pub(crate) fn open_session(&self, run_id: &str, owner: &str) -> Result<i64, JournalError> {
+    /// Opens a new session of run `run_id` for the holder of `fence`; returns the session
+    /// number (2 for the first resume…).
+    pub(super) fn write_session(&self, run_id: &str, fence: &Fence) -> Result<i64, JournalError> {
         let mut conn = self.lock();
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.sqlite_error("cannot start a transaction"))?;
-        self.fence(&tx, run_id, owner)?;
+        self.fence(&tx, run_id, fence)?;
         let sessions: i64 = tx
             .query_row(
                 "SELECT sessions FROM runs WHERE run_id = ?1",
@@ -172,34 +112,32 @@ impl Journal {
         Ok(session)
     }
 
-    pub(crate) fn unknown_run(&self, run_id: &str) -> JournalError {
-        JournalError::UnknownRun {
-            path: self.path.clone(),
-            run_id: run_id.to_owned(),
-        }
-    }
-
     /// Records the intent to attempt an effectful step (before the effect), with any pending
-    /// rows, in one commit.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn effect_started(
+    /// rows, in one commit under the fence — unless its effect is already recorded.
+    pub(super) fn write_effect_start(
         &self,
-        run_id: &str,
-        owner: &str,
-        step: &StepStart<'_>,
-        attempt: i64,
-        session: i64,
+        attempt: &Attempt<'_>,
         now_ms: i64,
         pending: &mut Vec<PendingStep>,
-    ) -> Result<(), JournalError> {
+    ) -> Result<EffectStart, JournalError> {
+        let step = attempt.step;
         let mut conn = self.lock();
         // Immediate: the fence reads the lease under the write lock, so no takeover can
         // commit between the check and this step's intent.
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.sqlite_error("cannot start a transaction"))?;
-        self.fence(&tx, run_id, owner)?;
-        self.write_pending(&tx, run_id, pending)?;
+        self.fence(&tx, attempt.run_id, attempt.fence)?;
+        self.write_pending(&tx, attempt.run_id, pending)?;
+        // The recorded effects first: a recorded step is never attempted again.
+        if let Some(recorded) = recorded_effect(&tx, attempt.run_id, step.step_id)
+            .map_err(self.sqlite_error("cannot read the recorded effect"))?
+        {
+            let output = self.parse(&recorded, "effect output")?;
+            tx.commit()
+                .map_err(self.sqlite_error("cannot commit the pending rows"))?;
+            return Ok(EffectStart::Recorded(output));
+        }
         tx.prepare_cached(
             "INSERT INTO steps (run_id, step_id, position, tool_ref, contract_digest, input_digest,
                  effectful, status, input, attempts, started_at_ms)
@@ -210,14 +148,14 @@ impl Journal {
         )
         .and_then(|mut statement| {
             statement.execute(params![
-                run_id,
+                attempt.run_id,
                 step.step_id,
                 step.position,
                 step.tool_ref,
                 step.contract_digest,
                 step.input_digest,
                 self.json_text(step.input),
-                attempt,
+                attempt.number,
                 now_ms
             ])
         })
@@ -226,32 +164,41 @@ impl Journal {
             "INSERT OR REPLACE INTO attempts (run_id, step_id, attempt, session, started_at_ms, outcome)
              VALUES (?1, ?2, ?3, ?4, ?5, 'started')",
         )
-        .and_then(|mut statement| statement.execute(params![run_id, step.step_id, attempt, session, now_ms]))
+        .and_then(|mut statement| {
+            statement.execute(params![
+                attempt.run_id,
+                step.step_id,
+                attempt.number,
+                attempt.session,
+                now_ms
+            ])
+        })
         .map_err(self.sqlite_error("cannot record the attempt"))?;
         tx.commit()
-            .map_err(self.sqlite_error("cannot commit the step start"))
+            .map_err(self.sqlite_error("cannot commit the step start"))?;
+        Ok(EffectStart::Started)
     }
 
-    /// Records the outcome of an attempt of an effectful step. A success is recorded once:
-    /// if another session recorded this step first, its outcome wins and is returned.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn effect_finished(
+    /// Records the outcome of an attempt of an effectful step, under the fence. A success
+    /// is recorded once: if another session recorded this step first, its outcome wins and
+    /// is returned.
+    pub(super) fn write_effect_outcome(
         &self,
-        run_id: &str,
-        step: &StepStart<'_>,
-        attempt: i64,
-        outcome: Result<&Value, &str>,
-        failure_status: &str,
+        attempt: &Attempt<'_>,
+        outcome: AttemptOutcome<'_>,
         duration_us: i64,
         now_ms: i64,
     ) -> Result<Option<Value>, JournalError> {
+        let (run_id, step) = (attempt.run_id, attempt.step);
         let mut conn = self.lock();
         let tx = conn
-            .transaction()
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.sqlite_error("cannot start a transaction"))?;
+        // A deposed owner writes no attempt row and no outcome over the new owner's.
+        self.fence(&tx, run_id, attempt.fence)?;
         let (attempt_outcome, error) = match outcome {
-            Ok(_) => ("ok", None),
-            Err(message) => ("error", Some(self.text(message))),
+            AttemptOutcome::Succeeded(_) => ("ok", None),
+            AttemptOutcome::Failed { message, .. } => ("error", Some(self.text(message))),
         };
         tx.prepare_cached(
             "UPDATE attempts SET outcome = ?4, error = ?5, duration_us = ?6
@@ -261,7 +208,7 @@ impl Journal {
             statement.execute(params![
                 run_id,
                 step.step_id,
-                attempt,
+                attempt.number,
                 attempt_outcome,
                 error,
                 duration_us
@@ -269,7 +216,7 @@ impl Journal {
         })
         .map_err(self.sqlite_error("cannot record the attempt outcome"))?;
         let recorded = match outcome {
-            Ok(output) => {
+            AttemptOutcome::Succeeded(output) => {
                 let text = self.json_text(output);
                 let inserted = tx
                     .prepare_cached(
@@ -294,13 +241,9 @@ impl Journal {
                 let stored: String = if inserted == 1 {
                     text
                 } else {
-                    tx.prepare_cached(
-                        "SELECT output FROM effects WHERE run_id = ?1 AND step_id = ?2",
-                    )
-                    .and_then(|mut statement| {
-                        statement.query_row(params![run_id, step.step_id], |r| r.get(0))
-                    })
-                    .map_err(self.sqlite_error("cannot read the effect back"))?
+                    recorded_effect(&tx, run_id, step.step_id)
+                        .map_err(self.sqlite_error("cannot read the effect back"))?
+                        .unwrap_or_default()
                 };
                 tx.prepare_cached(
                     "UPDATE steps SET status = 'succeeded', output = ?3, duration_us = ?4
@@ -317,19 +260,13 @@ impl Journal {
                     Some(self.parse(&stored, "effect output")?)
                 }
             }
-            Err(_) => {
+            AttemptOutcome::Failed { status, .. } => {
                 tx.prepare_cached(
                     "UPDATE steps SET status = ?3, error = ?4, duration_us = ?5
                      WHERE run_id = ?1 AND step_id = ?2",
                 )
                 .and_then(|mut statement| {
-                    statement.execute(params![
-                        run_id,
-                        step.step_id,
-                        failure_status,
-                        error,
-                        duration_us
-                    ])
+                    statement.execute(params![run_id, step.step_id, status, error, duration_us])
                 })
                 .map_err(self.sqlite_error("cannot record the step failure"))?;
                 None
@@ -341,30 +278,28 @@ impl Journal {
     }
 
     /// Ends a session of a run: its status, output or error, every pending row, and the
-    /// release of `owner`'s lease.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn finish_run(
+    /// release of `fence`'s lease.
+    pub(super) fn write_run_end(
         &self,
         run_id: &str,
-        owner: &str,
-        status: &str,
-        output: Option<&Value>,
-        error: Option<(&str, &str)>,
-        finished_at_ms: i64,
+        fence: &Fence,
+        end: &RunEnd<'_>,
         pending: &mut Vec<PendingStep>,
     ) -> Result<(), JournalError> {
+        let RunEnd {
+            status,
+            output,
+            error,
+            finished_at_ms,
+        } = *end;
         let mut conn = self.lock();
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.sqlite_error("cannot start a transaction"))?;
         // An owner that lost the lease must not write its outcome over the new owner's.
-        self.fence(&tx, run_id, owner)?;
+        self.fence(&tx, run_id, fence)?;
         self.write_pending(&tx, run_id, pending)?;
-        tx.execute(
-            "DELETE FROM leases WHERE run_id = ?1 AND owner = ?2",
-            params![run_id, owner],
-        )
-        .map_err(self.sqlite_error("cannot release the lease"))?;
+        release(&tx, run_id, fence).map_err(self.sqlite_error("cannot release the lease"))?;
         tx.prepare_cached(
             "UPDATE runs SET status = ?2, output = ?3, error_code = ?4, error = ?5, finished_at_ms = ?6
              WHERE run_id = ?1",
@@ -421,12 +356,20 @@ impl Journal {
         Ok(())
     }
 
-    pub(crate) fn parse(&self, text: &str, what: &str) -> Result<Value, JournalError> {
-        serde_json::from_str(text).map_err(|e| JournalError::Corrupt {
-            path: self.path.clone(),
-            message: format!("{what} is not JSON: {e}"),
-        })
+    pub(super) fn parse(&self, text: &str, what: &str) -> Result<Value, JournalError> {
+        serde_json::from_str(text).map_err(|e| self.corrupt(format!("{what} is not JSON: {e}")))
     }
+}
+
+/// The recorded output of step `step_id`'s effect, if any.
+fn recorded_effect(
+    conn: &Connection,
+    run_id: &str,
+    step_id: &str,
+) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT output FROM effects WHERE run_id = ?1 AND step_id = ?2")?
+        .query_row(params![run_id, step_id], |r| r.get(0))
+        .optional()
 }
 
 fn read_steps(
