@@ -31,16 +31,17 @@ export const broken = {
 };
 export const library = [searchPrice, login, flow, packed, broken];
 
-const step = (index, kind, label, candidates) => ({
-  index, kind, label, state: 'pending', duration_ms: null, winner: null, candidates, navigated_to: null, error: null, screenshot: null,
+// `kind_label` is what the Rust view says of the kind (`StepKind::label`).
+const step = (index, [kind, kind_label], label, candidates) => ({
+  index, kind, kind_label, label, state: 'pending', duration_ms: null, winner: null, candidates, navigated_to: null, error: null, screenshot: null,
 });
 export const plan = [
-  step(0, 'navigate', 'Open the shop', []),
-  step(1, 'fill', 'Type the query', ['test_id "search-input"', 'role searchbox "Search products"']),
-  step(2, 'key_press', 'Submit the search', []),
-  step(3, 'click', 'Open the first result', ['css "[data-testid=results] > li:first-child a"', 'xpath "(//main//ul/li)[1]/a"']),
-  step(4, 'extract', 'Read the product name', ['test_id "product-name"']),
-  step(5, 'extract', 'Read the price', ['test_id "product-price"']),
+  step(0, ['navigate', 'open page'], 'Open the shop', []),
+  step(1, ['fill', 'fill'], 'Type the query', ['test_id "search-input"', 'role searchbox "Search products"']),
+  step(2, ['key_press', 'press key'], 'Submit the search', []),
+  step(3, ['click', 'click'], 'Open the first result', ['css "[data-testid=results] > li:first-child a"', 'xpath "(//main//ul/li)[1]/a"']),
+  step(4, ['extract', 'read'], 'Read the product name', ['test_id "product-name"']),
+  step(5, ['extract', 'read'], 'Read the price', ['test_id "product-price"']),
 ];
 // A 1×1 PNG.
 export const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

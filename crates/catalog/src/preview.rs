@@ -29,7 +29,7 @@ use base64::Engine;
 use browserflow_cdp::BrowserConfig;
 use browserflow_replay::SharedBrowser;
 use browserflow_replay::{ReplayOptions, ReplayReport, StepObserver, StepReport, StepStatus};
-use browserflow_steps::ToolFile;
+use browserflow_steps::{StepKind, ToolFile};
 use serde::{Deserialize, Serialize};
 
 /// One input of a preview run.
@@ -81,7 +81,9 @@ pub struct StepView {
     /// Position (0-based).
     pub index: usize,
     /// The step type.
-    pub kind: String,
+    pub kind: StepKind,
+    /// The step type as people say it (`press key`), from [`StepKind::label`].
+    pub kind_label: String,
     /// The step's label.
     pub label: Option<String>,
     /// Where it is.
@@ -141,7 +143,8 @@ pub fn pending_steps(file: &ToolFile) -> Vec<StepView> {
         .enumerate()
         .map(|(index, step)| StepView {
             index,
-            kind: step.kind().to_string(),
+            kind: step.kind(),
+            kind_label: step.kind().label().to_owned(),
             label: step.label().map(str::to_string),
             state: StepState::Pending,
             duration_ms: None,

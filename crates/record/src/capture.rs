@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::draft::InputMark;
 use super::model_assist::ModelCall;
 use super::selectors::{
-    RawCandidate, RawFrame, frame_identity, insert_ranked, rank, selector, selector_mut,
+    RawCandidate, RawFrame, frame_identity, insert_ranked, rank, selector,
 };
 use super::{FileChooserRequest, MAIN_PAGE, PickedElement, RecordEvent, RecordedStep};
 use browserflow_cdp::downloads::DownloadRecord;
@@ -378,7 +378,7 @@ impl Builder {
         candidate: SelectorCandidate,
     ) -> Option<(usize, RecordEvent)> {
         let recorded = self.steps.get_mut(index)?;
-        let selector = selector_mut(&mut recorded.step)?;
+        let selector = recorded.step.selector_mut()?;
         let at = insert_ranked(&mut selector.candidates, candidate);
         recorded.best_selector = selector.candidates.first().map(|c| c.describe());
         Some((at, self.updated(index)))

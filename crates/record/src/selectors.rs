@@ -92,24 +92,6 @@ pub(crate) fn insert_ranked(
     at
 }
 
-/// The selector of a step that acts on or reads an element.
-pub(crate) fn selector_mut(step: &mut Step) -> Option<&mut Selector> {
-    match step {
-        Step::Click(s) => Some(&mut s.selector),
-        Step::Fill(s) => Some(&mut s.selector),
-        Step::KeyPress(s) => s.selector.as_mut(),
-        Step::Hover(s) => Some(&mut s.selector),
-        Step::Drag(s) => Some(&mut s.selector),
-        Step::Scroll(s) => s.selector.as_mut(),
-        Step::WaitForElement(s) => Some(&mut s.selector),
-        Step::Extract(s) => Some(&mut s.selector),
-        Step::Assert(s) => s.selector.as_mut(),
-        Step::Download(s) => Some(&mut s.selector),
-        Step::Upload(s) => Some(&mut s.selector),
-        _ => None,
-    }
-}
-
 /// The frame a recorder event came from.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub(crate) struct RawFrame {

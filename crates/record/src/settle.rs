@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use browserflow_cdp::page::{PageEventKind, RequestKind};
 use browserflow_steps::{
-    RequestPattern, Settle, SocketPattern, Step, frame_parts, path_pattern, url_path,
+    RequestPattern, Settle, SocketPattern, Step, StepKind, frame_parts, path_pattern, url_path,
 };
 use serde_json::Value;
 
@@ -95,18 +95,19 @@ impl NetworkLog {
 
     /// A report of the script made (or changed) the step `serial` of `kind`: note when its
     /// gesture began, once (a fill keeps the time of its first input).
-    pub(crate) fn step_reported(&mut self, serial: u64, kind: &str, payload: &Value) {
+    pub(crate) fn step_reported(&mut self, serial: u64, kind: StepKind, payload: &Value) {
         let Some(at) = payload["at"].as_f64() else {
             return;
         };
         // A click, drag or key began at the press or key announced before it.
-        let announced = match kind {
-            "click" | "drag" | "key_press" => payload["doc"]
-                .as_str()
-                .zip(payload["seq"].as_u64())
-                .and_then(|(doc, seq)| self.acting.get(&(doc.to_string(), seq)).copied()),
-            _ => None,
-        };
+        let announced = matches!(kind, StepKind::Click | StepKind::Drag | StepKind::KeyPress)
+            .then(|| {
+                payload["doc"]
+                    .as_str()
+                    .zip(payload["seq"].as_u64())
+                    .and_then(|(doc, seq)| self.acting.get(&(doc.to_string(), seq)).copied())
+            })
+            .flatten();
         let began = announced.map_or(at, |a| a.min(at));
         self.starts.entry(serial).or_insert(began);
     }
@@ -236,9 +237,11 @@ pub(crate) fn settles(
     let mut out: Vec<Settle> = vec![Settle::default(); steps.len()];
     let typed: Vec<&str> = steps
         .iter()
-        .filter_map(|s| match &s.step {
-            Step::Fill(fill) => Some(s.recorded_value.as_deref().unwrap_or(&fill.value)),
-            _ => None,
+        .filter_map(|s| {
+            let Step::Fill(fill) = &s.step else {
+                return None;
+            };
+            Some(s.recorded_value.as_deref().unwrap_or(&fill.value))
         })
         .collect();
     let mut unprompted: HashSet<(String, String)> = HashSet::new();
@@ -359,11 +362,10 @@ pub(crate) fn settles(
                 .requests
                 .retain(|r| !unprompted.contains(&(r.method.clone(), r.path.clone())));
             // A step that navigated or opened a popup is checked by its navigation.
-            let navigates = match &step.step {
-                Step::Click(s) => s.navigation.is_some() || s.opens_popup.is_some(),
-                Step::KeyPress(s) => s.navigation.is_some() || s.opens_popup.is_some(),
-                _ => false,
-            };
+            let navigates = step
+                .step
+                .page_effects()
+                .is_some_and(|effects| effects.leaves_page());
             (!settle.is_empty() && !navigates).then_some(settle)
         })
         .collect()

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use browserflow_cdp::launch::BrowserContext;
 use browserflow_cdp::page::Page;
-use browserflow_steps::{Origins, Step, expand_step};
+use browserflow_steps::{Origins, Step, StepKind, expand_step};
 
 use crate::actions::upload_paths;
 use crate::checks::Watch;
@@ -244,7 +244,7 @@ impl<'a> Run<'a> {
         if let Some(settle) = settle
             && outcome.navigated_to.is_none()
         {
-            let budget = self.budget(step_timeout(step));
+            let budget = self.budget(step.after_timeout_ms());
             settle
                 .wait(&page, budget)
                 .await
@@ -254,7 +254,7 @@ impl<'a> Run<'a> {
                 })?;
         }
         if !checks.is_empty() && outcome.navigated_to.is_none() {
-            self.check_post_state(&page, checks, step_timeout(step))
+            self.check_post_state(&page, checks, step.after_timeout_ms())
                 .await
                 .map_err(|f| match outcome.winner {
                     Some(winner) => f.with_winner(winner),
@@ -302,17 +302,6 @@ impl<'a> Run<'a> {
 
 /// Every step with its inputs expanded and its upload files resolved: a missing input or
 /// file fails before the browser does anything.
-/// The step's own budget override, for the kinds that have post-state checks.
-fn step_timeout(step: &Step) -> Option<u64> {
-    match step {
-        Step::Click(s) => s.timeout_ms,
-        Step::Fill(s) => s.timeout_ms,
-        Step::KeyPress(s) => s.timeout_ms,
-        Step::Drag(s) => s.timeout_ms,
-        _ => None,
-    }
-}
-
 fn expand_all(steps: &[Step], inputs: &Map<String, Value>) -> Result<Vec<Step>, ReplayError> {
     let expanded = steps
         .iter()
@@ -329,16 +318,15 @@ fn expand_all(steps: &[Step], inputs: &Map<String, Value>) -> Result<Vec<Step>, 
     expanded
         .into_iter()
         .enumerate()
-        .map(|(index, step)| match step {
-            Step::Upload(mut s) => {
+        .map(|(index, mut step)| {
+            if let Step::Upload(s) = &mut step {
                 s.files = upload_paths(&s.files).map_err(|message| ReplayError::File {
                     index,
-                    kind: "upload".into(),
+                    kind: StepKind::Upload.to_string(),
                     message,
                 })?;
-                Ok(Step::Upload(s))
             }
-            other => Ok(other),
+            Ok(step)
         })
         .collect()
 }

@@ -3,7 +3,8 @@
 //! (`browserflow-cdp`), the replayer and the recorder build on it.
 //!
 //! * [`Step`] and its kinds, [`Selector`] with ranked [`SelectorCandidate`]s: pretty, stable
-//!   JSON; unknown fields rejected.
+//!   JSON; unknown fields rejected. [`StepKind`] lists the kinds; everything decided per kind
+//!   is one exhaustive match on `Step` in this crate (`kind.rs`).
 //! * [`ToolFile`]: a recorded tool on disk (contract, origins, steps, metadata);
 //!   [`check_navigation`]: only web URLs, and at the top level only the tool's [`Origins`].
 //! * [`expand_step`]: `{{name}}` input references, expanded before a step runs;
@@ -29,11 +30,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![deny(missing_docs)]
+
 mod checks;
 mod coerce;
 mod devtools;
 mod glob;
 mod interpolate;
+mod kind;
 mod origins;
 mod place;
 mod playwright;
@@ -50,6 +54,7 @@ pub use coerce::{CoerceError, coerce, currency_code, parse_number};
 pub use devtools::{ImportError, import_devtools, import_devtools_file};
 pub use glob::glob_match;
 pub use interpolate::{InterpolateError, TemplatePart, expand_step, expand_text, template_parts};
+pub use kind::{PageEffects, PageEffectsMut, StepKind, StepOutput};
 pub use origins::{ANY_ORIGIN, NavigationRefusal, Origins, check_navigation, web_origin};
 pub use place::{BoxSize, Viewport};
 pub use playwright::export_playwright;

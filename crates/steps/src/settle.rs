@@ -11,8 +11,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Step;
-
 /// What a step's gesture set off, for the replay to wait on (see the module doc).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -242,30 +240,6 @@ fn percent_decode(segment: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-impl Step {
-    /// What the step's gesture set off, when recorded (kinds with post-state checks).
-    pub fn settle(&self) -> Option<&Settle> {
-        match self {
-            Step::Click(s) => s.settle.as_ref(),
-            Step::Fill(s) => s.settle.as_ref(),
-            Step::KeyPress(s) => s.settle.as_ref(),
-            Step::Drag(s) => s.settle.as_ref(),
-            _ => None,
-        }
-    }
-
-    /// The step's settle, to set (`None` for kinds that have none).
-    pub fn settle_mut(&mut self) -> Option<&mut Option<Settle>> {
-        match self {
-            Step::Click(s) => Some(&mut s.settle),
-            Step::Fill(s) => Some(&mut s.settle),
-            Step::KeyPress(s) => Some(&mut s.settle),
-            Step::Drag(s) => Some(&mut s.settle),
-            _ => None,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -326,6 +326,7 @@ pub enum CountOperator {
 }
 
 impl CountOperator {
+    /// The operator as a tool file writes it (`==`, `>=`, `<=`).
     pub fn as_str(self) -> &'static str {
         match self {
             CountOperator::Equal => "==",
@@ -390,6 +391,7 @@ pub enum ExtractSource {
 }
 
 impl ExtractSource {
+    /// The source as a tool file writes it (`text`, `value`, `attribute`).
     pub fn as_str(self) -> &'static str {
         match self {
             ExtractSource::Text => "text",

@@ -9,12 +9,7 @@ use browserflow_contract::{
 };
 use serde_json::{Map, Value};
 
-use crate::Step;
-use crate::step::{
-    AssertStep, ClickStep, ClosePageStep, DownloadStep, DragStep, ExtractStep, FillStep,
-    HandleDialogStep, HoverStep, KeyPressStep, NavigateStep, ScrollStep, SetViewportStep,
-    SwitchPageStep, UploadStep, WaitForElementStep, WaitForExpressionStep,
-};
+use crate::{Step, StepKind};
 
 mod located;
 
@@ -417,62 +412,21 @@ fn parse_step(item: &Value, at: &str, out: &mut Vec<Problem>) -> Option<Step> {
 
 /// Every problem of a step of type `tag`, read as that type's own struct so that each has
 /// its exact pointer (inside the tagged `Step` enum, serde loses where). `None` for a type
-/// this table does not know, which is then reported at the step.
+/// that is not a step kind, which is then reported at the step.
 fn locate_in_variant(tag: &str, object: &Map<String, Value>, at: &str) -> Option<Vec<Problem>> {
+    let kind = StepKind::from_name(tag)?;
     let mut fields = object.clone();
     fields.remove("type");
-    let fields = Value::Object(fields);
-    let problems = match tag {
-        "navigate" => every_problem::<NavigateStep>(fields, at),
-        "click" => every_problem::<ClickStep>(fields, at),
-        "fill" | "change" => every_problem::<FillStep>(fields, at),
-        "key_press" => every_problem::<KeyPressStep>(fields, at),
-        "hover" => every_problem::<HoverStep>(fields, at),
-        "scroll" => every_problem::<ScrollStep>(fields, at),
-        "set_viewport" => every_problem::<SetViewportStep>(fields, at),
-        "wait_for_element" => every_problem::<WaitForElementStep>(fields, at),
-        "wait_for_expression" => every_problem::<WaitForExpressionStep>(fields, at),
-        "extract" => every_problem::<ExtractStep>(fields, at),
-        "assert" => every_problem::<AssertStep>(fields, at),
-        "handle_dialog" => every_problem::<HandleDialogStep>(fields, at),
-        "switch_page" => every_problem::<SwitchPageStep>(fields, at),
-        "close_page" => every_problem::<ClosePageStep>(fields, at),
-        "download" => every_problem::<DownloadStep>(fields, at),
-        "upload" => every_problem::<UploadStep>(fields, at),
-        "drag" => every_problem::<DragStep>(fields, at),
-        _ => return None,
-    };
-    Some(problems)
+    Some(kind.every_problem(Value::Object(fields), at))
 }
-
-/// The step types [`locate_in_variant`] reads; a test checks that every type `Step` accepts
-/// is here.
-#[cfg(test)]
-const LOCATED_TYPES: &[&str] = &[
-    "navigate",
-    "click",
-    "fill",
-    "change",
-    "key_press",
-    "hover",
-    "scroll",
-    "set_viewport",
-    "wait_for_element",
-    "wait_for_expression",
-    "extract",
-    "assert",
-    "handle_dialog",
-    "switch_page",
-    "close_page",
-    "download",
-    "upload",
-    "drag",
-];
 
 /// serde stops at the first error; to find the next one, the offending member is taken out
 /// and the step read again, until it reads, a problem cannot be taken out, or the only one
 /// left is a field that was taken out.
-fn every_problem<T: for<'a> serde::Deserialize<'a>>(mut fields: Value, at: &str) -> Vec<Problem> {
+pub(crate) fn every_problem<T: for<'a> serde::Deserialize<'a>>(
+    mut fields: Value,
+    at: &str,
+) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut taken_out: Vec<String> = Vec::new();
     while problems.len() < MAX_PROBLEMS_PER_STEP {
@@ -531,7 +485,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_step_type_is_located() {
+    fn step_kind_all_is_every_type_step_reads() {
         // The typed unknown-variant error carries the list of types `Step` accepts.
         let error =
             from_value_at::<Step>(&serde_json::json!({"type": "no such type"}), "").unwrap_err();
@@ -539,8 +493,14 @@ mod tests {
         assert!(!error.expected_variants.is_empty());
         for tag in error.expected_variants {
             assert!(
-                LOCATED_TYPES.contains(tag),
-                "step type `{tag}` is missing from locate_in_variant"
+                StepKind::from_name(tag).is_some(),
+                "step type `{tag}` is missing from StepKind"
+            );
+        }
+        for kind in StepKind::ALL {
+            assert!(
+                error.expected_variants.contains(&kind.name()),
+                "StepKind::{kind:?} is not a type `Step` reads"
             );
         }
     }

@@ -33,7 +33,7 @@ use browserflow_record::{
     Draft, InputMark, InputType, OutputMark, PickedElement, RecordError, RecordEvent,
     RecordOptions, RecordedStep, Recorder,
 };
-use browserflow_steps::{OutputKind, Reliance};
+use browserflow_steps::{OutputKind, Reliance, StepKind};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
@@ -466,7 +466,7 @@ fn data_url(png: &[u8]) -> String {
 pub fn step_view(index: usize, step: &RecordedStep) -> RecordedStepView {
     RecordedStepView {
         index,
-        kind: step.step.kind().to_string(),
+        kind: step.step.kind(),
         description: step.description.clone(),
         target: step.target.clone(),
         best_selector: step.best_selector.clone(),

@@ -22,7 +22,7 @@ pub struct RecordedStepView {
     /// Position in the step list.
     pub index: usize,
     /// The step type (`click`, `fill`, …).
-    pub kind: String,
+    pub kind: StepKind,
     /// What it does: `Click button "Search"`.
     pub description: String,
     /// The element acted on.

@@ -187,7 +187,7 @@ async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
     );
 
     let file = ToolFile::load(&out).expect("a valid tool file");
-    let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind()).collect();
+    let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind().name()).collect();
     assert_eq!(
         kinds,
         ["navigate", "fill", "key_press", "extract"],
@@ -474,7 +474,7 @@ async fn bflow_record_answers_a_chooser_with_upload_and_ctrl_c_still_writes_the_
     assert!(err.contains("Upload cat.png"), "{err}");
 
     let file = ToolFile::load(&out).expect("a valid tool file");
-    let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind()).collect();
+    let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind().name()).collect();
     assert_eq!(kinds, ["navigate", "upload", "extract"], "{kinds:?}");
     let context = browser.new_context().await.unwrap();
     let report = Replayer::default()

@@ -155,20 +155,8 @@ impl Builder {
         if opener != page {
             return None;
         }
-        let attached = match &mut self.steps[index].step {
-            Step::Click(c) => {
-                c.opens_popup = Some(name.clone());
-                true
-            }
-            Step::KeyPress(k) => {
-                k.opens_popup = Some(name.clone());
-                true
-            }
-            _ => false,
-        };
-        if !attached {
-            return None;
-        }
+        let effects = self.steps[index].step.page_effects_mut()?;
+        *effects.opens_popup = Some(name.clone());
         self.navigated_step(index);
         self.current_page = name;
         Some(self.updated(index))
@@ -204,21 +192,20 @@ impl Builder {
             && self.tokens[i].as_deref() == Some(target.token.as_str())
             && self.steps[i].page == page
         {
-            let replace = match &self.steps[i].step {
-                Step::Fill(_) => true,
-                Step::Click(c) => {
-                    c.click_count == 1 && c.navigation.is_none() && c.opens_popup.is_none()
-                }
-                _ => false,
+            // Where the person's pointer rests while typing: on the field, where they
+            // clicked it. `None` when the step is not one this fill replaces.
+            let replaced = if let Step::Fill(f) = &self.steps[i].step {
+                Some(f.pointer)
+            } else if let Step::Click(c) = &self.steps[i].step
+                && c.click_count == 1
+                && c.navigation.is_none()
+                && c.opens_popup.is_none()
+            {
+                Some(c.offset)
+            } else {
+                None
             };
-            if replace {
-                // Where the person's pointer rests while typing: on the field, where they
-                // clicked it.
-                let pointer = match &self.steps[i].step {
-                    Step::Click(c) => c.offset,
-                    Step::Fill(f) => f.pointer,
-                    _ => None,
-                };
+            if let Some(pointer) = replaced {
                 let step = &mut self.steps[i];
                 step.step = Step::Fill(FillStep {
                     label: None,
@@ -408,13 +395,14 @@ impl Builder {
         }
         let checks = without_closed_lists_options(checks);
         let recorded = &mut self.steps[index];
-        let navigates = match &recorded.step {
-            Step::Click(c) => c.navigation.is_some() || c.opens_popup.is_some(),
-            Step::KeyPress(k) => k.navigation.is_some() || k.opens_popup.is_some(),
-            Step::Drag(_) => false,
-            _ => return Vec::new(),
+        let leaves_page = match recorded.step.page_effects() {
+            Some(effects) => effects.leaves_page(),
+            // A drag's post-state is reported too; no other kind's is (a fill's checks come
+            // with the fill).
+            None if matches!(recorded.step, Step::Drag(_)) => false,
+            None => return Vec::new(),
         };
-        if navigates {
+        if leaves_page {
             return Vec::new();
         }
         recorded.no_effect = checks.is_empty() && matches!(recorded.step, Step::Click(_));

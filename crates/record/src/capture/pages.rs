@@ -27,16 +27,9 @@ impl Builder {
             && !action.navigated
         {
             let pattern = url_pattern(url);
-            let set = match &mut self.steps[action.index].step {
-                Step::Click(c) if c.opens_popup.is_none() => {
-                    c.navigation = Some(ExpectedNavigation {
-                        url: Some(pattern),
-                        title: None,
-                    });
-                    true
-                }
-                Step::KeyPress(k) if k.opens_popup.is_none() => {
-                    k.navigation = Some(ExpectedNavigation {
+            let set = match self.steps[action.index].step.page_effects_mut() {
+                Some(effects) if effects.opens_popup.is_none() => {
+                    *effects.navigation = Some(ExpectedNavigation {
                         url: Some(pattern),
                         title: None,
                     });
@@ -119,13 +112,9 @@ impl Builder {
         if let Some(action) = self.last_action.clone()
             && action.page == opener
         {
-            let set = match &mut self.steps[action.index].step {
-                Step::Click(c) if c.navigation.is_none() && c.opens_popup.is_none() => {
-                    c.opens_popup = Some(name.clone());
-                    true
-                }
-                Step::KeyPress(k) if k.navigation.is_none() && k.opens_popup.is_none() => {
-                    k.opens_popup = Some(name.clone());
+            let set = match self.steps[action.index].step.page_effects_mut() {
+                Some(effects) if effects.navigation.is_none() && effects.opens_popup.is_none() => {
+                    *effects.opens_popup = Some(name.clone());
                     true
                 }
                 _ => false,
@@ -180,12 +169,9 @@ impl Builder {
             url: Some(url_pattern(url)),
             title: None,
         });
-        match &mut recorded.step {
-            Step::Click(c) if c.opens_popup.is_none() && c.navigation.is_none() => {
-                c.navigation = expected;
-            }
-            Step::KeyPress(k) if k.opens_popup.is_none() && k.navigation.is_none() => {
-                k.navigation = expected;
+        match recorded.step.page_effects_mut() {
+            Some(effects) if effects.opens_popup.is_none() && effects.navigation.is_none() => {
+                *effects.navigation = expected;
             }
             _ => return Vec::new(),
         }

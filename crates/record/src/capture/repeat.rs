@@ -55,10 +55,10 @@ impl Builder {
         let submitted = self
             .steps
             .iter()
-            .rposition(|s| match &s.step {
-                Step::Click(c) => c.navigation.is_some(),
-                Step::KeyPress(k) => k.navigation.is_some(),
-                _ => false,
+            .rposition(|s| {
+                s.step
+                    .page_effects()
+                    .is_some_and(|effects| effects.navigation.is_some())
             })
             .unwrap_or(0);
         for recorded in &self.steps[..submitted] {
@@ -74,9 +74,11 @@ impl Builder {
                 .tokens
                 .iter()
                 .rposition(|t| t.as_deref() == Some(token.as_str()))
-                .and_then(|i| match &self.steps[i].step {
-                    Step::Fill(f) => f.selector.candidates.first().cloned(),
-                    _ => None,
+                .and_then(|i| {
+                    let Step::Fill(f) = &self.steps[i].step else {
+                        return None;
+                    };
+                    f.selector.candidates.first().cloned()
                 });
             if let Some(candidate) = fill
                 && !out.contains(&candidate)

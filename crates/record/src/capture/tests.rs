@@ -102,8 +102,8 @@ fn a_dialog_is_answered_before_the_step_that_opened_it() {
         },
         &[],
     );
-    assert_eq!(b.steps[1].step.kind(), "handle_dialog");
-    assert_eq!(b.steps[2].step.kind(), "click");
+    assert_eq!(b.steps[1].step.kind().name(), "handle_dialog");
+    assert_eq!(b.steps[2].step.kind().name(), "click");
 }
 
 #[test]
@@ -136,10 +136,10 @@ fn a_popups_first_load_is_the_opening_steps_even_when_the_browser_reports_it_as_
         )
     };
     navigated(&mut b, "http://x/deals.html");
-    let kinds: Vec<&str> = b.steps.iter().map(|s| s.step.kind()).collect();
+    let kinds: Vec<&str> = b.steps.iter().map(|s| s.step.kind().name()).collect();
     assert_eq!(kinds, ["navigate", "click"], "{:#?}", b.steps);
     // A later address-bar navigation in the popup is a step of its own.
     navigated(&mut b, "http://x/other.html");
-    let kinds: Vec<&str> = b.steps.iter().map(|s| s.step.kind()).collect();
+    let kinds: Vec<&str> = b.steps.iter().map(|s| s.step.kind().name()).collect();
     assert_eq!(kinds, ["navigate", "click", "navigate"], "{:#?}", b.steps);
 }

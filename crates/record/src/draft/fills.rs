@@ -53,10 +53,11 @@ fn next_fill_of_same_field(steps: &[RecordedStep], first: usize) -> Option<usize
         if !same_field(&steps[first], &fill.selector, later) {
             return None;
         }
-        match &later.step {
-            Step::Fill(_) => return Some(at),
-            Step::KeyPress(key) if edits_text(key) => {}
-            _ => return None,
+        if matches!(later.step, Step::Fill(_)) {
+            return Some(at);
+        }
+        if !matches!(&later.step, Step::KeyPress(key) if edits_text(key)) {
+            return None;
         }
     }
     None
@@ -65,10 +66,12 @@ fn next_fill_of_same_field(steps: &[RecordedStep], first: usize) -> Option<usize
 /// Whether `later` acts on the field `first` fills (found by `selector`): on the same page,
 /// by the same best candidate, described the same (one element, or the same field re-rendered).
 fn same_field(first: &RecordedStep, selector: &Selector, later: &RecordedStep) -> bool {
-    let later_selector = match &later.step {
-        Step::Fill(f) => Some(&f.selector),
-        Step::KeyPress(k) => k.selector.as_ref(),
-        _ => None,
+    let later_selector = if let Step::Fill(f) = &later.step {
+        Some(&f.selector)
+    } else if let Step::KeyPress(k) = &later.step {
+        k.selector.as_ref()
+    } else {
+        None
     };
     let Some(later_selector) = later_selector else {
         return false;

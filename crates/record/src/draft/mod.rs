@@ -106,9 +106,11 @@ impl Draft {
             .steps
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| match &s.step {
-                Step::Fill(f) => Some((i, f.selector.candidates.as_slice())),
-                _ => None,
+            .filter_map(|(i, s)| {
+                let Step::Fill(f) = &s.step else {
+                    return None;
+                };
+                Some((i, f.selector.candidates.as_slice()))
             })
             .collect();
         let found = fills
@@ -450,25 +452,24 @@ impl Draft {
         self.steps[..position]
             .iter()
             .rev()
-            .find_map(|s| match &s.step {
-                Step::SwitchPage(sw) => Some(sw.page.clone()),
-                Step::Click(c) if c.opens_popup.is_some() => c.opens_popup.clone(),
-                Step::KeyPress(k) if k.opens_popup.is_some() => k.opens_popup.clone(),
-                _ => None,
+            .find_map(|s| {
+                if let Step::SwitchPage(sw) = &s.step {
+                    return Some(sw.page.clone());
+                }
+                s.step
+                    .page_effects()
+                    .and_then(|effects| effects.opens_popup.map(str::to_owned))
             })
             .unwrap_or_else(|| MAIN_PAGE.to_string())
     }
 
-    /// Output field names of the extract steps (currency fields included).
+    /// The output fields the steps write (an extract's currency field included).
     pub fn output_fields(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for s in &self.steps {
-            if let Step::Extract(e) = &s.step {
-                out.push(e.field.clone());
-                out.extend(e.currency_field.clone());
-            }
-        }
-        out
+        self.steps
+            .iter()
+            .flat_map(|s| s.step.outputs())
+            .map(|output| output.field)
+            .collect()
     }
 
     fn referenced_inputs(&self) -> Vec<String> {
@@ -493,15 +494,19 @@ impl Draft {
                 if recorded.step.label().is_some() {
                     return recorded.step.clone();
                 }
-                let label = match &recorded.step {
-                    Step::Fill(fill) if !recorded.secret => match references(&fill.value).first() {
-                        Some(input) => format!(
-                            "Fill {} with the input `{input}`",
-                            recorded.target.as_deref().unwrap_or("the field")
-                        ),
-                        None => recorded.description.clone(),
-                    },
-                    _ => recorded.description.clone(),
+                let typed_input = if let Step::Fill(fill) = &recorded.step
+                    && !recorded.secret
+                {
+                    references(&fill.value).into_iter().next()
+                } else {
+                    None
+                };
+                let label = match typed_input {
+                    Some(input) => format!(
+                        "Fill {} with the input `{input}`",
+                        recorded.target.as_deref().unwrap_or("the field")
+                    ),
+                    None => recorded.description.clone(),
                 };
                 with_label(&recorded.step, label)
             })
@@ -549,21 +554,9 @@ impl Draft {
             .collect();
         let mut properties = Map::new();
         let mut required = Vec::new();
-        for s in &self.steps {
-            if let Step::Extract(e) = &s.step {
-                let kind = match e.kind {
-                    OutputKind::String => "string",
-                    OutputKind::Number => "number",
-                    OutputKind::Integer => "integer",
-                    OutputKind::Boolean => "boolean",
-                };
-                properties.insert(e.field.clone(), json!({ "type": kind }));
-                required.push(e.field.clone());
-                if let Some(c) = &e.currency_field {
-                    properties.insert(c.clone(), json!({ "type": "string" }));
-                    required.push(c.clone());
-                }
-            }
+        for output in self.steps.iter().flat_map(|s| s.step.outputs()) {
+            properties.insert(output.field.clone(), output.schema);
+            required.push(output.field);
         }
         let secret = self
             .inputs
@@ -634,15 +627,9 @@ impl Draft {
 
 /// `step` with `label` (a label never references inputs: its braces are taken out).
 fn with_label(step: &Step, label: String) -> Step {
-    let label = label.replace("{{", "{ {").replace("}}", "} }");
-    let mut value = match serde_json::to_value(step) {
-        Ok(value) => value,
-        Err(_) => return step.clone(),
-    };
-    if let Some(object) = value.as_object_mut() {
-        object.insert("label".into(), Value::String(label));
-    }
-    serde_json::from_value(value).unwrap_or_else(|_| step.clone())
+    let mut step = step.clone();
+    *step.label_mut() = Some(label.replace("{{", "{ {").replace("}}", "} }"));
+    step
 }
 
 fn switch_step(page: &str, url: &str) -> RecordedStep {

@@ -4,7 +4,6 @@
 //! its position, since its content now depends on the tool's inputs.
 
 use super::*;
-use crate::selectors::selector_mut;
 use browserflow_steps::Reliance;
 
 impl Draft {
@@ -13,7 +12,7 @@ impl Draft {
     /// structure.
     pub fn rely_on(&mut self, index: usize, reliance: Reliance) -> Result<(), RecordError> {
         self.check_index(index)?;
-        let Some(recorded) = selector_mut(&mut self.steps[index].step)
+        let Some(recorded) = self.steps[index].step.selector_mut()
             .filter(|s| s.repeat.is_some())
             .cloned()
         else {
@@ -29,7 +28,7 @@ impl Draft {
         });
         for i in wait_before.into_iter().chain([index]) {
             let step = &mut self.steps[i];
-            if let Some(selector) = selector_mut(&mut step.step) {
+            if let Some(selector) = step.step.selector_mut() {
                 selector.rely_on(reliance);
                 step.best_selector = selector.candidates.first().map(|c| c.describe());
             }

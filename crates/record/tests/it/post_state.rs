@@ -151,13 +151,13 @@ async fn a_click_that_changed_nothing_is_flagged_and_one_that_did_is_checked() {
     d.insert_text("desk").await;
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "fill"))
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind().name() == "fill"))
             .await,
         "{:#?}",
         recorder.steps()
     );
     let draft = recorder.stop().await.unwrap();
-    let kinds: Vec<_> = draft.steps.iter().map(|s| s.step.kind()).collect();
+    let kinds: Vec<_> = draft.steps.iter().map(|s| s.step.kind().name()).collect();
     assert_eq!(kinds, ["navigate", "click", "fill"], "{:#?}", draft.steps);
     let heading = &draft.steps[1];
     assert!(

@@ -289,7 +289,7 @@ fn download_and_upload_steps_round_trip_and_export_to_playwright() {
         panic!("{:?}", parsed[1])
     };
     assert_eq!(download.output, DownloadOutput::Sha256);
-    assert_eq!(parsed[3].kind(), "upload");
+    assert_eq!(parsed[3].kind().name(), "upload");
     for step in &parsed {
         step.validate().unwrap_or_else(|e| panic!("{e}"));
     }

@@ -28,7 +28,7 @@ fn imports_the_recorder_vocabulary() {
     });
     let tool =
         import_devtools(&flow.to_string(), "imported", "0.1.0").unwrap_or_else(|e| panic!("{e}"));
-    let kinds: Vec<&str> = tool.steps.iter().map(Step::kind).collect();
+    let kinds: Vec<&str> = tool.steps.iter().map(|s| s.kind().name()).collect();
     assert_eq!(
         kinds,
         [

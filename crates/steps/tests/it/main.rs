@@ -6,6 +6,7 @@
 
 mod export_import;
 mod fuzz;
+mod kinds;
 mod origins;
 mod steps_json;
 mod structure;

@@ -77,7 +77,7 @@ fn change_is_an_alias_of_fill_and_defaults_are_filled_in() {
         "type": "change", "value": "2", "selector": { "candidates": [{ "kind": "id", "value": "q" }] }
     }))
     .unwrap();
-    assert_eq!(step.kind(), "fill");
+    assert_eq!(step.kind().name(), "fill");
     let click: Step = serde_json::from_value(json!({
         "type": "click", "selector": { "candidates": [{ "kind": "css", "value": "a" }] }
     }))
@@ -98,7 +98,7 @@ fn a_drag_step_round_trips_and_exports_as_real_mouse_moves() {
         "by": { "x": 60.0, "y": 0.0 }
     });
     let step: Step = serde_json::from_value(value.clone()).unwrap();
-    assert_eq!(step.kind(), "drag");
+    assert_eq!(step.kind().name(), "drag");
     assert!(step.validate().is_ok());
     assert_eq!(serde_json::to_value(&step).unwrap(), value);
     let mut with_extra = value.clone();

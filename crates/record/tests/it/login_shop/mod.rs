@@ -152,7 +152,7 @@ fn assert_reads_like_the_journey(file: &ToolFile) {
     let kinds: Vec<&str> = file
         .steps
         .iter()
-        .map(Step::kind)
+        .map(|s| s.kind().name())
         .filter(|k| *k != "wait_for_element")
         .collect();
     assert_eq!(

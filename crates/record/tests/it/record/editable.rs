@@ -46,7 +46,7 @@ async fn a_section_the_widget_rewrites_after_each_key_is_recorded_as_the_text_it
     assert_eq!(fills, ["2026"], "one fill, as shown: {:#?}", draft.steps);
     // The section was hidden until the press focused it: no hover revealed it.
     assert!(
-        !draft.steps.iter().any(|s| s.step.kind() == "hover"),
+        !draft.steps.iter().any(|s| s.step.kind().name() == "hover"),
         "a hover was recorded for a section the press revealed: {:#?}",
         draft.steps
     );

@@ -94,7 +94,7 @@ async fn a_scroll_that_loads_the_next_target_is_kept_and_one_that_changes_nothin
     d.click_at(item, 1).await;
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind().name() == "click"))
             .await
     );
     let draft = recorder.stop().await.unwrap();
@@ -132,7 +132,7 @@ async fn a_scroll_that_loads_the_next_target_is_kept_and_one_that_changes_nothin
     .await;
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind().name() == "click"))
             .await
     );
     let mut draft = recorder.stop().await.unwrap();

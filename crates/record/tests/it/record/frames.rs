@@ -98,7 +98,7 @@ pub(crate) async fn iframes_and_shadow_dom_elements_are_recorded_with_working_ca
         recorder
             .wait_until(WAIT, |s| s
                 .iter()
-                .map(|s| s.step.kind())
+                .map(|s| s.step.kind().name())
                 .eq(["navigate", "click", "fill", "click"]))
             .await,
         "{:#?}",
@@ -157,7 +157,7 @@ pub(crate) async fn iframes_and_shadow_dom_elements_are_recorded_with_working_ca
         recorder
             .wait_until(WAIT, |s| s
                 .iter()
-                .filter(|s| s.step.kind() == "click")
+                .filter(|s| s.step.kind().name() == "click")
                 .count()
                 == 2)
             .await
@@ -208,7 +208,7 @@ pub(crate) async fn generated_ids_rank_below_role_and_text_and_non_unique_select
         recorder
             .wait_until(WAIT, |s| s
                 .iter()
-                .filter(|s| s.step.kind() == "click")
+                .filter(|s| s.step.kind().name() == "click")
                 .count()
                 == 2)
             .await
@@ -225,7 +225,7 @@ pub(crate) async fn generated_ids_rank_below_role_and_text_and_non_unique_select
         draft
             .steps
             .iter()
-            .filter(|s| s.step.kind() == "click")
+            .filter(|s| s.step.kind().name() == "click")
             .count(),
         2,
         "the picking click is not a step"

@@ -57,7 +57,7 @@ async fn a_card_dragged_to_another_list_is_one_drag_step_that_replays_to_the_sam
     assert_eq!(recorded, json!("todo:milk,plants done:tests,mail"));
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "drag"))
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind().name() == "drag"))
             .await,
         "{:#?}",
         recorder.steps()
@@ -243,7 +243,7 @@ async fn a_sortablejs_item_moved_to_the_other_list_replays_to_the_same_lists() {
     );
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "drag"))
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind().name() == "drag"))
             .await,
         "{:#?}",
         recorder.steps()

@@ -171,7 +171,7 @@ async fn a_password_becomes_a_secret_input_whose_value_is_in_no_file_and_typing_
         .await;
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind().name() == "click"))
             .await
     );
     let mut draft = recorder.stop().await.unwrap();

@@ -30,7 +30,7 @@ async fn thumbnails_arrive_in_the_live_step_stream() {
     let (index, png) = tokio::time::timeout(WAIT, async {
         loop {
             if let Ok(RecordEvent::StepUpdated { index, step }) = events.recv().await
-                && step.step.kind() == "click"
+                && step.step.kind().name() == "click"
                 && let Some(png) = step.thumbnail_png
             {
                 return (index, png);
@@ -39,7 +39,7 @@ async fn thumbnails_arrive_in_the_live_step_stream() {
     })
     .await
     .expect("a thumbnail arrives");
-    assert_eq!(recorder.steps()[index].step.kind(), "click");
+    assert_eq!(recorder.steps()[index].step.kind().name(), "click");
     let image = image::load_from_memory_with_format(&png, image::ImageFormat::Png).expect("a PNG");
     // 800×600 scaled to 240 wide.
     assert_eq!((image.width(), image.height()), (240, 180));
@@ -53,7 +53,7 @@ async fn thumbnails_arrive_in_the_live_step_stream() {
     d.click("document.getElementById('ember123')").await;
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind().name() == "click"))
             .await
     );
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -120,7 +120,7 @@ async fn a_dialog_left_to_the_person_is_recorded_with_their_answer() {
         .await;
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "click"))
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind().name() == "click"))
             .await
     );
     let mut draft = recorder.stop().await.unwrap();

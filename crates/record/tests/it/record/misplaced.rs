@@ -190,7 +190,7 @@ async fn a_journey_that_ends_on_a_scroll_position_replays_there() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let file = finish(recorder, dir.path()).await;
-    let kinds: Vec<&str> = file.steps.iter().map(Step::kind).collect();
+    let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind().name()).collect();
     assert_eq!(
         kinds,
         ["navigate", "click", "scroll", "extract"],

@@ -82,7 +82,7 @@ async fn model_suggestions_are_kept_in_the_metadata_and_replay_needs_no_model() 
         .await;
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "handle_dialog"))
+            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind().name() == "handle_dialog"))
             .await,
         "{:#?}",
         recorder.steps()
@@ -164,7 +164,7 @@ async fn a_model_selector_suggestion_is_checked_in_the_page_before_it_becomes_a_
         recorder
             .wait_until(WAIT, |s| s
                 .iter()
-                .filter(|s| s.step.kind() == "click")
+                .filter(|s| s.step.kind().name() == "click")
                 .count()
                 == 2)
             .await

@@ -98,7 +98,7 @@ fn fill(draft: &Draft) -> usize {
     draft
         .steps
         .iter()
-        .position(|s| s.step.kind() == "fill")
+        .position(|s| s.step.kind().name() == "fill")
         .unwrap_or_else(|| panic!("no fill: {:#?}", draft.steps))
 }
 

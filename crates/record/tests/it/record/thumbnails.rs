@@ -256,7 +256,7 @@ async fn no_thumbnail_shows_a_password_or_the_pick_outline() {
         let steps = recorder.steps();
         let click = steps
             .iter()
-            .find(|s| s.step.kind() == "click")
+            .find(|s| s.step.kind().name() == "click")
             .expect("the click");
         assert!(
             click.thumbnail_png.is_none(),

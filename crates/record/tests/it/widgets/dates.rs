@@ -80,7 +80,7 @@ async fn mui_x_date_field_typed_into_replays_and_takes_another_date() {
     assert_eq!(typed, "2026-04-02");
     // The sections are hidden until the press focuses them: no hover revealed them.
     assert!(
-        !file.steps.iter().any(|s| s.kind() == "hover"),
+        !file.steps.iter().any(|s| s.kind().name() == "hover"),
         "{}",
         file.to_json_pretty()
     );

@@ -276,7 +276,7 @@ fn assert_reads_like_the_journey(file: &ToolFile, expected_kinds: &[&str]) {
             );
         }
     }
-    let kinds: Vec<&str> = file.steps.iter().map(Step::kind).collect();
+    let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind().name()).collect();
     let mut rest = kinds.iter();
     for wanted in expected_kinds {
         assert!(
