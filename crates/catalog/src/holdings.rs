@@ -220,15 +220,7 @@ impl Catalog {
         let mut loadable = Vec::new();
         for r in reads {
             match runnable_problems(&r) {
-                Some(problems) => holdings.broken.push(BrokenFile {
-                    reference: r
-                        .reference
-                        .as_ref()
-                        .map(ToString::to_string)
-                        .or_else(|| reference_from_name(&r.path)),
-                    path: r.path,
-                    problems,
-                }),
+                Some(problems) => holdings.broken.push(r.broken(problems)),
                 None => loadable.push(r),
             }
         }
@@ -250,15 +242,7 @@ impl Catalog {
             if problems.is_empty() {
                 holdings.files.push(r.path);
             } else {
-                holdings.broken.push(BrokenFile {
-                    reference: r
-                        .reference
-                        .as_ref()
-                        .map(ToString::to_string)
-                        .or_else(|| reference_from_name(&r.path)),
-                    path: r.path,
-                    problems,
-                });
+                holdings.broken.push(r.broken(problems));
             }
         }
         holdings.contracts = registry;
@@ -315,6 +299,21 @@ fn uses_of(path: &Path) -> BTreeSet<String> {
         .map(|r| r.reference.to_string())
         .chain(spec.steps.iter().map(|s| s.uses.to_string()))
         .collect()
+}
+
+impl Read {
+    /// This file, set apart with its `problems`.
+    fn broken(self, problems: Vec<Diagnostic>) -> BrokenFile {
+        BrokenFile {
+            reference: self
+                .reference
+                .as_ref()
+                .map(ToString::to_string)
+                .or_else(|| reference_from_name(&self.path)),
+            path: self.path,
+            problems,
+        }
+    }
 }
 
 fn read(path: PathBuf, pack: Option<browserflow_pack::InstalledTool>) -> Read {

@@ -173,18 +173,7 @@ fn a_different_tool_under_one_ref_is_refused_naming_both_then_kept_or_replaced()
 
 #[test]
 fn a_flow_is_checked_for_what_it_uses_and_a_broken_sibling_is_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    for name in [
-        "daily-price-watch.flow.json",
-        "price-alert@1.0.0.json",
-        "search-price@1.2.0.json",
-    ] {
-        std::fs::copy(
-            repo_root().join("recordings").join(name),
-            dir.path().join(name),
-        )
-        .unwrap();
-    }
+    let dir = crate::folders::shipped_watch_folder();
     std::fs::write(
         dir.path().join("broken.flow.json"),
         r#"{"name": "broken", "steps": ["#,

@@ -67,6 +67,22 @@ impl Workspace {
             .expect("bflow runs")
     }
 
+    /// `bflow pack export` of the workspace's own tool as `mine.bfpack` (the pack `mine@1.0.0`).
+    fn export_mine(&self) {
+        let export = self.bflow(&[
+            "pack",
+            "export",
+            "--name",
+            "mine",
+            "--version",
+            "1.0.0",
+            "price-alert@1.0.0",
+            "-o",
+            "mine.bfpack",
+        ]);
+        ok(&export, "export");
+    }
+
     fn run_alert(&self) -> Output {
         self.bflow(&[
             "flow",
@@ -92,18 +108,7 @@ fn a_pack_of_the_workspaces_own_tool_never_breaks_it_and_can_be_uninstalled() {
     let ws = Workspace::new();
     ok(&ws.run_alert(), "the flow before any pack");
 
-    let export = ws.bflow(&[
-        "pack",
-        "export",
-        "--name",
-        "mine",
-        "--version",
-        "1.0.0",
-        "price-alert@1.0.0",
-        "-o",
-        "mine.bfpack",
-    ]);
-    ok(&export, "export");
+    ws.export_mine();
     let import = ws.bflow(&["pack", "import", "mine.bfpack"]);
     ok(&import, "importing a pack of the workspace's own tool");
 
@@ -150,20 +155,7 @@ fn a_pack_of_the_workspaces_own_tool_never_breaks_it_and_can_be_uninstalled() {
 #[test]
 fn another_version_under_one_ref_is_refused_at_import_until_replaced_or_kept() {
     let ws = Workspace::new();
-    ok(
-        &ws.bflow(&[
-            "pack",
-            "export",
-            "--name",
-            "mine",
-            "--version",
-            "1.0.0",
-            "price-alert@1.0.0",
-            "-o",
-            "mine.bfpack",
-        ]),
-        "export",
-    );
+    ws.export_mine();
     let original = std::fs::read_to_string(ws.tool()).unwrap();
     // The person edits the tool in the workspace: same interface, other steps.
     let edited = original.replace("is now", "dropped to");
