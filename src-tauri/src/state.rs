@@ -46,8 +46,7 @@ impl AppPaths {
             .join("browserflow");
         AppPaths {
             recordings: workspace.join("recordings"),
-            store: browserflow_catalog::default_store()
-                .unwrap_or_else(|_| user_data.join("packs")),
+            store: browserflow_catalog::default_store().unwrap_or_else(|_| user_data.join("packs")),
             data: var(DATA_ENV).unwrap_or_else(|| user_data.join("app")),
         }
     }

@@ -181,8 +181,9 @@ impl Catalog {
         let mut holdings = Holdings::default();
         let mut reads: Vec<Read> = Vec::new();
         for dir in &self.dirs {
-            let found = tool_folder_files(dir)
-                .map_err(|e| crate::one(format!("cannot read the folder {}: {e}", dir.display())))?;
+            let found = tool_folder_files(dir).map_err(|e| {
+                crate::one(format!("cannot read the folder {}: {e}", dir.display()))
+            })?;
             holdings.strangers.extend(found.strangers);
             for path in found.files {
                 if except.is_some() && path.canonicalize().ok() == except {
@@ -219,20 +220,18 @@ impl Catalog {
         let mut loadable = Vec::new();
         for r in reads {
             match runnable_problems(&r) {
-                Some(problems) => holdings.broken.push(BrokenFile {
-                    reference: r.reference.as_ref().map(ToString::to_string).or_else(|| {
-                        reference_from_name(&r.path)
-                    }),
-                    path: r.path,
-                    problems,
-                }),
+                Some(problems) => holdings.broken.push(r.broken(problems)),
                 None => loadable.push(r),
             }
         }
         // Then together: contracts, and flows compiled against what loads.
         let mut registry = crate::builtin_contracts()?;
         let files: Vec<PathBuf> = loadable.iter().map(|r| r.path.clone()).collect();
-        let failed = registry.load_files(&files).err().map(|d| d.0).unwrap_or_default();
+        let failed = registry
+            .load_files(&files)
+            .err()
+            .map(|d| d.0)
+            .unwrap_or_default();
         for r in loadable {
             let name = r.path.display().to_string();
             let problems: Vec<Diagnostic> = failed
@@ -243,15 +242,7 @@ impl Catalog {
             if problems.is_empty() {
                 holdings.files.push(r.path);
             } else {
-                holdings.broken.push(BrokenFile {
-                    reference: r
-                        .reference
-                        .as_ref()
-                        .map(ToString::to_string)
-                        .or_else(|| reference_from_name(&r.path)),
-                    path: r.path,
-                    problems,
-                });
+                holdings.broken.push(r.broken(problems));
             }
         }
         holdings.contracts = registry;
@@ -308,6 +299,21 @@ fn uses_of(path: &Path) -> BTreeSet<String> {
         .map(|r| r.reference.to_string())
         .chain(spec.steps.iter().map(|s| s.uses.to_string()))
         .collect()
+}
+
+impl Read {
+    /// This file, set apart with its `problems`.
+    fn broken(self, problems: Vec<Diagnostic>) -> BrokenFile {
+        BrokenFile {
+            reference: self
+                .reference
+                .as_ref()
+                .map(ToString::to_string)
+                .or_else(|| reference_from_name(&self.path)),
+            path: self.path,
+            problems,
+        }
+    }
 }
 
 fn read(path: PathBuf, pack: Option<browserflow_pack::InstalledTool>) -> Read {
@@ -428,7 +434,10 @@ mod tests {
     #[test]
     fn a_reference_comes_from_the_document_or_the_file_name() {
         let flow = serde_json::json!({"name": "f", "version": "1.0.0", "steps": []});
-        assert_eq!(reference_of(&flow).map(|r| r.to_string()).as_deref(), Some("f@1.0.0"));
+        assert_eq!(
+            reference_of(&flow).map(|r| r.to_string()).as_deref(),
+            Some("f@1.0.0")
+        );
         assert_eq!(
             reference_from_name(Path::new("x/t@1.2.0.json")).as_deref(),
             Some("t@1.2.0")

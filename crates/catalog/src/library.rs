@@ -196,15 +196,16 @@ impl Library {
                 dir: dir.display().to_string(),
             };
             let mut item = item_for_file(registry, &problems, file, source, &history);
-            item.also_in_pack = holdings
-                .shadowed
-                .iter()
-                .find(|s| &s.file == file)
-                .map(|s| PackCopy {
-                    pack: s.pack.clone(),
-                    digest: s.pack_digest.to_string(),
-                    same: s.same,
-                });
+            item.also_in_pack =
+                holdings
+                    .shadowed
+                    .iter()
+                    .find(|s| &s.file == file)
+                    .map(|s| PackCopy {
+                        pack: s.pack.clone(),
+                        digest: s.pack_digest.to_string(),
+                        same: s.same,
+                    });
             seen.insert(item.reference.clone());
             items.push(item);
         }

@@ -190,8 +190,7 @@ pub fn workspace_conflicts(pack: &VerifiedPack, workspace: &[PathBuf]) -> Vec<Co
     let documents = crate::holdings::folder_documents(workspace);
     let mut out = Vec::new();
     for entry in &pack.manifest.entries {
-        let Some((file, _, ours)) = documents.iter().find(|(_, r, _)| *r == entry.reference)
-        else {
+        let Some((file, _, ours)) = documents.iter().find(|(_, r, _)| *r == entry.reference) else {
             continue;
         };
         let theirs = pack

@@ -3,12 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use browserflow_catalog::pack_view::{ImportError, OnConflict, import_into, remove_pack};
 use browserflow_flow::Registry;
 use browserflow_pack::oci::{self, OciOptions};
 use browserflow_pack::{
     Catalog, DenyList, ExportRequest, Store, VerifiedPack, VerifyOptions, VerifyingKey,
 };
-use browserflow_catalog::pack_view::{ImportError, OnConflict, import_into, remove_pack};
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
@@ -188,9 +188,15 @@ pub fn run(command: PackCommand) -> Outcome {
             print_verified(&done.imported.pack);
             for conflict in &done.conflicts {
                 if done.replaced.contains(&conflict.file) {
-                    println!("replaced {} with the pack's {}", conflict.file, conflict.reference);
+                    println!(
+                        "replaced {} with the pack's {}",
+                        conflict.file, conflict.reference
+                    );
                 } else {
-                    println!("kept {} (used instead of the pack's {})", conflict.file, conflict.reference);
+                    println!(
+                        "kept {} (used instead of the pack's {})",
+                        conflict.file, conflict.reference
+                    );
                 }
             }
             let verb = if done.imported.newly_installed {

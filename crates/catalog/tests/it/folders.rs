@@ -9,8 +9,8 @@ fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-#[test]
-fn a_stranger_is_skipped_and_named_while_the_folders_tools_and_flows_load() {
+/// A folder holding the shipped daily-price-watch flow and the two tools it uses.
+pub fn shipped_watch_folder() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for name in [
         "daily-price-watch.flow.json",
@@ -23,6 +23,12 @@ fn a_stranger_is_skipped_and_named_while_the_folders_tools_and_flows_load() {
         )
         .unwrap();
     }
+    dir
+}
+
+#[test]
+fn a_stranger_is_skipped_and_named_while_the_folders_tools_and_flows_load() {
+    let dir = shipped_watch_folder();
     std::fs::write(dir.path().join("settings.json"), r#"{"a":1}"#).unwrap();
     let flow = dir.path().join("daily-price-watch.flow.json");
     let catalog = Catalog::for_flow(&flow, &[]);

@@ -71,7 +71,12 @@ fn tools_of(s: &Setup) -> Result<browserflow_rider::ToolRegistry, browserflow_fl
 #[test]
 fn the_same_tool_in_the_workspace_and_a_pack_is_one_tool_listed_with_both_sources() {
     let s = setup();
-    let view = import_pack(&s.pack, &s.store, &[s.recordings.clone()], OnConflict::Refuse);
+    let view = import_pack(
+        &s.pack,
+        &s.store,
+        &[s.recordings.clone()],
+        OnConflict::Refuse,
+    );
     assert!(view.ok, "{:?}", view.error);
     assert!(view.conflicts.is_empty());
 
@@ -81,7 +86,10 @@ fn the_same_tool_in_the_workspace_and_a_pack_is_one_tool_listed_with_both_source
     assert_eq!(items.len(), 1, "{items:?}");
     let item = &items[0];
     assert!(matches!(item.source, ItemSource::Folder { .. }));
-    let copy = item.also_in_pack.as_ref().expect("the pack's copy is named");
+    let copy = item
+        .also_in_pack
+        .as_ref()
+        .expect("the pack's copy is named");
     assert_eq!(copy.pack, "mine@1.0.0");
     assert!(copy.same);
 
@@ -99,7 +107,12 @@ fn a_different_tool_under_one_ref_is_refused_naming_both_then_kept_or_replaced()
     let edited = original.replace("is now", "dropped to");
     std::fs::write(&file, &edited).unwrap();
 
-    let refused = import_pack(&s.pack, &s.store, &[s.recordings.clone()], OnConflict::Refuse);
+    let refused = import_pack(
+        &s.pack,
+        &s.store,
+        &[s.recordings.clone()],
+        OnConflict::Refuse,
+    );
     assert!(!refused.ok);
     assert_eq!(refused.conflicts.len(), 1);
     let conflict = &refused.conflicts[0];
@@ -126,28 +139,46 @@ fn a_different_tool_under_one_ref_is_refused_naming_both_then_kept_or_replaced()
     }
     .holdings(None)
     .unwrap();
-    let warnings: Vec<String> = holdings.warnings().iter().map(ToString::to_string).collect();
+    let warnings: Vec<String> = holdings
+        .warnings()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].contains("is used for price-alert@1.0.0"), "{warnings:?}");
+    assert!(
+        warnings[0].contains("is used for price-alert@1.0.0"),
+        "{warnings:?}"
+    );
     let items = library(&s).items();
     assert_eq!(items.len(), 1);
     assert!(items[0].also_in_pack.as_ref().is_some_and(|c| !c.same));
 
     remove_pack(&s.store, "mine@1.0.0").unwrap();
-    let replaced = import_pack(&s.pack, &s.store, &[s.recordings.clone()], OnConflict::Replace);
+    let replaced = import_pack(
+        &s.pack,
+        &s.store,
+        &[s.recordings.clone()],
+        OnConflict::Replace,
+    );
     assert!(replaced.ok, "{:?}", replaced.error);
     assert_eq!(replaced.replaced, vec![file.display().to_string()]);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
-    assert!(library(&s).items()[0].also_in_pack.as_ref().is_some_and(|c| c.same));
+    assert!(
+        library(&s).items()[0]
+            .also_in_pack
+            .as_ref()
+            .is_some_and(|c| c.same)
+    );
 }
 
 #[test]
 fn a_flow_is_checked_for_what_it_uses_and_a_broken_sibling_is_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    for name in ["daily-price-watch.flow.json", "price-alert@1.0.0.json", "search-price@1.2.0.json"] {
-        std::fs::copy(repo_root().join("recordings").join(name), dir.path().join(name)).unwrap();
-    }
-    std::fs::write(dir.path().join("broken.flow.json"), r#"{"name": "broken", "steps": ["#).unwrap();
+    let dir = crate::folders::shipped_watch_folder();
+    std::fs::write(
+        dir.path().join("broken.flow.json"),
+        r#"{"name": "broken", "steps": ["#,
+    )
+    .unwrap();
     let flow = dir.path().join("daily-price-watch.flow.json");
     // No store: what the user has installed must not decide this test.
     let checked = Catalog {
@@ -166,7 +197,11 @@ fn a_flow_is_checked_for_what_it_uses_and_a_broken_sibling_is_a_warning() {
     // A tool the flow uses that does not load: its problems are the flow's errors.
     let tool = dir.path().join("search-price@1.2.0.json");
     let text = std::fs::read_to_string(&tool).unwrap();
-    std::fs::write(&tool, text.replacen("\"kind\": \"test_id\"", "\"kind\": \"teleport\"", 1)).unwrap();
+    std::fs::write(
+        &tool,
+        text.replacen("\"kind\": \"test_id\"", "\"kind\": \"teleport\"", 1),
+    )
+    .unwrap();
     let checked = Catalog {
         dirs: vec![dir.path().to_path_buf()],
         store: None,

@@ -67,6 +67,22 @@ impl Workspace {
             .expect("bflow runs")
     }
 
+    /// `bflow pack export` of the workspace's own tool as `mine.bfpack` (the pack `mine@1.0.0`).
+    fn export_mine(&self) {
+        let export = self.bflow(&[
+            "pack",
+            "export",
+            "--name",
+            "mine",
+            "--version",
+            "1.0.0",
+            "price-alert@1.0.0",
+            "-o",
+            "mine.bfpack",
+        ]);
+        ok(&export, "export");
+    }
+
     fn run_alert(&self) -> Output {
         self.bflow(&[
             "flow",
@@ -92,11 +108,7 @@ fn a_pack_of_the_workspaces_own_tool_never_breaks_it_and_can_be_uninstalled() {
     let ws = Workspace::new();
     ok(&ws.run_alert(), "the flow before any pack");
 
-    let export = ws.bflow(&[
-        "pack", "export", "--name", "mine", "--version", "1.0.0", "price-alert@1.0.0", "-o",
-        "mine.bfpack",
-    ]);
-    ok(&export, "export");
+    ws.export_mine();
     let import = ws.bflow(&["pack", "import", "mine.bfpack"]);
     ok(&import, "importing a pack of the workspace's own tool");
 
@@ -119,25 +131,31 @@ fn a_pack_of_the_workspaces_own_tool_never_breaks_it_and_can_be_uninstalled() {
     // Uninstall by name: gone from the store, the workspace still runs.
     let removed = ws.bflow(&["pack", "remove", "mine@1.0.0"]);
     ok(&removed, "remove");
-    assert!(stdout(&removed).contains("removed mine@1.0.0"), "{}", stdout(&removed));
+    assert!(
+        stdout(&removed).contains("removed mine@1.0.0"),
+        "{}",
+        stdout(&removed)
+    );
     let list = ws.bflow(&["pack", "list"]);
-    assert!(stdout(&list).contains("no packs installed"), "{}", stdout(&list));
+    assert!(
+        stdout(&list).contains("no packs installed"),
+        "{}",
+        stdout(&list)
+    );
     let again = ws.bflow(&["pack", "remove", "mine@1.0.0"]);
     assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
-    assert!(stderr(&again).contains("no installed pack is mine@1.0.0"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("no installed pack is mine@1.0.0"),
+        "{}",
+        stderr(&again)
+    );
     ok(&ws.run_alert(), "the flow after removing the pack");
 }
 
 #[test]
 fn another_version_under_one_ref_is_refused_at_import_until_replaced_or_kept() {
     let ws = Workspace::new();
-    ok(
-        &ws.bflow(&[
-            "pack", "export", "--name", "mine", "--version", "1.0.0", "price-alert@1.0.0", "-o",
-            "mine.bfpack",
-        ]),
-        "export",
-    );
+    ws.export_mine();
     let original = std::fs::read_to_string(ws.tool()).unwrap();
     // The person edits the tool in the workspace: same interface, other steps.
     let edited = original.replace("is now", "dropped to");
@@ -157,16 +175,28 @@ fn another_version_under_one_ref_is_refused_at_import_until_replaced_or_kept() {
         assert!(said.contains(part), "{part:?} in {said}");
     }
     let list = ws.bflow(&["pack", "list"]);
-    assert!(stdout(&list).contains("no packs installed"), "{}", stdout(&list));
+    assert!(
+        stdout(&list).contains("no packs installed"),
+        "{}",
+        stdout(&list)
+    );
     assert_eq!(std::fs::read_to_string(ws.tool()).unwrap(), edited);
 
     // Keep: installed, the workspace's version is the one used, and runs say so.
     let kept = ws.bflow(&["pack", "import", "mine.bfpack", "--keep"]);
     ok(&kept, "import --keep");
-    assert!(stdout(&kept).contains("kept recordings/price-alert@1.0.0.json"), "{}", stdout(&kept));
+    assert!(
+        stdout(&kept).contains("kept recordings/price-alert@1.0.0.json"),
+        "{}",
+        stdout(&kept)
+    );
     let run = ws.run_alert();
     ok(&run, "the flow with the workspace's version kept");
-    assert!(stdout(&run).contains("Keyboard dropped to EUR 40.00"), "{}", stdout(&run));
+    assert!(
+        stdout(&run).contains("Keyboard dropped to EUR 40.00"),
+        "{}",
+        stdout(&run)
+    );
     assert!(
         stderr(&run).contains("recordings/price-alert@1.0.0.json is used for price-alert@1.0.0")
             && stderr(&run).contains("bflow pack remove mine@1.0.0"),
@@ -178,11 +208,19 @@ fn another_version_under_one_ref_is_refused_at_import_until_replaced_or_kept() {
     ok(&ws.bflow(&["pack", "remove", "mine@1.0.0"]), "remove");
     let replaced = ws.bflow(&["pack", "import", "mine.bfpack", "--replace"]);
     ok(&replaced, "import --replace");
-    assert!(stdout(&replaced).contains("replaced recordings/price-alert@1.0.0.json"), "{}", stdout(&replaced));
+    assert!(
+        stdout(&replaced).contains("replaced recordings/price-alert@1.0.0.json"),
+        "{}",
+        stdout(&replaced)
+    );
     assert_eq!(std::fs::read_to_string(ws.tool()).unwrap(), original);
     let run = ws.run_alert();
     ok(&run, "the flow after --replace");
-    assert!(stdout(&run).contains("Keyboard is now EUR 40.00"), "{}", stdout(&run));
+    assert!(
+        stdout(&run).contains("Keyboard is now EUR 40.00"),
+        "{}",
+        stdout(&run)
+    );
     assert!(!stderr(&run).contains("WARN"), "{}", stderr(&run));
 }
 
@@ -198,7 +236,11 @@ fn a_broken_sibling_flow_is_a_warning_naming_it_and_the_valid_flow_checks_and_ru
 
     let check = ws.bflow(&["check", "recordings/alert.flow.json"]);
     ok(&check, "check of the valid flow");
-    assert!(stdout(&check).starts_with("ok alert@1.0.0"), "{}", stdout(&check));
+    assert!(
+        stdout(&check).starts_with("ok alert@1.0.0"),
+        "{}",
+        stdout(&check)
+    );
     let warned = stderr(&check);
     assert!(
         warned.contains("skipped recordings/broken.flow.json: it does not load"),
@@ -217,7 +259,11 @@ fn a_broken_sibling_flow_is_a_warning_naming_it_and_the_valid_flow_checks_and_ru
     // The broken flow itself is still an error, of its own.
     let own = ws.bflow(&["check", "recordings/broken.flow.json"]);
     assert_eq!(own.status.code(), Some(1), "{}", stderr(&own));
-    assert!(stderr(&own).contains("recordings/broken.flow.json: 1 problem"), "{}", stderr(&own));
+    assert!(
+        stderr(&own).contains("recordings/broken.flow.json: 1 problem"),
+        "{}",
+        stderr(&own)
+    );
 
     // A tool file the flow requires that does not load is the flow's error, named.
     std::fs::write(
@@ -234,4 +280,33 @@ fn a_broken_sibling_flow_is_a_warning_naming_it_and_the_valid_flow_checks_and_ru
         "{}",
         stderr(&needed)
     );
+}
+
+#[test]
+fn a_tool_file_named_by_path_exports_outside_any_workspace() {
+    // An empty folder: no `recordings/`.
+    let nowhere = tempfile::tempdir().unwrap();
+    let ws = Workspace::new();
+    let tool = ws.tool();
+    let out = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .current_dir(nowhere.path())
+        .args([
+            "pack",
+            "export",
+            "--name",
+            "alone",
+            "--version",
+            "1.0.0",
+            &tool.to_string_lossy(),
+        ])
+        .env("XDG_DATA_HOME", nowhere.path().join("data"))
+        .output()
+        .expect("bflow runs");
+    ok(&out, "export of a file outside a workspace");
+    assert!(
+        nowhere.path().join("alone-1.0.0.bfpack").is_file(),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stderr(&out).contains("No such file"), "{}", stderr(&out));
 }
