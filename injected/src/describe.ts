@@ -4,13 +4,14 @@
 
 import { accessibleName, roleOf } from './roles';
 
-/// `<tag#id.class.class>`: which element, as a developer finds it in the page's markup.
-export const markup = (el: unknown): string => {
+/// `<tag#id.class.class>`: which element, as a developer finds it in the page's markup (without
+/// its classes, `<tag#id>`, where a person reads it: a step's description).
+export const markup = (el: unknown, { classes = true }: { classes?: boolean } = {}): string => {
   if (!(el instanceof Element)) return String(el instanceof Node ? el.nodeName : el);
-  let s = '<' + el.tagName.toLowerCase();
+  let s = '<' + (classes ? el.tagName.toLowerCase() : el.localName);
   if (el.id) s += '#' + el.id;
   const cls = (el as HTMLElement).className;
-  if (typeof cls === 'string' && cls.trim()) s += '.' + cls.trim().split(/\s+/).join('.');
+  if (classes && typeof cls === 'string' && cls.trim()) s += '.' + cls.trim().split(/\s+/).join('.');
   return s + '>';
 };
 
@@ -22,5 +23,5 @@ export const roleAndName = (el: Element | null | undefined): string | null => {
   return role && name ? role + ' ' + JSON.stringify(name.slice(0, 60)) : null;
 };
 
-/// An element as a person reads it: role and name, else its role, else its markup.
-export const describe = (el: Element): string => roleAndName(el) || roleOf(el) || markup(el);
+/// An element as a person reads it: role and name, else its role, else its tag and id.
+export const describe = (el: Element): string => roleAndName(el) || roleOf(el) || markup(el, { classes: false });

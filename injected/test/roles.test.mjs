@@ -82,3 +82,20 @@ test('names reach into open shadow roots and slots', async () => {
   const name = await page.evaluate(() => BF.roles.accessibleName(document.getElementById('host').shadowRoot.getElementById('inner')));
   assert.equal(name, 'Pay now €');
 });
+
+test('one describe: markup for failures, role and name for checks and steps', async () => {
+  const page = await chromium.page('<button id="b" class="primary big">Save</button><div id="d" class="x"></div><nav id="n"></nav>');
+  const got = await page.evaluate(() => {
+    const [b, d, n] = ['b', 'd', 'n'].map((id) => document.getElementById(id));
+    return {
+      markup: BF.describe.markup(b),
+      roleAndName: [BF.describe.roleAndName(b), BF.describe.roleAndName(d)],
+      describe: [BF.describe.describe(b), BF.describe.describe(n), BF.describe.describe(d)],
+    };
+  });
+  assert.deepEqual(got, {
+    markup: '<button#b.primary.big>',
+    roleAndName: ['button "Save"', null],
+    describe: ['button "Save"', 'navigation', '<div#d>'],
+  });
+});

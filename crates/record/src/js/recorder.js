@@ -438,12 +438,12 @@
   var sameRole = (role, want) => role != null && (SYNONYMS[role] || role) === (SYNONYMS[want] || want);
 
   // src/describe.ts
-  var markup = (el) => {
+  var markup = (el, { classes = true } = {}) => {
     if (!(el instanceof Element)) return String(el instanceof Node ? el.nodeName : el);
-    let s = "<" + el.tagName.toLowerCase();
+    let s = "<" + (classes ? el.tagName.toLowerCase() : el.localName);
     if (el.id) s += "#" + el.id;
     const cls = el.className;
-    if (typeof cls === "string" && cls.trim()) s += "." + cls.trim().split(/\s+/).join(".");
+    if (classes && typeof cls === "string" && cls.trim()) s += "." + cls.trim().split(/\s+/).join(".");
     return s + ">";
   };
   var roleAndName = (el) => {
@@ -452,7 +452,7 @@
     const name = accessibleName(el);
     return role && name ? role + " " + JSON.stringify(name.slice(0, 60)) : null;
   };
-  var describe = (el) => roleAndName(el) || roleOf(el) || markup(el);
+  var describe = (el) => roleAndName(el) || roleOf(el) || markup(el, { classes: false });
 
   // src/reads.ts
   var LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;

@@ -31,12 +31,12 @@ var __browserflow_bundle = (() => {
   var PLACEHOLDER_TYPES = /* @__PURE__ */ new Set([...TEXTBOX_TYPES, "search", "number"]);
 
   // src/describe.ts
-  var markup = (el) => {
+  var markup = (el, { classes = true } = {}) => {
     if (!(el instanceof Element)) return String(el instanceof Node ? el.nodeName : el);
-    let s = "<" + el.tagName.toLowerCase();
+    let s = "<" + (classes ? el.tagName.toLowerCase() : el.localName);
     if (el.id) s += "#" + el.id;
     const cls = el.className;
-    if (typeof cls === "string" && cls.trim()) s += "." + cls.trim().split(/\s+/).join(".");
+    if (classes && typeof cls === "string" && cls.trim()) s += "." + cls.trim().split(/\s+/).join(".");
     return s + ">";
   };
 
