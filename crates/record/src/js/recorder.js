@@ -1292,7 +1292,7 @@
         for (let j = i + 1; j < spec.candidates.length; j++) states[j] = "not needed (candidate " + (i + 1) + " matched)";
         break;
       }
-      if (chosen && spec.mode === "action") {
+      if (chosen && spec.mode !== "wait") {
         const { index, el } = chosen;
         const req = spec.require;
         let reason = null;
