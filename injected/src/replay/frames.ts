@@ -4,9 +4,6 @@
 export const nextFrames = (): Promise<boolean> =>
   new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))));
 
-/// Resolves after a zero-delay timer: after the tasks an action queued.
-export const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
 /// Resolves on the next animation frame, or after 50 ms of a page that paints nothing.
 export const frameOrTimeout = (): Promise<void> => new Promise((resolve) => {
   let done = false;
@@ -44,27 +41,6 @@ export const waitForExpression = async (check: () => unknown, budgetMs: number):
     await frameOrTimeout();
   }
 };
-
-/// `(quietMs, capMs)`: resolves once the document went `quietMs` without a mutation (true), or
-/// after `capMs` of a page that never holds still (false). What a step's settle waits for once
-/// the requests its gesture started were answered (`settle.rs`).
-export const quietMutations = (quietMs: number, capMs: number): Promise<boolean> => new Promise((resolve) => {
-  const started = performance.now();
-  let last = started;
-  const observer = new MutationObserver(() => { last = performance.now(); });
-  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  const tick = () => {
-    const now = performance.now();
-    const quiet = now - last >= quietMs;
-    if (quiet || now - started >= capMs) {
-      observer.disconnect();
-      resolve(quiet);
-    } else {
-      setTimeout(tick, Math.max(1, quietMs - (now - last)));
-    }
-  };
-  setTimeout(tick, quietMs);
-});
 
 /// `(x, y)`: scrolls the window to a position.
 export const scrollWindow = (x: number, y: number): void => window.scrollTo(x, y);
