@@ -140,7 +140,7 @@ struct Payload {
     doc: String,
     #[serde(default)]
     seq: u64,
-    /// A `pick` payload: what a read of the picked element sees (`reads.js`).
+    /// A `pick` payload: what a read of the picked element sees (`reads.ts`).
     #[serde(default)]
     read: Option<browserflow_steps::RecordedRead>,
 }

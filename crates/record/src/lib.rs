@@ -271,7 +271,7 @@ pub struct PickedElement {
     /// The page it is on (`main` or a popup name).
     pub page: String,
     /// What a read of it saw: the shape of its text and its identity (tag, role, the label
-    /// beside it, the heading of its card), computed in the page by the engine's `reads.js`.
+    /// beside it, the heading of its card), computed in the page by `injected/src/reads.ts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read: Option<browserflow_steps::RecordedRead>,
 }

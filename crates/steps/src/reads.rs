@@ -3,7 +3,7 @@
 //! element it came from. The replayer waits until the value it reads is consistent with it and
 //! accepts a lower-ranked candidate only on an element of that identity, so a read never
 //! returns an empty or placeholder value (`""`, "Loading…", "—") where the recording saw one.
-//! The one classifier of shapes is the engine's `reads.js`, shared by recorder and replayer.
+//! The one classifier of shapes is `injected/src/reads.ts`, shared by recorder and replayer.
 
 use serde::{Deserialize, Serialize};
 

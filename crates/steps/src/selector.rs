@@ -91,10 +91,10 @@ pub enum Anchor {
     ControlledBy(RoleRef),
     /// The element beside this label: its `<label>`, or the nearest text before it in its row
     /// (a term before its definition, a header cell before its cell, "Price" before "$12").
-    /// What a person reads a value by; `reads.js` `nearLabel` is the one rule.
+    /// What a person reads a value by; `reads.ts` `nearLabel` is the one rule.
     BesideLabel(String),
     /// The card or section whose heading has this text: the nearest ancestor that holds a
-    /// heading before the element (`reads.js` `nearHeading`).
+    /// heading before the element (`reads.ts` `nearHeading`).
     UnderHeading(String),
 }
 

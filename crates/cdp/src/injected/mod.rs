@@ -1,62 +1,23 @@
-//! JavaScript injected into pages. One resolver (`resolve.js`: selector candidates,
-//! actionability) and one implementation of roles and accessible names (`roles.js`), shared by
+//! JavaScript injected into pages, bundled from the TypeScript sources in `injected/src` (at the
+//! repository root) by `scripts/build-injected`; the bundles here are generated and checked in
+//! (`scripts/test` fails when one is not what its sources build). One resolver (selector
+//! candidates, actionability) and one implementation of roles and accessible names, shared by
 //! the replayer and the recorder so both name an element the same way.
 
-/// Roles and accessible names (HTML-AAM, accname 1.2): an expression evaluating to
-/// `{norm, textOf, implicitRole, roleOf, accessibleName, labelOf, labelMatches, sameRole}`.
-pub const ROLES_JS: &str = include_str!("roles.js");
+/// The resolver (`injected/src/resolve.ts`, bundled from `entries/resolve.ts`), installed in an
+/// isolated world of every frame that is searched: an expression evaluating to the resolve
+/// function `(spec) => Promise<answer>` (the protocol of `browserflow-replay`'s
+/// `resolve/protocol.rs`), which carries the modules it is made of as properties — `roles`
+/// (roles and accessible names), `states` (what a post-state check reads), `shadow` (the one
+/// walk through open shadow roots), `repeat` (repeating structures), `reads` (a read's shape and
+/// identity) and `visibility` (the one visibility rule, Playwright's). The replayer's post-state
+/// checks read `states` through it, so they share its mutation count.
+pub const RESOLVE_JS: &str = include_str!("resolve.js");
 
-/// The resolver, installed in an isolated world of every frame that is searched. A single
-/// expression (it is evaluated as `(RESOLVE_JS)`): the resolver function, with roles.js bound
-/// as its `ROLES` and exposed as its `roles` property, which is how the recorder (which gets
-/// this source inlined) names elements.
-///
-/// states.js (what a post-state check reads) is bound as its `STATES` and exposed as its
-/// `states` property: the resolver snapshots a watched element's states before it acts, the
-/// replayer's check reads them after, and the recorder reads them around each gesture.
-///
-/// shadow.js (the one walk through open shadow roots) is bound as its `SHADOW` and exposed as
-/// its `shadow` property, so the recorder walks the page exactly as the resolver searches it.
-/// reads.js (a read's shape and identity, the `beside_label` / `under_heading` anchors) is
-/// bound as its `READS` and exposed as its `reads` property: the recorder describes a marked
-/// output with it, the resolver checks what it reads against that.
-pub const RESOLVE_JS: &str = concat!(
-    "(() => {\nconst SHADOW = ",
-    include_str!("shadow.js"),
-    "\n;\nconst ROLES = ",
-    include_str!("roles.js"),
-    "\n;\nconst STATES = (",
-    include_str!("states.js"),
-    ")(ROLES);\nconst REPEAT = (",
-    include_str!("repeat.js"),
-    ")(ROLES);\nconst READS = (",
-    include_str!("reads.js"),
-    ")(ROLES);\nconst resolve = ",
-    include_str!("resolve.js"),
-    "\n;\nresolve.roles = ROLES;\nresolve.states = STATES;\nresolve.shadow = SHADOW;\nresolve.repeat = REPEAT;\nresolve.reads = READS;\nreturn resolve;\n})()"
-);
-
-/// Repeating structures (`repeat.js`): a function of roles.js returning `{placeOf, pick,
-/// rowsOf, itemsOf}` — an element's place in a grid, list or group of cards, and the elements
-/// a `cell` or `item` pick finds; bound in [`RESOLVE_JS`] as its `REPEAT` and exposed as its
-/// `repeat` property (the recorder records places with it).
-pub const REPEAT_JS: &str = include_str!("repeat.js");
-
-/// The states of post-state checks (`states.js`): a function of roles.js returning
-/// `{describe, deepActive, statesOf, countMutations, mutations}`; carried by [`RESOLVE_JS`].
-pub const STATES_JS: &str = include_str!("states.js");
-
-/// The walk through open shadow roots (`shadow.js`): an expression evaluating to
-/// `{deepElements, composedParent, composedContains, hostsOf}`; carried by [`RESOLVE_JS`].
-pub const SHADOW_JS: &str = include_str!("shadow.js");
-/// Reads checked like gestures (`reads.js`): a function of roles.js returning the shape of a
-/// read text, an element's identity, and the anchors of what a value is beside or under;
-/// carried by [`RESOLVE_JS`].
-pub const READS_JS: &str = include_str!("reads.js");
-
-/// The masker (`mask.js`): a function `(texts, action)` evaluated in the replayer's isolated
-/// world of each frame, which draws solid boxes over every element showing one of `texts`
-/// (`"mask"`) and removes them (`"unmask"`), each time returning what it found.
+/// The masker (`injected/src/mask.ts`): a function expression `(texts, action)` evaluated in
+/// the replayer's isolated world of each frame, which draws solid boxes over every element
+/// showing one of `texts` (`"mask"`) and removes them (`"unmask"`), each time returning what it
+/// found.
 pub const MASK_JS: &str = include_str!("mask.js");
 
 #[cfg(test)]
@@ -64,14 +25,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_resolver_carries_the_roles_module_once() {
-        assert!(RESOLVE_JS.contains(ROLES_JS));
-        assert_eq!(RESOLVE_JS.matches("const implicitRole").count(), 1);
-        assert!(RESOLVE_JS.trim_end().ends_with("})()"));
-        assert!(RESOLVE_JS.contains(STATES_JS));
-        assert!(RESOLVE_JS.contains(SHADOW_JS));
-        assert_eq!(RESOLVE_JS.matches("const deepElements").count(), 1);
-        assert!(RESOLVE_JS.contains(REPEAT_JS));
-        assert!(RESOLVE_JS.contains(READS_JS));
+    fn the_bundles_are_expressions_generated_from_the_typescript_sources() {
+        for (bundle, source) in [
+            (RESOLVE_JS, "injected/src/entries/resolve.ts"),
+            (MASK_JS, "injected/src/mask.ts"),
+        ] {
+            let first = bundle.lines().next().unwrap_or_default();
+            assert!(
+                first.starts_with("// @generated by scripts/build-injected from ")
+                    && first.contains(source),
+                "{first}"
+            );
+            assert!(bundle.trim_end().ends_with("})()"), "not an expression");
+        }
+        // Roles and names are implemented once, and carried once.
+        assert_eq!(RESOLVE_JS.matches("var implicitRole = ").count(), 1);
+        assert_eq!(RESOLVE_JS.matches("var deepElements = ").count(), 1);
     }
 }

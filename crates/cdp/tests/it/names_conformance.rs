@@ -1,4 +1,4 @@
-//! Roles and names conformance, in real Chromium: roles.js (the one roles-and-names module the
+//! Roles and names conformance, in real Chromium: roles.ts (the one roles-and-names module the
 //! recorder and the replayer share) against the expectations written into test pages in the
 //! web-platform-tests style (`data-expectedlabel`, `data-expectedrole`), side by side with
 //! Chromium's own accessibility tree (`Accessibility.getPartialAXTree`) on the same elements.
@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 /// and `html-aam/`).
 const WPT_ENV: &str = "BROWSERFLOW_WPT_DIR";
 
-/// Own-corpus names roles.js computes differently from the expectation, by `page/testname`,
+/// Own-corpus names roles.ts computes differently from the expectation, by `page/testname`,
 /// with why. Roles have no such list: every role must agree.
 const KNOWN_NAME_DISAGREEMENTS: &[(&str, &str)] = &[(
     "structures/li-content",
@@ -34,14 +34,14 @@ const KNOWN_NAME_DISAGREEMENTS: &[(&str, &str)] = &[(
      Playwright does",
 )];
 
-/// WPT cases roles.js knowingly computes differently, by `path#testname` (names and roles),
+/// WPT cases roles.ts knowingly computes differently, by `path#testname` (names and roles),
 /// with why.
 const WPT_KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[];
 
 /// WPT files not run, with why.
 const WPT_SKIPPED: &[(&str, &str)] = &[];
 
-/// One element with an expectation: what the page expects, what roles.js says, what Chromium
+/// One element with an expectation: what the page expects, what roles.ts says, what Chromium
 /// says.
 #[derive(Debug)]
 struct Case {
@@ -70,7 +70,7 @@ fn canonical_role(role: &str) -> String {
 
 /// The elements of the page an expectation names — those the page's own
 /// `verify…BySelector` calls select, else every element with an expectation — through open
-/// shadow roots, with roles.js's role and name of each; kept in `__bfCases` for Chromium.
+/// shadow roots, with roles.ts's role and name of each; kept in `__bfCases` for Chromium.
 fn collect_js(selectors: &[String]) -> String {
     let selectors = serde_json::to_string(selectors).unwrap_or_else(|_| "[]".into());
     format!(

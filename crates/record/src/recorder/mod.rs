@@ -37,18 +37,12 @@ use thumbnails::{StepOnPage, ThumbnailRequest, Thumbnails};
 pub(super) const WORLD: &str = "__browserflow_recorder";
 /// The binding the script reports through.
 pub(super) const BINDING: &str = "__bflow_record";
+/// The recorder script (`injected/src/recorder/recorder.ts`, bundled with the resolver's
+/// modules by `scripts/build-injected`): installs itself in the world it is evaluated in.
 const RECORDER_JS: &str = include_str!("../js/recorder.js");
-/// Where a press acts: its owner and its place in it (inserted into the recorder script).
-const PRESS_OWNER_JS: &str = include_str!("../js/press_owner.js");
-/// Which fills re-rendered a repeating structure (inlined into the recorder script).
-const REPEAT_WATCH_JS: &str = include_str!("../js/repeat_watch.js");
-use browserflow_cdp::injected::RESOLVE_JS;
 
 pub(super) fn recorder_source() -> String {
-    RECORDER_JS
-        .replace("__RESOLVE__", RESOLVE_JS.trim().trim_end_matches(';'))
-        .replace("__PRESS_OWNER__", PRESS_OWNER_JS.trim())
-        .replace("__REPEAT_WATCH__", REPEAT_WATCH_JS.trim())
+    RECORDER_JS.to_string()
 }
 
 /// The typed events of one recorded page, tagged with its name.

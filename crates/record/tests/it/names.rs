@@ -1,4 +1,4 @@
-//! The recorder and the replayer name elements the same way (both use roles.js through the
+//! The recorder and the replayer name elements the same way (both use roles.ts through the
 //! resolver): for every element of a fixture page, the role+name candidate the recorder
 //! produces is the expected one, and the replayer's resolver finds exactly that element by it.
 

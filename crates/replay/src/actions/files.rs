@@ -22,7 +22,7 @@ use crate::navigation::Follow;
 use crate::resolve::{Act, InPage, Requirements, ResolveRequest, Resolved, wait_change};
 use crate::run::{Outcome, Run};
 
-/// Where the resolver leaves the file input it found (see `resolve.js`).
+/// Where the resolver leaves the file input it found (see `resolve.ts`).
 const UPLOAD_TARGET_JS: &str = "globalThis.__browserflowUploadTarget";
 
 impl Run<'_> {

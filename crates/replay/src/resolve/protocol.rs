@@ -1,6 +1,6 @@
 //! The protocol of the injected resolver (`browserflow_cdp::injected::RESOLVE_JS`): what it
 //! is asked ([`ResolveRequest`], sent inside [`Spec`]) and what it answers
-//! ([`ResolveAnswer`], [`InPage`]), as serde types with the exact JSON shapes `resolve.js`
+//! ([`ResolveAnswer`], [`InPage`]), as serde types with the exact JSON shapes `resolve.ts`
 //! reads and writes.
 
 use serde::{Deserialize, Serialize};
@@ -66,7 +66,7 @@ impl Requirements {
 }
 
 /// What the injected resolver is asked to do; the resolver's `spec` minus candidates and
-/// budget (see `resolve.js`).
+/// budget (see `resolve.ts`).
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "mode", rename_all = "snake_case")]
 pub(crate) enum ResolveRequest {
@@ -247,12 +247,12 @@ pub(super) struct Spec<'a> {
     pub(super) request: &'a ResolveRequest,
     pub(super) timeout_ms: u64,
     /// For an element of a repeating structure: what the step relies on (`content` or
-    /// `position`; see `resolve.js`'s `relianceRule`).
+    /// `position`; see `resolve.ts`'s `relianceRule`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) relies_on: Option<&'static str>,
 }
 
-/// What the in-page action or read answered, as `resolve.js` sends it.
+/// What the in-page action or read answered, as `resolve.ts` sends it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum InPage {
@@ -272,7 +272,7 @@ pub(crate) enum InPage {
     Done { done: bool },
 }
 
-/// The resolver's answer, as `resolve.js` sends it (`ok` tells which shape it is).
+/// The resolver's answer, as `resolve.ts` sends it (`ok` tells which shape it is).
 #[derive(Deserialize)]
 pub(super) struct RawAnswer {
     ok: bool,

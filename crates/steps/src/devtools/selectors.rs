@@ -82,7 +82,7 @@ fn single_candidate(text: &str) -> SelectorCandidate {
     SelectorCandidate::css(text)
 }
 
-/// `Name[role="button"]` → (`Name`, `button`), the role as roles.js names it.
+/// `Name[role="button"]` → (`Name`, `button`), the role as roles.ts names it.
 fn parse_aria_role(aria: &str) -> Option<(String, String)> {
     let open = aria.rfind("[role=")?;
     let rest = aria[open + 6..].strip_suffix(']')?;

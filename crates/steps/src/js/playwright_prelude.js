@@ -135,17 +135,29 @@ async function expectNavigation(page, url, title) {
   }
 }
 
+// The elements of `locator` with `properties` that are (or, with `visible === false`, are not)
+// visible, by Playwright's own rule: browserflow's replayer uses the same one (an element of
+// opacity 0 is visible; `visibility: hidden` is not).
+async function countMatching(locator, visible, properties) {
+  let n = 0;
+  for (const element of await locator.all()) {
+    if (visible != null && (await element.isVisible()) !== visible) continue;
+    const has = await element.evaluate((e, props) => Object.entries(props)
+      .every(([k, v]) => JSON.stringify(e[k]) === JSON.stringify(v)), properties);
+    if (has) n += 1;
+  }
+  return n;
+}
+
 async function waitForElements(page, selector, { count, operator, visible, properties }, timeout = DEFAULT_TIMEOUT) {
   const deadline = Date.now() + timeout;
   for (;;) {
     const scope = scopeOf(page, selector);
     for (const c of selector.candidates) {
-      const found = await locatorOf(scope, c).evaluateAll((els, [visible, properties]) => els.filter((e) => {
-        const r = e.getBoundingClientRect();
-        const shown = r.width > 0 && r.height > 0;
-        if (visible != null && shown !== visible) return false;
-        return Object.entries(properties).every(([k, v]) => JSON.stringify(e[k]) === JSON.stringify(v));
-      }).length, [visible, properties]).catch(() => 0);
+      // Without a count, `visible: false` waits until no matching element is visible; with one,
+      // it counts the hidden ones (as browserflow's replayer does).
+      const counted = visible === false && count == null ? true : visible;
+      const found = await countMatching(locatorOf(scope, c), counted, properties).catch(() => 0);
       const want = count == null ? (visible === false ? 0 : 1) : count;
       const ok = count == null && visible !== false ? found >= 1
         : operator === '>=' ? found >= want : operator === '<=' ? found <= want : found === want;
