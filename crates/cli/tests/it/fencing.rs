@@ -34,7 +34,13 @@ fn a_flow_run_stopped_in_flight_and_continued_after_the_resume_finished_exits_de
     let journal = setup.journal();
     let old = setup
         .command(&[
-            "flow", "run", &flow, "--input", "go=true", "--journal", &journal,
+            "flow",
+            "run",
+            &flow,
+            "--input",
+            "go=true",
+            "--journal",
+            &journal,
         ])
         .env(browserflow_catalog::LEASE_TTL_ENV, TTL_MS)
         .stdout(Stdio::piped())

@@ -257,7 +257,10 @@ impl RunState<'_> {
                     };
                     journal.effect_finished(
                         &record,
-                        AttemptOutcome::Failed { status, message: &message },
+                        AttemptOutcome::Failed {
+                            status,
+                            message: &message,
+                        },
                         duration_us,
                         now_ms(),
                     )?;

@@ -41,9 +41,7 @@ impl JournalLocation {
         options: JournalOptions,
     ) -> Result<Arc<dyn JournalStore>, JournalError> {
         match self {
-            JournalLocation::Sqlite(path) => {
-                Ok(Arc::new(SqliteJournal::open_with(path, options)?))
-            }
+            JournalLocation::Sqlite(path) => Ok(Arc::new(SqliteJournal::open_with(path, options)?)),
         }
     }
 

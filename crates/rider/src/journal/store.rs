@@ -15,9 +15,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::JournalError;
 use super::lease::{Fence, LeaseAnswer, LeaseHolder, LeaseOwner};
 use super::report::{RunReport, RunSummary};
-use super::JournalError;
 use crate::plan_identity::StepIdentity;
 use crate::redact::Redactor;
 

@@ -54,7 +54,8 @@ async fn run(spec: Value) {
     let mut flow = crash_flow();
     if text("variant") == "slow_first" {
         let ms = spec["slow_ms"].as_u64().unwrap_or(1000);
-        flow["steps"][1]["with"]["url"] = json!({"template": format!("{{input.server}}/slow/{ms}")});
+        flow["steps"][1]["with"]["url"] =
+            json!({"template": format!("{{input.server}}/slow/{ms}")});
     }
     let plan = compile_flow(&registry, flow);
     let crash_at = std::env::var("BROWSERFLOW_CRASH_AT")

@@ -43,11 +43,7 @@ fn a_tool_contract_changed_between_crash_and_resume_is_a_divergence() {
         recorded,
         "the record is untouched"
     );
-    let report = journal
-        .open_read_only()
-        .unwrap()
-        .show(&run_id)
-        .unwrap();
+    let report = journal.open_read_only().unwrap().show(&run_id).unwrap();
     assert_eq!(report.status, "failed");
     assert_eq!(report.error.unwrap().code, "divergence");
 

@@ -195,7 +195,11 @@ async fn a_version_2_journal_gets_lease_epochs_and_a_run_it_held_resumes_fenced(
     drop(read);
 
     let journal = SqliteJournal::open(&path).unwrap();
-    assert_eq!(journal.schema_version().unwrap(), SCHEMA_VERSION, "migrated");
+    assert_eq!(
+        journal.schema_version().unwrap(),
+        SCHEMA_VERSION,
+        "migrated"
+    );
     assert_eq!(journal.lease_holder(&run_id).unwrap().unwrap().epoch, 0);
     // Opening it again (another process would) finds it migrated.
     drop(SqliteJournal::open(&path).unwrap());

@@ -5,8 +5,8 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::SqliteJournal;
-use crate::journal::{JournalError, JournalStore as _};
 use crate::journal::lease::{Fence, LeaseAnswer, LeaseGrant, LeaseHolder, LeaseOwner, ttl_ms};
+use crate::journal::{JournalError, JournalStore as _};
 
 impl SqliteJournal {
     /// [`JournalStore::take_lease`](crate::journal::JournalStore::take_lease): reads the

@@ -36,8 +36,7 @@ use serde_json::Value;
 
 use super::lease::{Fence, LeaseAnswer, LeaseHolder, LeaseOwner};
 use super::store::{
-    Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, RunEnd, RunRecord,
-    RunStart,
+    Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, RunEnd, RunRecord, RunStart,
 };
 use super::{JournalError, RunReport, RunSummary};
 use crate::redact::Redactor;
@@ -190,7 +189,9 @@ pub struct SqliteJournal {
 
 impl std::fmt::Debug for SqliteJournal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteJournal").field("path", &self.path).finish()
+        f.debug_struct("SqliteJournal")
+            .field("path", &self.path)
+            .finish()
     }
 }
 
@@ -450,7 +451,9 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         conn.execute_batch(SCHEMA)?;
         for (table, column, definition) in ADDED_COLUMNS {
             let present: bool = conn
-                .prepare(&format!("SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"))?
+                .prepare(&format!(
+                    "SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"
+                ))?
                 .exists([column])?;
             if !present {
                 conn.execute_batch(&format!(

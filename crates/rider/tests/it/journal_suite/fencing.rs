@@ -70,12 +70,20 @@ fn says_deposed(runner: &Runner) -> Value {
     assert_eq!(failure["code"], json!("journal"), "{failure}");
     let message = failure["message"].as_str().unwrap();
     assert!(message.contains("deposed"), "{message}");
-    assert!(message.contains("stopped before its next write or effect"), "{message}");
+    assert!(
+        message.contains("stopped before its next write or effect"),
+        "{message}"
+    );
     failure
 }
 
 /// Resumes the run in a new process that runs to its end; returns its outcome.
-fn resume_to_the_end(journal: &JournalLocation, server: &Server, run_id: &str, variant: &str) -> Value {
+fn resume_to_the_end(
+    journal: &JournalLocation,
+    server: &Server,
+    run_id: &str,
+    variant: &str,
+) -> Value {
     let runner = Runner::start(
         spec_with(journal, server, "resume", run_id, variant, None),
         None,
@@ -116,7 +124,14 @@ pub fn stopped_during_a_step_and_continued_while_the_new_owner_holds_the_lease(
 
     // B takes the lease over and posts `first`, then waits inside `second`, holding it.
     let mut new = Runner::start(
-        spec_with(journal, &server, "resume", &run_id, "v1", Some("before-effect:second")),
+        spec_with(
+            journal,
+            &server,
+            "resume",
+            &run_id,
+            "v1",
+            Some("before-effect:second"),
+        ),
         None,
     );
     new.wait_for("PAUSED");
@@ -138,8 +153,16 @@ pub fn stopped_during_a_step_and_continued_while_the_new_owner_holds_the_lease(
     let message = failure["message"].as_str().unwrap();
     assert!(message.contains(&format!("pid {}", new.pid())), "{message}");
     old.finish();
-    assert_eq!(posts(&server, &run_id), [1, 0], "the deposed owner posted nothing");
-    assert_eq!(snapshot(backend, journal, &run_id), before, "and wrote nothing");
+    assert_eq!(
+        posts(&server, &run_id),
+        [1, 0],
+        "the deposed owner posted nothing"
+    );
+    assert_eq!(
+        snapshot(backend, journal, &run_id),
+        before,
+        "and wrote nothing"
+    );
 
     // B was never disturbed.
     new.go_on();
@@ -156,7 +179,11 @@ pub fn stopped_during_a_step_and_continued_while_the_new_owner_holds_the_lease(
             .iter()
             .map(|(step, n, session, outcome, _)| (step.as_str(), *n, *session, outcome.as_str()))
             .collect::<Vec<_>>(),
-        [("first", 1, 1, "started"), ("first", 2, 2, "ok"), ("second", 1, 2, "ok")]
+        [
+            ("first", 1, 1, "started"),
+            ("first", 2, 2, "ok"),
+            ("second", 1, 2, "ok")
+        ]
     );
 }
 
@@ -174,7 +201,10 @@ pub fn stopped_during_an_in_flight_effect_and_continued_after_the_new_owner_fini
     let run_id = old.wait_for("RUN_ID");
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while posts(&server, &run_id)[0] == 0 {
-        assert!(std::time::Instant::now() < deadline, "A never posted `first`");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "A never posted `first`"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     old.signal("STOP");
@@ -183,12 +213,20 @@ pub fn stopped_during_an_in_flight_effect_and_continued_after_the_new_owner_fini
     // B takes over, repeats `first` under the same key (its outcome was in doubt), posts
     // `second`, finishes and releases the lease.
     let outcome = resume_to_the_end(journal, &server, &run_id, "slow_first");
-    assert_eq!(outcome["output"]["a"]["count"], json!(2), "the same key, twice");
+    assert_eq!(
+        outcome["output"]["a"]["count"],
+        json!(2),
+        "the same key, twice"
+    );
     assert_eq!(posts(&server, &run_id), [2, 1]);
     let before = snapshot(backend, journal, &run_id);
     assert_eq!(before.0.status, "succeeded");
     assert_eq!(
-        journal.open_read_only().unwrap().lease_holder(&run_id).unwrap(),
+        journal
+            .open_read_only()
+            .unwrap()
+            .lease_holder(&run_id)
+            .unwrap(),
         None,
         "released"
     );
@@ -206,8 +244,16 @@ pub fn stopped_during_an_in_flight_effect_and_continued_after_the_new_owner_fini
         "{failure}"
     );
     old.finish();
-    assert_eq!(posts(&server, &run_id), [2, 1], "no post after the new owner finished");
-    assert_eq!(snapshot(backend, journal, &run_id), before, "no row written");
+    assert_eq!(
+        posts(&server, &run_id),
+        [2, 1],
+        "no post after the new owner finished"
+    );
+    assert_eq!(
+        snapshot(backend, journal, &run_id),
+        before,
+        "no row written"
+    );
 }
 
 pub fn stopped_between_steps_and_continued_after_the_new_owner_finished(backend: &dyn Backend) {
@@ -219,7 +265,11 @@ pub fn stopped_between_steps_and_continued_after_the_new_owner_finished(backend:
     assert_eq!(posts(&server, &run_id), [1, 0]);
 
     let outcome = resume_to_the_end(journal, &server, &run_id, "v1");
-    assert_eq!(outcome["steps_replayed"], json!(1), "`first` from the record");
+    assert_eq!(
+        outcome["steps_replayed"],
+        json!(1),
+        "`first` from the record"
+    );
     assert_eq!(posts(&server, &run_id), [1, 1]);
     let before = snapshot(backend, journal, &run_id);
 
@@ -228,9 +278,20 @@ pub fn stopped_between_steps_and_continued_after_the_new_owner_finished(backend:
     old.go_on();
     says_deposed(&old);
     old.finish();
-    assert_eq!(posts(&server, &run_id), [1, 1], "`second` posted once, by the new owner");
-    assert_eq!(snapshot(backend, journal, &run_id), before, "no row written");
-    assert_eq!(before.0.status, "succeeded", "the new owner's outcome stands");
+    assert_eq!(
+        posts(&server, &run_id),
+        [1, 1],
+        "`second` posted once, by the new owner"
+    );
+    assert_eq!(
+        snapshot(backend, journal, &run_id),
+        before,
+        "no row written"
+    );
+    assert_eq!(
+        before.0.status, "succeeded",
+        "the new owner's outcome stands"
+    );
 }
 
 pub fn of_three_owners_the_two_deposed_ones_never_act_again(backend: &dyn Backend) {
@@ -241,7 +302,14 @@ pub fn of_three_owners_the_two_deposed_ones_never_act_again(backend: &dyn Backen
     let (mut a, run_id) = start_and_stop_at(journal, &server, "before-effect:first");
     // B takes over, posts `first`, stops inside `second`, before its post.
     let mut b = Runner::start(
-        spec_with(journal, &server, "resume", &run_id, "v1", Some("before-effect:second")),
+        spec_with(
+            journal,
+            &server,
+            "resume",
+            &run_id,
+            "v1",
+            Some("before-effect:second"),
+        ),
         None,
     );
     b.wait_for("PAUSED");
@@ -263,8 +331,16 @@ pub fn of_three_owners_the_two_deposed_ones_never_act_again(backend: &dyn Backen
     }
     a.finish();
     b.finish();
-    assert_eq!(posts(&server, &run_id), [1, 1], "one post per key, three owners");
-    assert_eq!(snapshot(backend, journal, &run_id), before, "no row written");
+    assert_eq!(
+        posts(&server, &run_id),
+        [1, 1],
+        "one post per key, three owners"
+    );
+    assert_eq!(
+        snapshot(backend, journal, &run_id),
+        before,
+        "no row written"
+    );
     let attempts = before.1;
     assert_eq!(
         attempts

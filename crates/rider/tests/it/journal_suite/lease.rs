@@ -110,7 +110,10 @@ pub async fn a_lease_is_taken_refused_while_live_and_taken_over_when_gone(backen
     };
     journal.release_lease(&run_id, &grant.fence).unwrap();
     let dead_grant = granted(journal.take_lease(&run_id, &dead, now_ms()).unwrap());
-    assert_eq!(dead_grant.fence.epoch, 3, "a grant after a release is a new epoch");
+    assert_eq!(
+        dead_grant.fence.epoch, 3,
+        "a grant after a release is a new epoch"
+    );
     let taken = granted(journal.take_lease(&run_id, &second, now_ms()).unwrap());
     let (previous, why) = taken.taken_over.unwrap();
     assert_eq!(previous.owner, dead.owner);
@@ -294,7 +297,10 @@ pub async fn an_owner_whose_lease_was_taken_over_starts_no_further_effect(backen
     };
     let failure = rider.run(&plan, BTreeMap::new()).await.unwrap_err();
     let grant = intruder.join().unwrap();
-    assert_eq!(grant.fence.epoch, 2, "taken over from the run's first owner");
+    assert_eq!(
+        grant.fence.epoch, 2,
+        "taken over from the run's first owner"
+    );
     assert!(
         matches!(
             failure.error,
@@ -395,10 +401,17 @@ pub async fn a_takeover_bumps_the_epoch_and_fences_every_write_of_the_old_owner(
         assert!(!journal.renew_lease(&run_id, fence, ttl, now_ms()).unwrap());
         journal.release_lease(&run_id, fence).unwrap();
     }
-    assert_eq!(journal.show(&run_id).unwrap(), before, "nothing was written");
+    assert_eq!(
+        journal.show(&run_id).unwrap(),
+        before,
+        "nothing was written"
+    );
     assert_eq!(backend.attempt_rows(&fresh.location, &run_id), rows);
     let holder = journal.lease_holder(&run_id).unwrap().unwrap();
-    assert!(holder.is(&new_fence), "a stale release leaves the new lease");
+    assert!(
+        holder.is(&new_fence),
+        "a stale release leaves the new lease"
+    );
 }
 
 pub async fn a_released_lease_is_nobodys(backend: &dyn Backend) {

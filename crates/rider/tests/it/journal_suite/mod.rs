@@ -46,11 +46,9 @@ impl Backend for Sqlite {
 
     fn attempt_rows(&self, location: &JournalLocation, run_id: &str) -> Vec<AttemptRow> {
         let JournalLocation::Sqlite(path) = location;
-        let conn = rusqlite::Connection::open_with_flags(
-            path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-        )
-        .unwrap();
+        let conn =
+            rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .unwrap();
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .unwrap();
         let mut query = conn
