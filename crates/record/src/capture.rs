@@ -16,9 +16,7 @@ use serde_json::Value;
 
 use super::draft::InputMark;
 use super::model_assist::ModelCall;
-use super::selectors::{
-    RawCandidate, RawFrame, frame_identity, insert_ranked, rank, selector,
-};
+use super::selectors::{RawCandidate, RawFrame, frame_identity, insert_ranked, rank, selector};
 use super::{FileChooserRequest, MAIN_PAGE, PickedElement, RecordEvent, RecordedStep};
 use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{

@@ -593,7 +593,10 @@ impl Step {
         };
         match self {
             Step::Extract(s) => {
-                let mut out = vec![output(s.field.as_str(), json!({ "type": s.kind.json_type() }))];
+                let mut out = vec![output(
+                    s.field.as_str(),
+                    json!({ "type": s.kind.json_type() }),
+                )];
                 if let Some(currency) = &s.currency_field {
                     out.push(output(currency.as_str(), json!({ "type": "string" })));
                 }

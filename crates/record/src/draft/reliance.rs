@@ -12,7 +12,9 @@ impl Draft {
     /// structure.
     pub fn rely_on(&mut self, index: usize, reliance: Reliance) -> Result<(), RecordError> {
         self.check_index(index)?;
-        let Some(recorded) = self.steps[index].step.selector_mut()
+        let Some(recorded) = self.steps[index]
+            .step
+            .selector_mut()
             .filter(|s| s.repeat.is_some())
             .cloned()
         else {

@@ -21,7 +21,9 @@ fn sample(kind: StepKind) -> Value {
         StepKind::Drag => json!({ "selector": element, "by": { "x": 40.0, "y": 0.0 } }),
         StepKind::Scroll => json!({ "y": 300.0 }),
         StepKind::SetViewport => json!({ "width": 800, "height": 600 }),
-        StepKind::WaitForExpression => json!({ "expression": "document.readyState === 'complete'" }),
+        StepKind::WaitForExpression => {
+            json!({ "expression": "document.readyState === 'complete'" })
+        }
         StepKind::Extract => json!({ "selector": element, "field": "name" }),
         StepKind::Assert => json!({ "title": "Shop" }),
         StepKind::HandleDialog => json!({ "accept": true }),
@@ -161,7 +163,9 @@ fn rust_sources() -> Vec<(String, String)> {
             let lines: Vec<&str> = text.lines().collect();
             let end = lines
                 .windows(2)
-                .position(|w| w[0].trim() == "#[cfg(test)]" && w[1].trim_start().starts_with("mod "))
+                .position(|w| {
+                    w[0].trim() == "#[cfg(test)]" && w[1].trim_start().starts_with("mod ")
+                })
                 .unwrap_or(lines.len());
             let name = path.strip_prefix(&root).unwrap().display().to_string();
             (name, lines[..end].join("\n"))
@@ -188,7 +192,9 @@ fn catch_alls_over_kinds(text: &str) -> Vec<(usize, String)> {
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
             && !["if", "let", "match", "return", "else"].contains(&pattern);
-        binding && (arm[pattern.len()..].trim_start().starts_with("=>") || arm[pattern.len()..].trim_start().starts_with("if "))
+        binding
+            && (arm[pattern.len()..].trim_start().starts_with("=>")
+                || arm[pattern.len()..].trim_start().starts_with("if "))
     };
     let mut found = Vec::new();
     for (at, line) in lines.iter().enumerate() {
@@ -226,7 +232,11 @@ fn the_scan_finds_a_catch_all_over_kinds() {
 #[test]
 fn no_match_over_step_kinds_has_a_catch_all_arm_outside_tests() {
     let sources = rust_sources();
-    assert!(sources.len() > 100, "the sources were found: {}", sources.len());
+    assert!(
+        sources.len() > 100,
+        "the sources were found: {}",
+        sources.len()
+    );
     let found: Vec<String> = sources
         .iter()
         .flat_map(|(name, text)| {

@@ -196,7 +196,10 @@ impl Driver {
 pub(crate) async fn wait_for_steps(recorder: &browserflow_record::Recorder, kind: &str, n: usize) {
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().filter(|s| s.step.kind().name() == kind).count()
+            .wait_until(WAIT, |s| s
+                .iter()
+                .filter(|s| s.step.kind().name() == kind)
+                .count()
                 == n)
             .await,
         "waited for {n} {kind} step(s): {:#?}",
@@ -205,7 +208,11 @@ pub(crate) async fn wait_for_steps(recorder: &browserflow_record::Recorder, kind
 }
 
 pub(crate) fn count_kind(draft: &Draft, kind: &str) -> usize {
-    draft.steps.iter().filter(|s| s.step.kind().name() == kind).count()
+    draft
+        .steps
+        .iter()
+        .filter(|s| s.step.kind().name() == kind)
+        .count()
 }
 
 pub(crate) fn shop_fixture(path: &str) -> Vec<u8> {

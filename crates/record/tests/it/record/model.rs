@@ -82,7 +82,9 @@ async fn model_suggestions_are_kept_in_the_metadata_and_replay_needs_no_model() 
         .await;
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind().name() == "handle_dialog"))
+            .wait_until(WAIT, |s| s
+                .iter()
+                .any(|s| s.step.kind().name() == "handle_dialog"))
             .await,
         "{:#?}",
         recorder.steps()

@@ -272,7 +272,11 @@ async fn a_button_of_a_labelled_navigation_and_an_option_of_a_combobox_s_listbox
     // hover-reveal rule also writes a hover on the listbox before the option's click: the
     // options were hidden when the combobox was released. That rule is not what this test is
     // about (reported to its owner); a person would delete the step, and so does the test.
-    if let Some(at) = draft.steps.iter().position(|s| s.step.kind().name() == "hover") {
+    if let Some(at) = draft
+        .steps
+        .iter()
+        .position(|s| s.step.kind().name() == "hover")
+    {
         draft.remove_step(at).unwrap();
     }
     assert_eq!(
