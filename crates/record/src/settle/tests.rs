@@ -228,17 +228,17 @@ fn a_click_begins_at_its_press() {
     log.acting(&json!({ "type": "acting", "doc": "d1", "seq": 3, "at": 900.0 }));
     log.step_reported(
         7,
-        "click",
+        StepKind::Click,
         &json!({ "type": "click", "doc": "d1", "seq": 3, "at": 950.0 }),
     );
     log.step_reported(
         8,
-        "fill",
+        StepKind::Fill,
         &json!({ "type": "input", "doc": "d1", "seq": 3, "at": 1_200.0 }),
     );
     log.step_reported(
         8,
-        "fill",
+        StepKind::Fill,
         &json!({ "type": "input", "doc": "d1", "seq": 3, "at": 1_300.0 }),
     );
     assert_eq!(log.starts[&7], 900.0);
