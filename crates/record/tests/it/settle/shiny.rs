@@ -1,8 +1,11 @@
 //! Shiny for Python (`tests/fixtures/settle/shiny/app.py`, run from the venv
 //! `scripts/install-deps` makes): type a product, click Search; the click goes to the server
 //! over Shiny's WebSocket, the server answers "busy" at once and the values 50–300 ms later;
-//! both outputs are empty until then. Replayed with two other inputs, and against the same app
-//! whose searches never finish: the click fails naming the reply it waited for.
+//! both outputs are empty until then. Shiny answers every input, and its page's `init`, with
+//! messages of the same kinds as the search's values, before the search: the click waits for
+//! the values that come after the search began (`busy`). Replayed with three inputs, and
+//! against the same app whose searches never finish: the click fails naming the reply it
+//! waited for, and without its settle the replay fails later, at the read.
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -121,10 +124,36 @@ async fn replay(h: &Harness, steps: &[Step], query: &str) -> Result<Value, Repla
     report.map(|r| Value::Object(r.outputs))
 }
 
+/// The steps with their settles taken away: what a replay that does not wait does.
+fn without_settle(steps: &[Step]) -> Vec<Step> {
+    steps
+        .iter()
+        .cloned()
+        .map(|mut step| {
+            if let Some(settle) = step.settle_mut() {
+                *settle = None;
+            }
+            step
+        })
+        .collect()
+}
+
+/// The steps, on `app` instead of the recorded one.
+fn on(app: &ShinyApp, steps: &[Step]) -> Vec<Step> {
+    steps
+        .iter()
+        .cloned()
+        .map(|step| match step {
+            Step::Navigate(mut n) => {
+                n.url = app.url();
+                Step::Navigate(n)
+            }
+            other => other,
+        })
+        .collect()
+}
+
 #[tokio::test]
-#[ignore = "not yet reliable: Shiny sometimes sends a values message of the same shape before \
-            the search's (which one depends on how its flushes fall), so the click settles on \
-            the first and the name reads \"\"; see the settle report"]
 async fn shiny_replays_wait_for_the_values_pushed_over_the_websocket() {
     let h = Harness::start().await;
     let app = ShinyApp::start(false).await;
@@ -132,23 +161,25 @@ async fn shiny_replays_wait_for_the_values_pushed_over_the_websocket() {
     let click = file
         .steps
         .iter()
+        .rev()
         .find_map(|s| match s {
             Step::Click(c) => Some(c),
             _ => None,
         })
-        .unwrap();
+        .unwrap_or_else(|| panic!("the click on Search: {:#?}", file.steps));
     let settle = click
         .settle
         .as_ref()
         .unwrap_or_else(|| panic!("the click keeps what it set off: {:#?}", file.steps));
-    assert!(
-        settle
-            .sockets
-            .iter()
-            .any(|s| s.replies.iter().any(|r| r == "values.name")),
-        "{settle:?}"
-    );
-    for query in ["kettle", "chair"] {
+    let [socket] = settle.sockets.as_slice() else {
+        panic!("one WebSocket exchange: {settle:?}");
+    };
+    assert_eq!(socket.path, "/websocket/");
+    assert_eq!(socket.sends, ["method=update"]);
+    assert!(socket.replies.iter().any(|r| r == "values"), "{socket:?}");
+    // Shiny says it is busy before the values: the answer begins there.
+    assert!(socket.opens.iter().any(|o| o == "busy=busy"), "{socket:?}");
+    for query in ["kettle", "chair", "lamp"] {
         let outputs = replay(&h, &file.steps, query)
             .await
             .unwrap_or_else(|e| panic!("{query}: {e}"));
@@ -162,37 +193,39 @@ async fn shiny_replays_wait_for_the_values_pushed_over_the_websocket() {
 
     // The same app, whose searches never finish: the click fails, naming the reply.
     let silent = ShinyApp::start(true).await;
-    let steps: Vec<Step> = file
-        .steps
-        .iter()
-        .cloned()
-        .map(|step| match step {
-            Step::Navigate(mut n) => {
-                n.url = silent.url();
-                Step::Navigate(n)
-            }
-            other => other,
-        })
-        .collect();
-    match replay(&h, &steps, "kettle").await {
+    match replay(&h, &on(&silent, &file.steps), "kettle").await {
         Err(ReplayError::StepFailed {
+            index,
             kind,
             failure,
             message,
             ..
         }) => {
             assert_eq!(kind, "click", "{message}");
+            assert!(matches!(&file.steps[index], Step::Click(c) if c.settle.is_some()));
             assert_eq!(failure, FailureKind::NotSettled, "{message}");
-            assert!(message.contains("a reply on the WebSocket"), "{message}");
             assert!(
-                message
-                    .split("missing:")
-                    .nth(1)
-                    .is_some_and(|missing| missing.contains("values.name")),
+                message.contains("expected a reply on the WebSocket /websocket/ (1 × "),
                 "{message}"
             );
+            assert!(message.contains("(the answer began, 0 closing)"), "{message}");
         }
         other => panic!("a replay against a silent server must fail at the click: {other:?}"),
+    }
+    // Without the settle, the same replay does not fail at the click: the read after it
+    // finds no name (the test above can fail).
+    match replay(&h, &on(&silent, &without_settle(&file.steps)), "kettle").await {
+        Err(ReplayError::StepFailed {
+            kind,
+            failure,
+            message,
+            ..
+        }) => {
+            assert_eq!(kind, "extract", "{message}");
+            assert_eq!(failure, FailureKind::ReadMismatch, "{message}");
+        }
+        Ok(outputs) => assert_ne!(outputs["name"], json!("Electric kettle")),
+        other => panic!("{other:?}"),
     }
     h.close().await;
 }
