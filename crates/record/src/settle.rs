@@ -26,8 +26,7 @@ use std::collections::{HashMap, HashSet};
 
 use browserflow_cdp::page::{PageEventKind, RequestKind};
 use browserflow_steps::{
-    RequestPattern, Settle, SocketPattern, Step, frame_parts, is_heartbeat, path_pattern,
-    url_path,
+    RequestPattern, Settle, SocketPattern, Step, frame_parts, is_heartbeat, path_pattern, url_path,
 };
 use serde_json::Value;
 
@@ -310,9 +309,9 @@ pub(crate) fn settles(
             }
         }
         for (n, frame) in page_log.frames.iter().enumerate() {
-            let Some(g) = gesture_at(frame.at_ms).filter(|&g| {
-                frame.sent && !is_heartbeat(&frame.parts) && within(g, frame.at_ms)
-            }) else {
+            let Some(g) = gesture_at(frame.at_ms)
+                .filter(|&g| frame.sent && !is_heartbeat(&frame.parts) && within(g, frame.at_ms))
+            else {
                 continue;
             };
             let answer: Vec<Vec<String>> = page_log.frames[n + 1..]

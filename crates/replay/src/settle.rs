@@ -12,6 +12,11 @@
 //! the requests recorded, matched by method and path pattern, so a poll or an analytics beacon
 //! beside them is never waited for.
 //!
+//! A WebSocket's answer is told by the kinds of its messages and their order (steps'
+//! [`AnswerProgress`]): a framework answering earlier input with messages of the same kinds
+//! (Shiny's `values`) is not taken for the gesture's answer. Before the action, a step that
+//! sends on a socket waits until the page opened it.
+//!
 //! Quiet is a short window ([`QUIET`]) with nothing new, never a fixed sleep: it ends as soon
 //! as the page holds still for that long; a page that never does (a ticking clock, a stream)
 //! is waited for at most [`QUIET_CAP`] past the answers.
@@ -99,18 +104,70 @@ pub(crate) async fn prepare(page: &Page, steps: &[browserflow_steps::Step]) {
 
 impl SettleWatch {
     /// Arms the watch of `settle` on `page`: `None` when there is nothing to wait for.
-    pub(crate) async fn arm(page: &Page, settle: Option<&Settle>) -> Result<Option<Self>, Failure> {
+    /// A step that sends on a WebSocket first waits, within `budget`, until the page opened it
+    /// ([`Self::wait_for_sockets`]).
+    pub(crate) async fn arm(
+        page: &Page,
+        settle: Option<&Settle>,
+        budget: Duration,
+    ) -> Result<Option<Self>, Failure> {
         let Some(settle) = settle.filter(|s| !s.is_empty()) else {
             return Ok(None);
         };
+        // Sockets opened before the page's network events were on are not known by URL: then
+        // whether they are open cannot be told, and is not waited for.
+        let sockets_known = page.network_enabled();
         page.enable_network()
             .await
             .map_err(|e| Failure::browser(&e, format!("turning on network events failed: {e}")))?;
-        Ok(Some(Self {
+        let mut watch = Self {
             progress: Progress::new(settle),
             events: page.subscribe(),
             last_socket_frame: None,
-        }))
+        };
+        if sockets_known {
+            watch.wait_for_sockets(page, budget).await?;
+        }
+        Ok(Some(watch))
+    }
+
+    /// Before the action: waits until the page opened each WebSocket the gesture is to send
+    /// on. A framework opens its socket once it has wired its page; a gesture acted on a page
+    /// still loading it does nothing (a button not yet bound) or goes out in the page's own
+    /// first message, and the exchange the recording saw never happens.
+    async fn wait_for_sockets(&mut self, page: &Page, budget: Duration) -> Result<(), Failure> {
+        let deadline = Instant::now() + budget;
+        loop {
+            let open = page.socket_urls();
+            let missing: Vec<&str> = self
+                .progress
+                .settle
+                .sockets
+                .iter()
+                .filter(|pattern| !open.iter().any(|url| pattern.matches(url)))
+                .map(|pattern| pattern.path.as_str())
+                .collect();
+            if missing.is_empty() {
+                return Ok(());
+            }
+            // What comes before the action is not its answer: only the socket's opening is
+            // looked for.
+            match tokio::time::timeout_at(deadline, self.events.recv()).await {
+                Ok(Some(_)) => {}
+                Ok(None) => return Ok(()),
+                Err(_) => {
+                    return Err(Failure::new(
+                        FailureKind::NotSettled,
+                        format!(
+                            "waited {} ms for the page to open the WebSocket {} the step sends \
+                             on (it never did)",
+                            budget.as_millis(),
+                            missing.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
     }
 
     /// After the action: waits until everything recorded was answered and the page is quiet,
@@ -248,7 +305,8 @@ impl Progress {
             let fits = url.as_deref().is_none_or(|u| pattern.matches(u));
             match state {
                 SocketState::Waiting if sent && fits && pattern.starts_with(&kinds) => {
-                    *state = SocketState::Sent(request_id.clone(), AnswerProgress::default(), vec![]);
+                    *state =
+                        SocketState::Sent(request_id.clone(), AnswerProgress::default(), vec![]);
                 }
                 SocketState::Sent(id, progress, seen) if !sent && *id == request_id => {
                     if seen.last() != Some(&kinds.join(" + ")) && seen.len() < 12 {

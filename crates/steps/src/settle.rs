@@ -265,10 +265,7 @@ impl AnswerProgress {
 /// Whether a message of `kinds` is the transport's own (Engine.IO's ping `2`, pong `3`,
 /// noop `6`: packet-type digits and nothing else), never part of an exchange.
 pub fn is_heartbeat(kinds: &[String]) -> bool {
-    !kinds.is_empty()
-        && kinds
-            .iter()
-            .all(|k| k.bytes().all(|b| b.is_ascii_digit()))
+    !kinds.is_empty() && kinds.iter().all(|k| k.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The path of an absolute URL (percent-encoded as the URL has it), or `None` when it is not

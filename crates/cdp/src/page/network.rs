@@ -180,13 +180,9 @@ pub fn network_event(method: &str, params: &serde_json::Value) -> Option<PageEve
                 url: e.url,
             })
         }
-        "Network.webSocketWillSendHandshakeRequest" => {
-            decode(method, params).map(socket_handshake)
-        }
+        "Network.webSocketWillSendHandshakeRequest" => decode(method, params).map(socket_handshake),
         "Network.webSocketFrameSent" => decode(method, params).map(|e| socket_frame(e, true)),
-        "Network.webSocketFrameReceived" => {
-            decode(method, params).map(|e| socket_frame(e, false))
-        }
+        "Network.webSocketFrameReceived" => decode(method, params).map(|e| socket_frame(e, false)),
         "Network.webSocketClosed" => {
             decode(method, params).map(|e: Timed| PageEventKind::WebSocketClosed {
                 request_id: e.request_id,
@@ -239,6 +235,11 @@ impl Page {
     /// page's network events were on.
     pub fn socket_url(&self, request_id: &str) -> Option<String> {
         self.shared.state().sockets.get(request_id).cloned()
+    }
+
+    /// The URLs of the page's open WebSockets created while its network events were on.
+    pub fn socket_urls(&self) -> Vec<String> {
+        self.shared.state().sockets.values().cloned().collect()
     }
 
     /// Whether [`Page::enable_network`] turned the page's network events on.

@@ -261,7 +261,9 @@ fn shiny_a_fill_waits_for_its_input_sent_and_the_click_for_its_search() {
     let settles = settles(&log, &steps, &[Some(1), Some(2)], f64::MAX);
     assert_eq!(
         paths(&settles[0]),
-        [format!("a reply on the WebSocket /websocket/ (1 × {SHINY_VALUES})")]
+        [format!(
+            "a reply on the WebSocket /websocket/ (1 × {SHINY_VALUES})"
+        )]
     );
     assert_eq!(paths(&settles[1]), [SHINY_SEARCH]);
 }
@@ -277,6 +279,29 @@ fn shiny_a_click_that_flushes_the_query_waits_for_the_search_not_the_query() {
     let settles = settles(&log, &steps, &[Some(1), Some(2)], f64::MAX);
     assert_eq!(settles[0], None, "{settles:?}");
     assert_eq!(paths(&settles[1]), [SHINY_SEARCH]);
+}
+
+#[test]
+fn nicegui_a_click_waits_for_its_update_and_heartbeats_are_no_answer() {
+    // Typed (one `event` per key, never answered), a pause over the transport's ping and
+    // pong, then the click: its `event`, then one `update`.
+    let log = captured(include_str!(
+        "../../../../tests/fixtures/settle/nicegui/captured/typed-then-click.jsonl"
+    ));
+    let steps = [fill("chair"), click()];
+    let settles = settles(&log, &steps, &[Some(1), Some(2)], f64::MAX);
+    assert_eq!(settles[0], None, "{settles:?}");
+    let settle = settles[1].as_ref().unwrap();
+    assert_eq!(
+        settle.sockets,
+        [SocketPattern {
+            path: "/_nicegui_ws/socket.io/".into(),
+            replies: vec!["42:update".into()],
+            times: 1,
+            opens: vec![],
+            sends: vec![],
+        }]
+    );
 }
 
 #[test]

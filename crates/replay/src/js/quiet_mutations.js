@@ -1,6 +1,7 @@
-// (quietMs, capMs): resolves once the document went `quietMs` without a mutation (true), or
-// after `capMs` of a page that never holds still (false). What a step's settle waits for
-// once the requests its gesture started were answered (`settle.rs`).
+// (quietMs, capMs): resolves once the document went `quietMs` without a mutation and no
+// element says it is busy (`aria-busy="true"`, the standard mark of a region being updated)
+// (true), or after `capMs` of a page that never holds still (false). What a step's settle
+// waits for once the requests its gesture started were answered (`settle.rs`).
 (quietMs, capMs) => new Promise((resolve) => {
   const started = performance.now();
   let last = started;
@@ -8,12 +9,14 @@
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   const tick = () => {
     const now = performance.now();
-    const quiet = now - last >= quietMs;
+    const busy = document.querySelector('[aria-busy="true"]') !== null;
+    const quiet = now - last >= quietMs && !busy;
     if (quiet || now - started >= capMs) {
       observer.disconnect();
       resolve(quiet);
     } else {
-      setTimeout(tick, Math.max(1, quietMs - (now - last)));
+      // Busy: the mark's removal is a mutation, and the window starts again from it.
+      setTimeout(tick, busy ? quietMs : Math.max(1, quietMs - (now - last)));
     }
   };
   setTimeout(tick, quietMs);

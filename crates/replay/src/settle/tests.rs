@@ -72,7 +72,8 @@ fn a_socket_answer_completes_at_the_search_values_not_the_flushed_query() {
     // the one that carries the search's result.
     assert!(n > 2, "answered at event {n}");
     assert!(
-        text.as_deref().is_some_and(|t| t.contains("Electric kettle")),
+        text.as_deref()
+            .is_some_and(|t| t.contains("Electric kettle")),
         "{text:?}"
     );
 }
@@ -105,9 +106,7 @@ fn a_frame_on_another_socket_or_a_heartbeat_is_not_the_exchange() {
         sent,
         text: Some(text.into()),
     };
-    let other = |id: &str| {
-        (id == "elsewhere").then(|| "ws://127.0.0.1:18765/other".to_string())
-    };
+    let other = |id: &str| (id == "elsewhere").then(|| "ws://127.0.0.1:18765/other".to_string());
     // Another socket's update, then an Engine.IO pong: the exchange has not started.
     progress.take(frame("elsewhere", true, r#"{"method":"update"}"#), other);
     progress.take(frame("s", true, "3"), other);
@@ -116,12 +115,56 @@ fn a_frame_on_another_socket_or_a_heartbeat_is_not_the_exchange() {
     progress.take(frame("s", true, r#"{"method":"init","data":{}}"#), other);
     assert_eq!(progress.sockets[0], SocketState::Waiting);
     progress.take(frame("s", true, r#"{"method":"update","data":{}}"#), other);
-    for text in [r#"{"busy":"busy"}"#, "2", r#"{"values":{"a":1},"errors":{},"inputMessages":[]}"#] {
+    for text in [
+        r#"{"busy":"busy"}"#,
+        "2",
+        r#"{"values":{"a":1},"errors":{},"inputMessages":[]}"#,
+    ] {
         progress.take(frame("s", false, text), other);
     }
     assert!(progress.answered(), "{:?}", progress.sockets);
     assert_eq!(
         frame_parts(Some(r#"{"busy":"busy"}"#)),
         search().sockets[0].opens[..1]
+    );
+}
+
+#[test]
+fn a_socket_io_update_answers_the_click_that_sent_an_event() {
+    let settle = Settle {
+        requests: vec![],
+        sockets: vec![SocketPattern {
+            path: "/_nicegui_ws/socket.io/".into(),
+            replies: vec!["42:update".into()],
+            times: 1,
+            opens: vec![],
+            sends: vec![],
+        }],
+    };
+    let url = |_: &str| {
+        Some(
+            "ws://127.0.0.1:18770/_nicegui_ws/socket.io/?client_id=x&EIO=4&transport=websocket"
+                .into(),
+        )
+    };
+    let mut progress = Progress::new(&settle);
+    let mut answered_by = None;
+    for event in after_click(include_str!(
+        "../../../../tests/fixtures/settle/nicegui/captured/typed-then-click.jsonl"
+    )) {
+        let text = match &event {
+            PageEventKind::WebSocketFrame { text, .. } => text.clone(),
+            _ => None,
+        };
+        progress.take(event, url);
+        if progress.answered() && answered_by.is_none() {
+            answered_by = text;
+        }
+    }
+    assert!(
+        answered_by
+            .as_deref()
+            .is_some_and(|t| t.starts_with(r#"42["update""#) && t.contains("Office chair")),
+        "{answered_by:?}"
     );
 }
