@@ -5,9 +5,7 @@
 
 use serde::Deserialize;
 
-use browserflow_steps::{
-    FrameSelector, Selector, SelectorCandidate, SelectorKind, Step, Structure,
-};
+use browserflow_steps::{FrameSelector, Selector, SelectorCandidate, SelectorKind, Structure};
 
 /// A candidate as checked in the page by `recorder.js`.
 #[derive(Debug, Clone, Deserialize)]
