@@ -234,7 +234,8 @@ fn captured(capture: &str) -> NetworkLog {
         match (line["gesture"].as_str(), line["method"].as_str()) {
             (Some(gesture), _) => {
                 let serial = if gesture == "fill" { 1 } else { 2 };
-                log.step_reported(serial, gesture, &json!({ "at": line["at"] }));
+                let kind = StepKind::from_name(gesture).expect("a step kind");
+                log.step_reported(serial, kind, &json!({ "at": line["at"] }));
             }
             (None, Some(method)) => {
                 let event = browserflow_cdp::page::network_event(method, &line["params"])
