@@ -237,10 +237,12 @@ fn captured(capture: &str) -> NetworkLog {
                 let kind = StepKind::from_name(gesture).expect("a step kind");
                 log.step_reported(serial, kind, &json!({ "at": line["at"] }));
             }
+            // Events the engine does not decode (the handshake's response) never reach
+            // the recorder either.
             (None, Some(method)) => {
-                let event = browserflow_cdp::page::network_event(method, &line["params"])
-                    .unwrap_or_else(|| panic!("{line}"));
-                log.network(MAIN_PAGE, &event);
+                if let Some(event) = browserflow_cdp::page::network_event(method, &line["params"]) {
+                    log.network(MAIN_PAGE, &event);
+                }
             }
             (None, None) => panic!("{line}"),
         }
