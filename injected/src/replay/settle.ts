@@ -14,14 +14,12 @@ export const quietMutations = (quietMs: number, capMs: number): Promise<boolean>
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   const tick = () => {
     const now = performance.now();
-    const busy = document.querySelector('[aria-busy="true"]') !== null;
-    const quiet = now - last >= quietMs && !busy;
+    const quiet = now - last >= quietMs;
     if (quiet || now - started >= capMs) {
       observer.disconnect();
       resolve(quiet);
     } else {
-      // Busy: the mark's removal is a mutation, and the window starts again from it.
-      setTimeout(tick, busy ? quietMs : Math.max(1, quietMs - (now - last)));
+      setTimeout(tick, Math.max(1, quietMs - (now - last)));
     }
   };
   setTimeout(tick, quietMs);

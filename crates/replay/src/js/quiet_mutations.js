@@ -35,13 +35,12 @@ var __browserflow_bundle = (() => {
     observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
     const tick = () => {
       const now = performance.now();
-      const busy = document.querySelector('[aria-busy="true"]') !== null;
-      const quiet = now - last >= quietMs && !busy;
+      const quiet = now - last >= quietMs;
       if (quiet || now - started >= capMs) {
         observer.disconnect();
         resolve(quiet);
       } else {
-        setTimeout(tick, busy ? quietMs : Math.max(1, quietMs - (now - last)));
+        setTimeout(tick, Math.max(1, quietMs - (now - last)));
       }
     };
     setTimeout(tick, quietMs);

@@ -4,7 +4,5 @@
 //! answering, which must fail at the step that waited, naming what it waited for.
 
 mod htmx;
-mod nicegui;
-mod python;
 mod server;
 mod shiny;
