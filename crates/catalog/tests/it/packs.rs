@@ -74,7 +74,7 @@ fn the_same_tool_in_the_workspace_and_a_pack_is_one_tool_listed_with_both_source
     let view = import_pack(
         &s.pack,
         &s.store,
-        &[s.recordings.clone()],
+        std::slice::from_ref(&s.recordings),
         OnConflict::Refuse,
     );
     assert!(view.ok, "{:?}", view.error);
@@ -110,7 +110,7 @@ fn a_different_tool_under_one_ref_is_refused_naming_both_then_kept_or_replaced()
     let refused = import_pack(
         &s.pack,
         &s.store,
-        &[s.recordings.clone()],
+        std::slice::from_ref(&s.recordings),
         OnConflict::Refuse,
     );
     assert!(!refused.ok);
@@ -128,7 +128,12 @@ fn a_different_tool_under_one_ref_is_refused_naming_both_then_kept_or_replaced()
     );
     assert!(!s.store.exists() || std::fs::read_dir(&s.store).unwrap().next().is_none());
 
-    let kept = import_pack(&s.pack, &s.store, &[s.recordings.clone()], OnConflict::Keep);
+    let kept = import_pack(
+        &s.pack,
+        &s.store,
+        std::slice::from_ref(&s.recordings),
+        OnConflict::Keep,
+    );
     assert!(kept.ok, "{:?}", kept.error);
     assert!(kept.replaced.is_empty());
     assert_eq!(std::fs::read_to_string(&file).unwrap(), edited);
@@ -157,7 +162,7 @@ fn a_different_tool_under_one_ref_is_refused_naming_both_then_kept_or_replaced()
     let replaced = import_pack(
         &s.pack,
         &s.store,
-        &[s.recordings.clone()],
+        std::slice::from_ref(&s.recordings),
         OnConflict::Replace,
     );
     assert!(replaced.ok, "{:?}", replaced.error);
