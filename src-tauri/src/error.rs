@@ -61,6 +61,7 @@ impl From<browserflow_catalog::record_view::RecordViewError> for AppError {
 
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {
-        AppError::new("io", e)
+        // In words: the screens never show the OS's numbered text.
+        AppError::new("io", browserflow_contract::io_in_words(&e))
     }
 }

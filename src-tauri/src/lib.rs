@@ -36,6 +36,7 @@ pub fn builder<R: tauri::Runtime>(
     use commands::*;
     builder
         .manage(state)
+        .on_window_event(ask_before_closing)
         .invoke_handler(tauri::generate_handler![
             library::library_list,
             library::app_paths,
@@ -61,6 +62,9 @@ pub fn builder<R: tauri::Runtime>(
             record::draft_rename_output,
             record::draft_check_names,
             record::record_discard,
+            record::record_restore_kept,
+            record::record_discard_kept,
+            record::app_close,
             record::draft_remove_step,
             record::draft_move_step,
             record::draft_mark_input,
@@ -71,6 +75,27 @@ pub fn builder<R: tauri::Runtime>(
             model::draft_suggest,
             model::record_suggest_selector,
         ])
+}
+
+/// Closing the window with a recording or an unsaved draft open asks the screen first
+/// (`app://close-requested`; it answers with `app_close`). Everything is kept on disk as it
+/// changes, so a close that cannot ask (a crash, a kill) loses nothing either.
+fn ask_before_closing<R: tauri::Runtime>(window: &tauri::Window<R>, event: &tauri::WindowEvent) {
+    use tauri::{Emitter, Manager};
+    let tauri::WindowEvent::CloseRequested { api, .. } = event else {
+        return;
+    };
+    let state = window.state::<AppState>();
+    // A session busy with a command (a pick, a save) has something open: ask.
+    let unsaved = state
+        .recording
+        .try_lock()
+        .map(|session| session.has_unsaved())
+        .unwrap_or(true);
+    if unsaved {
+        api.prevent_close();
+        let _ = window.emit(events::CLOSE_REQUESTED, ());
+    }
 }
 
 /// Starts the app with the folders named by the environment ([`AppPaths::from_env`]).

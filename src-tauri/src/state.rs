@@ -17,7 +17,8 @@ pub struct AppPaths {
     /// The pack store imports install into.
     #[ts(type = "string")]
     pub store: PathBuf,
-    /// The app's own data: `runs/` (preview screenshots), `last-runs.json`, `packs/`.
+    /// The app's own data: `runs/` (preview screenshots), `last-runs.json`, `packs/`,
+    /// `drafts/` (the unsaved recording).
     #[ts(type = "string")]
     pub data: PathBuf,
 }
@@ -74,6 +75,11 @@ impl AppPaths {
         self.data.join("last-runs.json")
     }
 
+    /// Where the unsaved recording is kept as it changes.
+    pub fn drafts(&self) -> PathBuf {
+        self.data.join("drafts")
+    }
+
     /// Where preview runs write screenshots.
     pub fn runs(&self) -> PathBuf {
         self.data.join("runs")
@@ -100,10 +106,13 @@ pub struct AppState {
 impl AppState {
     /// The state over `paths`, with no model assistance.
     pub fn new(paths: AppPaths) -> AppState {
+        let keeper = browserflow_catalog::record_view::DraftKeeper::in_dir(paths.drafts());
         AppState {
             paths,
             shop: std::sync::Mutex::new(None),
-            recording: tokio::sync::Mutex::new(Default::default()),
+            recording: tokio::sync::Mutex::new(
+                browserflow_catalog::record_view::RecordSession::keeping(keeper),
+            ),
             model: None,
         }
     }

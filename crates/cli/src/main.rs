@@ -14,6 +14,7 @@ mod progress;
 mod record_cmd;
 mod runtime;
 mod tools_cmd;
+mod words;
 
 use std::process::ExitCode;
 

@@ -12,7 +12,8 @@ pub fn print(event: &RunEvent) {
             resumed,
         } => {
             let verb = if *resumed { "resuming" } else { "running" };
-            eprintln!("{verb} {flow} ({steps} steps) as run {run_id}");
+            let steps = crate::words::count(*steps, "step");
+            eprintln!("{verb} {flow} ({steps}) as run {run_id}");
         }
         RunEvent::StepStarted {
             step_id,

@@ -268,10 +268,33 @@ async fn finish(args: &RecordArgs, mut draft: Draft, marks: SelectorMarks) -> Ou
     };
     let checks: usize = file.steps.iter().map(|s| s.expect().len()).sum();
     eprintln!(
-        "wrote {} ({} steps, {checks} post-state checks)",
+        "wrote {} ({}, {})",
         args.out.display(),
-        file.steps.len()
+        crate::words::count(file.steps.len(), "step"),
+        crate::words::count(checks, "post-state check")
     );
+    // Numbered as in the file (typing merged into one fill per field), with what was typed:
+    // the live list above numbers keystrokes' steps before they merge.
+    for (index, step) in file.steps.iter().enumerate() {
+        eprintln!(
+            "  {}. {}",
+            index + 1,
+            step.label().unwrap_or(step.kind().label())
+        );
+    }
+    for input in file.contract.inputs() {
+        match &input.schema.default {
+            Some(default) if !input.secret => eprintln!(
+                "input `{}` defaults to {default}, the value typed while recording: a run without `{}` replays it",
+                input.name, input.name
+            ),
+            _ => eprintln!(
+                "input `{}` has no default: every run gives it{}",
+                input.name,
+                if input.secret { " (a secret)" } else { "" }
+            ),
+        }
+    }
     println!("{}", file.contract.reference());
     Ok(true)
 }
@@ -289,8 +312,8 @@ fn keep_draft(args: &RecordArgs, draft: &Draft, unresolved: &[UnresolvedMark]) -
         eprintln!("error: {mark}");
     }
     eprintln!(
-        "no tool written: the recording ({} steps) is kept in {}",
-        draft.steps.len(),
+        "no tool written: the recording ({}) is kept in {}",
+        crate::words::count(draft.steps.len(), "step"),
         path.display()
     );
     eprintln!(

@@ -91,7 +91,7 @@ pub enum JsonError {
     #[error("is not valid JSON: {0}")]
     Syntax(serde_json::Error),
     /// Reading failed.
-    #[error("could not be read: {0}")]
+    #[error("{}", crate::io_in_words(.0))]
     Io(std::io::Error),
 }
 

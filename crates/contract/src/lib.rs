@@ -50,6 +50,7 @@ mod contract;
 mod digest;
 mod fields;
 mod from_rust;
+mod io_words;
 mod json;
 mod kind;
 mod names;
@@ -61,6 +62,7 @@ pub use assign::{Mismatch, PathSegment, check_assignable};
 pub use contract::{ContractParts, InputDecl, ToolContract};
 pub use digest::{CanonicalError, canonical_json};
 pub use fields::Fields;
+pub use io_words::io_in_words;
 pub use json::{
     JsonError, JsonFileError, JsonLimits, MAX_DEPTH, MAX_DOCUMENT_BYTES, parse_json_slice,
     parse_json_slice_with, parse_json_str, read_document_text, read_json, read_json_file,

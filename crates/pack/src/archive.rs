@@ -81,7 +81,12 @@ pub(crate) fn read(reader: impl Read) -> Result<ReadArchive, PackError> {
             limit: MAX_PACK_BYTES,
         });
     }
-    drained.map_err(|e| PackError::Corrupt(format!("cannot read the archive: {e}")))?;
+    drained.map_err(|e| {
+        PackError::Corrupt(format!(
+            "cannot read the archive: {}",
+            browserflow_contract::io_in_words(&e)
+        ))
+    })?;
     if tally.len < 1024 || !tally.len.is_multiple_of(512) {
         return Err(PackError::Corrupt(format!(
             "{} bytes is not a whole tar archive (a multiple of 512 bytes, ending with two zero blocks); the file is truncated or not a pack",

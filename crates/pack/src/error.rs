@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum PackError {
     /// A file or directory could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{}: {}", .path.display(), browserflow_contract::io_in_words(.source))]
     Io {
         /// The path.
         path: PathBuf,

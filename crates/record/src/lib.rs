@@ -246,6 +246,10 @@ pub enum RecordEvent {
         /// Its URL when it opened.
         url: String,
     },
+    /// Every frame is in pick mode ([`Recorder::pick_element`]): from now on a click picks
+    /// its element instead of being recorded. Until then a click is still a step, so a screen
+    /// says "click an element" only after this.
+    PickArmed,
     /// An element was picked ([`Recorder::pick_element`]).
     Picked(Box<PickedElement>),
     /// The page opened a file chooser; it stays open (no step is recorded) until

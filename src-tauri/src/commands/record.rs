@@ -216,6 +216,38 @@ pub async fn draft_save(
     )?)
 }
 
+/// Makes the unsaved recording kept from an earlier session the draft being edited.
+#[tauri::command]
+pub async fn record_restore_kept(state: State<'_, AppState>) -> Result<DraftView, AppError> {
+    Ok(state.recording.lock().await.restore_kept()?)
+}
+
+/// Throws away the unsaved recording kept from an earlier session.
+#[tauri::command]
+pub async fn record_discard_kept(state: State<'_, AppState>) -> Result<(), AppError> {
+    Ok(state.recording.lock().await.discard_kept()?)
+}
+
+/// Closes the app after the person answered the close dialog: the recording or draft is
+/// kept on disk (a running recording is stopped first, its window closed), or discarded.
+#[tauri::command]
+pub async fn app_close<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    discard: bool,
+) -> Result<(), AppError> {
+    {
+        let mut session = state.recording.lock().await;
+        if discard {
+            session.discard().await;
+        } else {
+            session.stop_if_recording().await?;
+        }
+    }
+    app.exit(0);
+    Ok(())
+}
+
 /// Throws the recording or draft away (closing the window of a running recording).
 #[tauri::command]
 pub async fn record_discard(state: State<'_, AppState>) -> Result<(), AppError> {

@@ -13,6 +13,7 @@ recordings: string,
  */
 store: string, 
 /**
- * The app's own data: `runs/` (preview screenshots), `last-runs.json`, `packs/`.
+ * The app's own data: `runs/` (preview screenshots), `last-runs.json`, `packs/`,
+ * `drafts/` (the unsaved recording).
  */
 data: string, };

@@ -30,4 +30,9 @@ picks: Array<PickedView>,
 /**
  * Whether an edit can be taken back ([`RecordSession::undo`](super::RecordSession::undo)).
  */
-can_undo: boolean, };
+can_undo: boolean, 
+/**
+ * Why the draft as it is now could not be kept on disk (it is only in memory until a
+ * later change is kept, or it is saved).
+ */
+unkept: string | null, };

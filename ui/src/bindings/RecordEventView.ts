@@ -37,7 +37,7 @@ name: string,
 /**
  * Its URL.
  */
-url: string, } | { "type": "picked", 
+url: string, } | { "type": "pick_armed" } | { "type": "picked", 
 /**
  * The pick.
  */

@@ -75,6 +75,9 @@ export const api = {
   draftMarkOutput: (pick: number, name: string, kind: OutputKindName) => call<DraftView>('draft_mark_output', { pick, name, kind }),
   draftSave: (name: string, version: string, description: string | null) => call<LibraryItem>('draft_save', { name, version, description }),
   recordDiscard: () => call<void>('record_discard'),
+  recordRestoreKept: () => call<DraftView>('record_restore_kept'),
+  recordDiscardKept: () => call<void>('record_discard_kept'),
+  appClose: (discard: boolean) => call<void>('app_close', { discard }),
   recordAnswerFileChooser: (paths: string[]) => call<number | null>('record_answer_file_chooser', { paths }),
   modelStatus: () => call<ModelStatus>('model_status'),
   draftSuggest: () => call<DraftSuggestions>('draft_suggest'),
@@ -84,6 +87,8 @@ export const api = {
 export const events = {
   previewStep: (f: (s: StepView) => void): Promise<UnlistenFn> => listen<StepView>('preview://step', (e) => f(e.payload)),
   record: (f: (e: RecordEventView) => void): Promise<UnlistenFn> => listen<RecordEventView>('record://event', (e) => f(e.payload)),
+  /** The window is asked to close while a recording or an unsaved draft is open. */
+  closeRequested: (f: () => void): Promise<UnlistenFn> => listen<null>('app://close-requested', () => f()),
 };
 
 /** `1 step`, `2 steps`: a count with its noun agreeing. */

@@ -1,6 +1,6 @@
 // The native file picker (tauri-plugin-dialog). A typed path keeps working beside it: the
 // Rust side expands `~` (crates/catalog/src/typed_path.rs).
-import { open as openDialog, type OpenDialogOptions } from '@tauri-apps/plugin-dialog';
+import { open as openDialog, save as saveDialog, type OpenDialogOptions } from '@tauri-apps/plugin-dialog';
 import { asAppError } from './api';
 
 /** The picker; its failure is an `AppError` like a command's, for the screens' banners. */
@@ -28,4 +28,13 @@ export async function chooseFiles(multiple: boolean): Promise<string[]> {
   const chosen = await open({ title: multiple ? 'Choose files to upload' : 'Choose a file to upload', multiple, directory: false });
   if (chosen == null) return [];
   return Array.isArray(chosen) ? chosen : [chosen];
+}
+
+/** Asks where to write a pack, starting from `fileName`; `null` when the person cancels. */
+export async function choosePackDestination(fileName: string): Promise<string | null> {
+  try {
+    return await saveDialog({ title: 'Write the pack to', defaultPath: fileName, filters: [{ name: 'browserflow pack', extensions: ['bfpack'] }] });
+  } catch (e) {
+    throw asAppError(e);
+  }
 }

@@ -9,7 +9,7 @@
 // starts its own X display; screenshots are read from that display's framebuffer.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { mkdtemp, mkdir, writeFile, cp, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -20,6 +20,7 @@ import { startXvfb } from './xvfb.mjs';
 import { artifacts, repoRoot, chromiumPath } from '../harness.mjs';
 
 const app = process.env.BROWSERFLOW_APP ?? path.join(repoRoot, 'target/debug/browserflow-app');
+const bflow = process.env.BROWSERFLOW_BFLOW ?? path.join(repoRoot, 'target/debug/bflow');
 const port = Number(process.env.TAURI_DRIVER_PORT ?? 4444);
 const updateDocs = !!process.env.BROWSERFLOW_UPDATE_SCREENSHOTS;
 
@@ -42,6 +43,14 @@ async function shot(name, { wholeScreen = false } = {}) {
   }
 }
 
+/** Kills the app with SIGKILL, as a crash or a power cut would: nothing gets to save. */
+async function killApp() {
+  const pids = execFileSync('pgrep', ['-x', path.basename(app).slice(0, 15)]).toString().trim().split('\n').map(Number);
+  assert.ok(pids.length > 0, 'the app is running');
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  await wd.quit();
+}
+
 async function waitForDriver() {
   const deadline = Date.now() + 20000;
   for (;;) {
@@ -58,6 +67,7 @@ async function waitForDriver() {
 
 before(async () => {
   assert.ok(existsSync(app), `the app binary ${app} is missing: build it first`);
+  assert.ok(existsSync(bflow), `the bflow binary ${bflow} is missing: build it first`);
   workspace = await mkdtemp(path.join(os.tmpdir(), 'bflow-e2e-'));
   // Wide enough for the app (1280 px) and, beside it, the Chromium window being recorded.
   xvfb = await startXvfb({ width: 2400, height: 900 });
@@ -150,7 +160,8 @@ async function journey() {
 
   // Pick the price.
   await wd.click('[data-testid="record-pick"]');
-  await new Promise((r) => setTimeout(r, 800));
+  // The app says when the browser is in pick mode; a click before that is a step.
+  await wd.waitFor('[data-testid="picking-note"][data-armed="true"]');
   await page.click('[data-testid="product-price"]');
   await wd.waitFor('[data-pick="0"]');
   // Every recorded step shows its thumbnail: a loaded, non-empty image of the page it left.
@@ -217,7 +228,7 @@ async function journey() {
   // flow still checks, and the Library names both sources.
   await wd.click('[data-nav="library"]');
   await wd.waitFor('tr[data-ref="shop-search@1.0.0"]', { text: (t) => t.includes('also in pack e2e-pack@1.0.0') });
-  await wd.click('tr[data-ref="shop-search@1.0.0"] button');
+  await wd.click('tr[data-ref="shop-search@1.0.0"] [data-testid="open-item"]');
   await wd.waitFor('li[data-step="0"]');
   await wd.type('input[data-input="query"]', 'mouse');
   await wd.click('[data-testid="run"]');
@@ -228,10 +239,25 @@ async function journey() {
   await wd.click('[data-nav="flows"]');
   await wd.waitFor('[data-testid="flow-verdict"]', { text: (t) => t.includes('compiles') });
   await shot('flows');
+  // …and runs in the same workspace, the pack installed (the shop the app serves answers it;
+  // the price is above the threshold, so no alert is posted).
+  const run = spawnSync(bflow, [
+    'flow', 'run', path.join(workspace, 'recordings/daily-price-watch.flow.json'),
+    '--input', 'query=keyboard', '--input', 'threshold=1', '--journal', path.join(workspace, 'journal.sqlite'),
+  ], {
+    cwd: workspace,
+    encoding: 'utf8',
+    timeout: 120000,
+    env: { ...process.env, BROWSERFLOW_STORE: path.join(workspace, 'store'), BROWSERFLOW_SECRET_WEBHOOK_URL: 'http://127.0.0.1:9/never-posted' },
+  });
+  assert.equal(run.status, 0, `bflow flow run in the workspace with the pack installed: ${run.stderr}`);
+  const flowResult = JSON.parse(run.stdout);
+  assert.equal(flowResult.output.dropped, false, run.stdout);
+  assert.equal(flowResult.output.price, 89.99, run.stdout);
 
   // Uninstall the pack from the Library, after a confirmation.
   await wd.click('[data-nav="library"]');
-  await wd.click('tr[data-ref="shop-search@1.0.0"]');
+  await wd.click('tr[data-ref="shop-search@1.0.0"] [data-testid="item-details"]');
   await wd.click('[data-testid="uninstall"]');
   await wd.click('[data-testid="uninstall-yes"]');
   await wd.waitFor('[data-testid="pack-removed"]', { text: (t) => t.includes('e2e-pack@1.0.0') });
@@ -250,7 +276,19 @@ async function journey() {
   await cdp.closePage(/\/index\.html$/);
   await wd.waitFor('[data-testid="record-note"]', { text: (t) => /window was closed/.test(t) });
   await wd.waitFor('[data-testid="save"]');
-  assert.ok((await wd.findAll('li[data-rec-step]')).length >= 2, 'the closed recording keeps its steps');
+  const drafted = (await wd.findAll('li[data-rec-step]')).length;
+  assert.ok(drafted >= 2, 'the closed recording keeps its steps');
+
+  // The app is killed with the draft unsaved; started again, it offers the draft back.
+  await killApp();
+  wd = await new WebDriver(`http://127.0.0.1:${port}`).start(app);
+  await wd.click('[data-nav="record"]');
+  await wd.waitFor('[data-testid="kept-draft"]', { text: (t) => t.includes(`${drafted} steps`) });
+  await shot('record-kept');
+  await wd.click('[data-testid="kept-open"]');
+  await wd.waitFor('[data-testid="save"]');
+  assert.equal((await wd.findAll('li[data-rec-step]')).length, drafted, 'the restored draft has every step');
+
   await wd.click('[data-testid="record-discard"]');
   await wd.click('[data-testid="confirm-discard-yes"]');
   await wd.waitFor('[data-testid="record-start"]');

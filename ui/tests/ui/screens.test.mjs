@@ -64,6 +64,12 @@ both('library: lists tools, flows and packs with kind, capabilities, digest and 
   await row.click();
   const detail = page.getByTestId('library-detail');
   assert.match(await detail.innerText(), /query[\s\S]*string/);
+  // From the keyboard too: the name is a button that opens the details.
+  const login = table.locator('tr[data-ref="shop-login@1.0.0"] [data-testid="item-details"]');
+  await login.focus();
+  await page.keyboard.press('Enter');
+  await page.locator('[data-testid="library-detail"] h2', { hasText: 'shop-login@1.0.0' }).waitFor();
+  assert.equal(await login.getAttribute('aria-expanded'), 'true');
   await page.getByLabel('Filter').fill('login');
   assert.equal(await table.locator('tbody tr').count(), 1);
 
@@ -207,6 +213,10 @@ both('record: steps stream in live, picks become outputs, edits go to the draft,
   // Pick the price in the browser.
   await page.getByTestId('record-pick').click();
   await page.getByTestId('picking-note').waitFor();
+  // Until the browser confirms pick mode, a click there is still a step: the note says so.
+  assert.match(await page.getByTestId('picking-note').innerText(), /Getting the browser ready to pick/);
+  await emit(page, 'record://event', { type: 'pick_armed' });
+  await page.locator('[data-testid="picking-note"][data-armed="true"]').waitFor();
   assert.match(await page.getByTestId('picking-note').innerText(), /Click an element in the browser/);
   await page.evaluate(() => window.__pick());
   await page.locator('[data-pick="0"]').waitFor();
@@ -363,7 +373,8 @@ both('export: choose, see the manifest before writing, write, verify; import sho
     switch (cmd) {
       case 'library_list': return F.library;
       case 'pack_preview': return manifest;
-      case 'pack_export': return [`/data/packs/${manifest.reference.replace("@", "-")}.bfpack`, manifest];
+      case 'pack_export': return [args.out ?? `/data/packs/${manifest.reference.replace("@", "-")}.bfpack`, manifest];
+      case 'plugin:dialog|save': window.__saveAs = args.options; return '/home/me/prices.bfpack';
       case 'pack_verify': return { path: args.path, ok: true, manifest, error: null, installed_in: null, newly_installed: null };
       case 'pack_import': return args.path.includes('bad')
         ? { path: args.path, ok: false, manifest: null, error: 'tools/s.json: SHA-256 differs from the manifest', installed_in: null, newly_installed: null }
@@ -390,6 +401,11 @@ both('export: choose, see the manifest before writing, write, verify; import sho
   await screenshot(page, 'ui-export');
   const [preview] = await calls(page, 'pack_preview');
   assert.deepEqual(preview.args.choice, { name: 'prices', version: '1.0.0', roots: ['daily-price-watch@1.0.0'] });
+  // Save as…: the native save dialog chooses where, starting from the pack's file name.
+  await page.getByTestId('write-pack-as').click();
+  await page.getByTestId('written').filter({ hasText: '/home/me/prices.bfpack' }).waitFor();
+  assert.equal((await page.evaluate(() => window.__saveAs)).defaultPath, 'prices-1.0.0.bfpack');
+  assert.deepEqual((await calls(page, 'pack_export')).map((c) => c.args.out), [null, '/home/me/prices.bfpack']);
 
   await page.getByTestId('import').click();
   await page.getByTestId('import-result').waitFor();
@@ -775,5 +791,91 @@ both('record: a second click on Pick (or Escape in the browser) leaves pick mode
   assert.equal((await calls(page, 'record_cancel_pick')).length, 1);
   assert.equal(await page.getByTestId('record-error').count(), 0, 'a cancel is not an error');
   assert.match(await page.getByTestId('record-note').innerText(), /Picking cancelled/);
+  await page.close();
+});
+
+both('record: an unsaved recording kept from before is offered again: open it, or discard it', async () => {
+  const steps = [0, 1, 2].map((i) => ({ index: i, kind: 'click', description: `Click ${i}`, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: null, no_effect: false }));
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    switch (cmd) {
+      case 'record_status': return { phase: 'idle', kept: { steps: 3, start_url: 'http://127.0.0.1:4780/index.html', kept_at: Math.floor(Date.now() / 1000) - 300, cut_short: true } };
+      case 'record_restore_kept': return { start_url: 'http://127.0.0.1:4780/index.html', steps: F.steps, inputs: [], outputs: [], picks: [], can_undo: false, unkept: null };
+      case 'record_discard_kept': return null;
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { steps });
+  await page.locator('[data-nav="record"]').click();
+  const banner = page.getByTestId('kept-draft');
+  assert.match(await banner.innerText(), /unsaved recording \(3 steps, kept 5 min ago, cut short when the app closed\)/);
+  await screenshot(page, 'ui-record-kept');
+  await page.getByTestId('kept-open').click();
+  await page.locator('li[data-rec-step="2"]').waitFor();
+  assert.equal(await page.getByTestId('kept-draft').count(), 0);
+  assert.equal((await calls(page, 'record_restore_kept')).length, 1);
+  await page.close();
+
+  // Discarded unseen: the banner goes, the start form stays.
+  const again = await openApp(browser, server.origin, (cmd) => {
+    switch (cmd) {
+      case 'record_status': return { phase: 'idle', kept: { steps: 1, start_url: 'http://x/', kept_at: Math.floor(Date.now() / 1000), cut_short: false } };
+      case 'record_discard_kept': return null;
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, {});
+  await again.locator('[data-nav="record"]').click();
+  await again.getByTestId('kept-discard').click();
+  await again.getByTestId('kept-draft').waitFor({ state: 'detached' });
+  assert.equal((await calls(again, 'record_discard_kept')).length, 1);
+  await again.getByTestId('record-start').waitFor();
+  await again.close();
+});
+
+both('closing the app with an unsaved recording asks: keep it, discard it, or stay', async () => {
+  const page = await openApp(browser, server.origin, (cmd) => {
+    switch (cmd) {
+      case 'library_list': return [];
+      case 'record_status': return { phase: 'idle', kept: null };
+      case 'app_close': return null;
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, {});
+  await emit(page, 'app://close-requested', null);
+  const dialog = page.getByTestId('close-dialog');
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), /not saved as a tool/);
+  await screenshot(page, 'ui-close-dialog');
+  // Staying shows the recording.
+  await page.getByTestId('close-cancel').click();
+  await dialog.waitFor({ state: 'detached' });
+  await page.locator('main[data-screen="record"]').waitFor();
+  assert.equal((await calls(page, 'app_close')).length, 0);
+  // Keeping closes with the recording kept; discarding says so.
+  await emit(page, 'app://close-requested', null);
+  await page.getByTestId('close-keep').click();
+  await emit(page, 'app://close-requested', null);
+  await page.getByTestId('close-discard').click();
+  assert.deepEqual((await calls(page, 'app_close')).map((c) => c.args.discard), [false, true]);
+  await page.close();
+});
+
+both('record: a pick named while recording becomes that output when the recording stops', async () => {
+  const pick = { index: 0, description: 'text "€79.99"', text: '€79.99', best_selector: 'test_id "product-price"', page: 'main' };
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    window.__outputs ??= [];
+    const draft = () => ({ start_url: 'http://x/', steps: [], inputs: [], outputs: [...window.__outputs], picks: [F.pick], can_undo: window.__outputs.length > 0, unkept: null });
+    switch (cmd) {
+      case 'record_status': return { phase: 'recording', steps: [], picks: [F.pick] };
+      case 'record_stop': return draft();
+      case 'draft_mark_output': window.__outputs.push(args.name); return draft();
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { pick });
+  await page.locator('[data-nav="record"]').click();
+  await page.locator('[data-pick="0"]').waitFor();
+  await page.getByTestId('output-name').fill('price');
+  await page.getByTestId('output-on-stop').waitFor();
+  await page.getByTestId('record-stop').click();
+  await page.locator('[data-pick="0"] .badge', { hasText: 'output' }).waitFor();
+  assert.deepEqual((await calls(page, 'draft_mark_output')).map((c) => c.args), [{ pick: 0, name: 'price', kind: 'text' }]);
   await page.close();
 });

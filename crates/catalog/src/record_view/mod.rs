@@ -39,8 +39,10 @@ use tokio::sync::broadcast;
 
 use crate::library::{ItemSource, LibraryItem, describe};
 
+mod kept;
 mod views;
 
+pub use kept::{DraftKeeper, KeptDraft, KeptDraftError};
 pub use views::*;
 
 /// The recording in progress, if any: the live recorder, then the draft being edited, and
@@ -52,6 +54,13 @@ pub struct RecordSession {
     /// The draft before each edit, newest last: what [`RecordSession::undo`] goes back to.
     undo: Vec<Draft>,
     picks: Vec<PickedElement>,
+    /// Where the unsaved recording is kept on disk as it changes, if anywhere.
+    keeper: Option<DraftKeeper>,
+    /// The picks as the live recording's event stream keeps them (it runs outside the
+    /// session's lock).
+    live_picks: Arc<std::sync::Mutex<Vec<PickedElement>>>,
+    /// Why the last change could not be kept on disk, until one is.
+    unkept: Option<String>,
 }
 
 /// How many edits can be undone: enough for any slip, bounded so a long editing session does
@@ -63,6 +72,26 @@ const UNDO_DEPTH: usize = 50;
 pub struct RecordEvents {
     earlier: std::vec::IntoIter<RecordEventView>,
     live: broadcast::Receiver<RecordEvent>,
+    keeping: Option<LiveKeeping>,
+}
+
+/// What the live event stream needs to keep the recording on disk after each step.
+struct LiveKeeping {
+    keeper: DraftKeeper,
+    recorder: std::sync::Weak<Recorder>,
+    picks: Arc<std::sync::Mutex<Vec<PickedElement>>>,
+}
+
+impl LiveKeeping {
+    fn keep(&self) {
+        let Some(recorder) = self.recorder.upgrade() else {
+            return;
+        };
+        let picks = self.picks.lock().map(|p| p.clone()).unwrap_or_default();
+        if let Err(e) = self.keeper.keep(&recorder.snapshot(), &picks, true) {
+            tracing::warn!("{e}");
+        }
+    }
 }
 
 impl RecordEvents {
@@ -74,6 +103,12 @@ impl RecordEvents {
         loop {
             match self.live.recv().await {
                 Ok(event) => {
+                    if let (Some(keeping), RecordEvent::StepAdded { .. })
+                    | (Some(keeping), RecordEvent::StepUpdated { .. })
+                    | (Some(keeping), RecordEvent::StepInserted { .. }) = (&self.keeping, &event)
+                    {
+                        keeping.keep();
+                    }
                     if let Some(view) = event_view(event) {
                         return Some(view);
                     }
@@ -87,12 +122,78 @@ impl RecordEvents {
 }
 
 impl RecordSession {
+    /// A session that keeps its unsaved recording on disk with `keeper` as it changes, and
+    /// offers it again ([`RecordSession::kept`], [`RecordSession::restore_kept`]).
+    pub fn keeping(keeper: DraftKeeper) -> RecordSession {
+        RecordSession {
+            keeper: Some(keeper),
+            ..RecordSession::default()
+        }
+    }
+
+    /// The unsaved recording kept on disk from an earlier session (the app closed or
+    /// crashed before it was saved or discarded), when nothing is being recorded or edited.
+    pub fn kept(&self) -> Result<Option<KeptDraftView>, RecordViewError> {
+        if self.recorder.is_some() || self.draft.is_some() {
+            return Ok(None);
+        }
+        let Some(keeper) = &self.keeper else {
+            return Ok(None);
+        };
+        Ok(keeper.read()?.map(|kept| KeptDraftView {
+            steps: kept.draft.steps.len(),
+            start_url: kept.draft.start_url.clone(),
+            kept_at: kept.kept_at,
+            cut_short: kept.live,
+        }))
+    }
+
+    /// Makes the kept unsaved recording the draft being edited.
+    pub fn restore_kept(&mut self) -> Result<DraftView, RecordViewError> {
+        if self.recorder.is_some() {
+            return Err(RecordViewError::AlreadyRecording);
+        }
+        let kept = self
+            .keeper
+            .as_ref()
+            .map(DraftKeeper::read)
+            .transpose()?
+            .flatten()
+            .ok_or(RecordViewError::NoDraft)?;
+        self.draft = Some(kept.draft);
+        self.picks = kept.picks;
+        self.undo.clear();
+        self.keep();
+        self.draft_view()
+    }
+
+    /// Writes the recording or draft as it is now to the keeper, if any; a failure is kept to
+    /// be shown with the draft ([`DraftView::unkept`]), not lost.
+    fn keep(&mut self) {
+        let Some(keeper) = &self.keeper else {
+            return;
+        };
+        let kept = match (&self.recorder, &self.draft) {
+            (Some(recorder), _) => keeper.keep(&recorder.snapshot(), &self.picks, true),
+            (None, Some(draft)) => keeper.keep(draft, &self.picks, false),
+            (None, None) => keeper.forget(),
+        };
+        self.unkept = kept.err().map(|e| e.to_string());
+        if let Some(problem) = &self.unkept {
+            tracing::warn!("{problem}");
+        }
+    }
+
     /// Starts recording at `start.url` in a new Chromium window (or in the browser at
     /// `start.cdp`), replacing any draft; the returned events stream its steps.
     pub async fn start(&mut self, start: &RecordStart) -> Result<RecordEvents, RecordViewError> {
         self.end_if_closed().await?;
         if self.recorder.is_some() {
             return Err(RecordViewError::AlreadyRecording);
+        }
+        // A new recording would replace the unsaved one kept from before: the person decides.
+        if let Some(kept) = self.kept()? {
+            return Err(RecordViewError::UnsavedKept(kept.steps));
         }
         // Checked before any browser starts.
         let url = start_url(&start.url)?;
@@ -115,13 +216,22 @@ impl RecordSession {
                 step: step_view(index, step),
             })
             .collect();
+        let recorder = Arc::new(recorder);
         *self = RecordSession {
-            recorder: Some(Arc::new(recorder)),
+            recorder: Some(recorder.clone()),
+            keeper: self.keeper.take(),
             ..RecordSession::default()
         };
+        self.keep();
+        let keeping = self.keeper.clone().map(|keeper| LiveKeeping {
+            keeper,
+            recorder: Arc::downgrade(&recorder),
+            picks: self.live_picks.clone(),
+        });
         Ok(RecordEvents {
             earlier: earlier.into_iter(),
             live,
+            keeping,
         })
     }
 
@@ -146,7 +256,7 @@ impl RecordSession {
                 draft: self.draft_view()?,
             });
         }
-        Ok(RecordStatusView::Idle)
+        Ok(RecordStatusView::Idle { kept: self.kept()? })
     }
 
     /// Ends a recording whose window was closed (or whose browser is gone), keeping its steps
@@ -173,6 +283,10 @@ impl RecordSession {
     /// Keeps `picked` as the next pick (what [`RecordSession::mark_output`] takes).
     pub fn add_pick(&mut self, picked: PickedElement) -> PickedView {
         self.picks.push(picked);
+        if let Ok(mut live) = self.live_picks.lock() {
+            *live = self.picks.clone();
+        }
+        self.keep();
         let index = self.picks.len() - 1;
         pick_view(index, &self.picks[index])
     }
@@ -188,6 +302,7 @@ impl RecordSession {
             }
         };
         self.draft = Some(recorder.stop().await?);
+        self.keep();
         self.draft_view()
     }
 
@@ -197,7 +312,38 @@ impl RecordSession {
             // The recording is thrown away: how its window closed does not matter.
             let _ = recorder.stop().await;
         }
-        *self = RecordSession::default();
+        let keeper = self.keeper.take();
+        *self = RecordSession {
+            keeper,
+            ..RecordSession::default()
+        };
+        // Thrown away on purpose: nothing to offer again.
+        self.keep();
+    }
+
+    /// Throws away the unsaved recording kept from an earlier session, unseen.
+    pub fn discard_kept(&mut self) -> Result<(), RecordViewError> {
+        if self.recorder.is_some() || self.draft.is_some() {
+            return Ok(());
+        }
+        if let Some(keeper) = &self.keeper {
+            keeper.forget()?;
+        }
+        Ok(())
+    }
+
+    /// Whether a recording is running or a draft is open (not saved as a tool yet).
+    pub fn has_unsaved(&self) -> bool {
+        self.recorder.is_some() || self.draft.is_some()
+    }
+
+    /// Ends a running recording (its window closes), keeping its steps as the draft; nothing
+    /// to do when none runs.
+    pub async fn stop_if_recording(&mut self) -> Result<(), RecordViewError> {
+        if self.recorder.is_some() {
+            self.stop().await?;
+        }
+        Ok(())
     }
 
     /// Whether a stopped recording is being edited.
@@ -221,6 +367,7 @@ impl RecordSession {
             self.undo.remove(0);
         }
         self.undo.push(before);
+        self.keep();
         self.draft_view()
     }
 
@@ -228,6 +375,7 @@ impl RecordSession {
     pub fn undo(&mut self) -> Result<DraftView, RecordViewError> {
         let before = self.undo.pop().ok_or(RecordViewError::NothingToUndo)?;
         *self.draft_mut()? = before;
+        self.keep();
         self.draft_view()
     }
 
@@ -332,6 +480,8 @@ impl RecordSession {
         self.draft = None;
         self.undo.clear();
         self.picks.clear();
+        // Saved as a tool: nothing unsaved is left to offer again.
+        self.keep();
         let digest = tool.contract.contract_digest().to_string();
         let source = ItemSource::Folder {
             dir: dir.display().to_string(),
@@ -364,6 +514,7 @@ impl RecordSession {
             outputs: draft.output_fields(),
             picks: self.pick_views(),
             can_undo: !self.undo.is_empty(),
+            unkept: self.unkept.clone(),
         })
     }
 
@@ -517,6 +668,7 @@ pub fn event_view(event: RecordEvent) -> Option<RecordEventView> {
         },
         RecordEvent::PageOpened { name, url } => RecordEventView::PageOpened { name, url },
         RecordEvent::Closed => RecordEventView::Closed,
+        RecordEvent::PickArmed => RecordEventView::PickArmed,
         RecordEvent::Picked(_) => return None,
         RecordEvent::FileChooser(request) => RecordEventView::FileChooser {
             id: request.id,
@@ -554,7 +706,7 @@ mod tests {
         let mut session = RecordSession::default();
         assert_eq!(
             session.status().await.expect("status"),
-            RecordStatusView::Idle
+            RecordStatusView::Idle { kept: None }
         );
         session.draft = Some(Draft::new("http://127.0.0.1/", None));
         match session.status().await.expect("status") {

@@ -139,6 +139,9 @@ pub enum RecordEventView {
         /// Its URL.
         url: String,
     },
+    /// The browser is ready to pick: the next click there picks an element (before this, a
+    /// click is still recorded as a step).
+    PickArmed,
     /// An element was picked.
     Picked {
         /// The pick.
@@ -267,6 +270,24 @@ pub struct DraftView {
     pub picks: Vec<PickedView>,
     /// Whether an edit can be taken back ([`RecordSession::undo`](super::RecordSession::undo)).
     pub can_undo: bool,
+    /// Why the draft as it is now could not be kept on disk (it is only in memory until a
+    /// later change is kept, or it is saved).
+    pub unkept: Option<String>,
+}
+
+/// An unsaved recording kept on disk from an earlier session, offered again.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct KeptDraftView {
+    /// How many steps it has.
+    pub steps: usize,
+    /// Its start page.
+    pub start_url: String,
+    /// When it was last kept, in seconds since the Unix epoch.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub kept_at: u64,
+    /// Its recording was cut short (the app closed or crashed while recording).
+    pub cut_short: bool,
 }
 
 /// What the Record screen shows when it opens, whatever screen was shown before: nothing yet,
@@ -275,8 +296,12 @@ pub struct DraftView {
 #[serde(tag = "phase", rename_all = "snake_case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum RecordStatusView {
-    /// No recording and no draft: the start form.
-    Idle,
+    /// No recording and no draft: the start form, and the unsaved recording of an earlier
+    /// session if one is kept.
+    Idle {
+        /// The unsaved recording kept from before, offered again.
+        kept: Option<KeptDraftView>,
+    },
     /// A recording is running.
     Recording {
         /// The steps recorded so far.
@@ -331,8 +356,17 @@ pub enum RecordViewError {
     #[error("{} already exists: choose another version", .0.display())]
     Exists(PathBuf),
     /// The file could not be written.
-    #[error(transparent)]
+    #[error("{}", browserflow_contract::io_in_words(.0))]
     Io(#[from] std::io::Error),
+    /// An unsaved recording (of this many steps) is kept from before: a new recording would
+    /// replace it.
+    #[error(
+        "an unsaved recording ({0} steps) is kept from before: open it or discard it before recording again"
+    )]
+    UnsavedKept(usize),
+    /// The kept recording could not be read or written.
+    #[error(transparent)]
+    Kept(#[from] super::KeptDraftError),
 }
 
 impl From<RecordError> for RecordViewError {
@@ -343,8 +377,7 @@ impl From<RecordError> for RecordViewError {
 
 impl RecordViewError {
     /// The stable snake_case code: `busy`, `not_recording`, `no_draft`, `bad_input`,
-    /// `pick_cancelled`,
-    /// `record`, `invalid_tool`, `exists` or `io`.
+    /// `pick_cancelled`, `record`, `invalid_tool`, `exists`, `io` or `unsaved_kept`.
     pub fn code(&self) -> &'static str {
         match self {
             RecordViewError::AlreadyRecording | RecordViewError::StillPicking => "busy",
@@ -358,7 +391,8 @@ impl RecordViewError {
             RecordViewError::Record(_) => "record",
             RecordViewError::InvalidTool(_) => "invalid_tool",
             RecordViewError::Exists(_) => "exists",
-            RecordViewError::Io(_) => "io",
+            RecordViewError::Io(_) | RecordViewError::Kept(_) => "io",
+            RecordViewError::UnsavedKept(_) => "unsaved_kept",
         }
     }
 }

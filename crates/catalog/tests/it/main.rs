@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod folders;
+mod kept_drafts;
 mod packs;
 mod robustness;
 mod seams;

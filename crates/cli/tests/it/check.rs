@@ -143,7 +143,7 @@ fn a_missing_flow_is_said_and_its_would_be_folder_is_not_searched() {
     let out = crate::bflow(&["check", &missing.to_string_lossy()]);
     assert_eq!(out.status.code(), Some(1));
     let err = crate::stderr(&out);
-    assert!(err.contains("No such file"), "{err}");
+    assert!(err.contains("does not exist"), "{err}");
     assert!(
         !err.contains("settings.json"),
         "the folder is not scanned: {err}"

@@ -178,6 +178,16 @@ async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
         err.contains("Press Enter"),
         "the steps are listed live: {err}"
     );
+    // Once written, the steps as the file numbers them, what was typed, and where the
+    // input's default came from.
+    assert!(
+        err.contains("(4 steps, ") && err.contains("  2. Fill") && err.contains("  4. "),
+        "the written steps are listed as numbered in the file: {err}"
+    );
+    assert!(
+        err.contains("input `q` defaults to \"keyboard\", the value typed while recording"),
+        "the recorded default is said: {err}"
+    );
     assert!(
         err.contains(&format!(
             "drive the browser over CDP at {}",

@@ -16,6 +16,7 @@ impl Recorder {
         *lock(&self.shared.pick) = Some(tx);
         self.in_every_world("window.__bflowRecorder && window.__bflowRecorder.pick(true)")
             .await;
+        self.shared.emit(vec![RecordEvent::PickArmed]);
         let picked = rx.await;
         // Every frame leaves pick mode (its outline gone) however the pick ended.
         self.in_every_world("window.__bflowRecorder && window.__bflowRecorder.pick(false)")

@@ -316,6 +316,23 @@ impl Recorder {
         lock(&self.shared.builder).steps.clone()
     }
 
+    /// The recording so far as a draft: what [`Recorder::stop`] would give now, less the last
+    /// gesture's pending post-state and the waits attached at the end. A screen keeps it on
+    /// disk while the person records, so that a crash or a closed app loses nothing.
+    pub fn snapshot(&self) -> Draft {
+        let builder = lock(&self.shared.builder);
+        let mut draft = self.draft.clone();
+        draft.steps = builder.steps.clone();
+        draft.merge_fills();
+        draft.inputs = builder.inputs.clone();
+        draft
+            .model_calls
+            .extend(builder.model_calls.iter().cloned());
+        draft.origins_seen.extend(builder.origins.iter().cloned());
+        draft.recorded_viewport = builder.viewport.clone();
+        draft
+    }
+
     /// The recorded page (the first page of the recording).
     pub fn page(&self) -> &Page {
         &self.page

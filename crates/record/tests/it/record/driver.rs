@@ -223,3 +223,21 @@ pub(crate) fn shop_fixture(path: &str) -> Vec<u8> {
     )
     .expect("fixture file")
 }
+
+/// Waits for [`RecordEvent::PickArmed`](browserflow_record::RecordEvent::PickArmed): every
+/// frame is in pick mode.
+pub(crate) async fn pick_armed(
+    events: &mut tokio::sync::broadcast::Receiver<browserflow_record::RecordEvent>,
+) {
+    tokio::time::timeout(WAIT, async {
+        loop {
+            match events.recv().await {
+                Ok(browserflow_record::RecordEvent::PickArmed) => return,
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(e) => panic!("the recorder's events ended before pick mode: {e}"),
+            }
+        }
+    })
+    .await
+    .expect("pick mode armed");
+}

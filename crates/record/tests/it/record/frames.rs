@@ -213,10 +213,11 @@ pub(crate) async fn generated_ids_rank_below_role_and_text_and_non_unique_select
                 == 2)
             .await
     );
-    // Pick mode: the next click picks its element instead of acting. The picking command is
-    // sent before the probe below, so once the probe answers, the page is in pick mode.
+    // Pick mode: the next click picks its element instead of acting, once the recorder says
+    // every frame is in pick mode.
+    let mut events = recorder.subscribe();
     let (picked, ()) = tokio::join!(recorder.pick_element(), async {
-        let _ = recorder.page().evaluate_in_main_frame("0").await;
+        pick_armed(&mut events).await;
         d.click("document.getElementById('basket-status')").await;
     });
     let status = picked.expect("the status was picked");

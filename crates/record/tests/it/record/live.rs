@@ -168,9 +168,11 @@ async fn escape_leaves_pick_mode_and_keys_pressed_while_picking_are_not_recorded
     assert!(recorder.wait_until(WAIT, |s| s.len() >= 2).await);
     let before = recorder.steps().len();
 
-    // Picking: Tab does nothing, Escape ends it with nothing picked.
+    // Picking: Tab does nothing, Escape ends it with nothing picked. Each pick acts once the
+    // recorder says every frame is in pick mode (before, a click would be a step).
+    let mut events = recorder.subscribe();
     let (picked, ()) = tokio::join!(recorder.pick_element(), async {
-        let _ = recorder.page().evaluate_in_main_frame("0").await;
+        pick_armed(&mut events).await;
         d.move_to(d.centre("document.getElementById('basket-status')").await)
             .await;
         press_key(&d, "Tab", 9).await;
@@ -191,7 +193,7 @@ async fn escape_leaves_pick_mode_and_keys_pressed_while_picking_are_not_recorded
 
     // The app's cancel ends a pick too; a later pick still picks.
     let (cancelled, ()) = tokio::join!(recorder.pick_element(), async {
-        let _ = recorder.page().evaluate_in_main_frame("0").await;
+        pick_armed(&mut events).await;
         recorder.cancel_pick();
     });
     assert!(matches!(
@@ -199,7 +201,7 @@ async fn escape_leaves_pick_mode_and_keys_pressed_while_picking_are_not_recorded
         Err(browserflow_record::RecordError::PickCancelled)
     ));
     let (picked, ()) = tokio::join!(recorder.pick_element(), async {
-        let _ = recorder.page().evaluate_in_main_frame("0").await;
+        pick_armed(&mut events).await;
         d.click("document.getElementById('basket-status')").await;
     });
     picked.expect("picked after the cancelled ones");

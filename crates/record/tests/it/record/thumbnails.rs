@@ -244,9 +244,9 @@ async fn no_thumbnail_shows_a_password_or_the_pick_outline() {
 
     // A click, then at once an element picked: the click's thumbnail waits for the pick to end.
     d.click("document.getElementById('sign-in')").await;
+    let mut events = recorder.subscribe();
     let (picked, ()) = tokio::join!(recorder.pick_element(), async {
-        let _ = recorder.page().evaluate_in_main_frame("0").await;
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        pick_armed(&mut events).await;
         d.move_to(d.centre("document.getElementById('login-status')").await)
             .await;
         d.wait_js("document.getElementById('login-status').style.outline.includes('solid')")
