@@ -19,8 +19,8 @@ use super::{FileChooserRequest, MAIN_PAGE, PickedElement, RecordEvent, RecordedS
 use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{
     CheckSubject, CheckedState, ClickStep, DragStep, ExpectedNavigation, FillStep,
-    HandleDialogStep, KeyPressStep, Modifier, MouseButton, NavigateStep, Offset,
-    Selector, SelectorCandidate, SelectorKind, SetViewportStep, StateCheck, Step, SwitchPageStep,
+    HandleDialogStep, KeyPressStep, Modifier, MouseButton, NavigateStep, Offset, Selector,
+    SelectorCandidate, SelectorKind, SetViewportStep, StateCheck, Step, SwitchPageStep,
     WaitForElementStep, web_origin,
 };
 use effects::{PendingChooser, PendingDownload, PendingScroll};

@@ -221,7 +221,8 @@ fn handle(
                 }
                 RecorderMessage::Pick(pick) => {
                     let frames = shared.frames_of(page);
-                    let picked = Builder::picked(page, pick.target, pick.read, &pick.frame, &frames);
+                    let picked =
+                        Builder::picked(page, pick.target, pick.read, &pick.frame, &frames);
                     if let Some(picked) = picked {
                         if let Some(tx) = lock(&shared.pick).take() {
                             let _ = tx.send(Some(picked.clone()));

@@ -21,8 +21,8 @@ use serde_json::Value;
 
 use browserflow_contract::{Problem, Rule, parse_json_str};
 use browserflow_steps::{
-    Modifier, MouseButton, Offset, PointerMove, RecordedRead, SelectorKind, StateCheck,
-    Structure, Viewport, from_value_located,
+    Modifier, MouseButton, Offset, PointerMove, RecordedRead, SelectorKind, StateCheck, Structure,
+    Viewport, from_value_located,
 };
 
 /// The frame a message came from, as the script's `send` describes it.
@@ -663,13 +663,16 @@ pub fn read(page: &str, text: &str) -> Result<RecorderMessage, ProtocolError> {
         problem,
     };
     let value = parse_json_str(text).map_err(|e| error(None, e.to_problem()))?;
-    let problem = match from_value_located::<RecorderMessage>(&value) {
-        Ok(message) => return Ok(message),
-        Err(problem) => problem,
-    };
     let Some(object) = value.as_object() else {
+        let found = browserflow_contract::json_type_name(&value);
+        let problem = Problem::new(
+            "",
+            Rule::WrongType,
+            format!("expected an object, found {found}"),
+        );
         return Err(error(Some(&value), problem));
     };
+    // The tag is checked first: serde would take a number for a variant's index.
     let tag = match object.get("type") {
         Some(Value::String(tag)) if MESSAGE_TYPES.contains(&tag.as_str()) => tag,
         Some(Value::String(tag)) => {
@@ -704,6 +707,10 @@ pub fn read(page: &str, text: &str) -> Result<RecorderMessage, ProtocolError> {
                 Problem::new("/type", Rule::MissingField, "needs the field `type`"),
             ));
         }
+    };
+    let problem = match from_value_located::<RecorderMessage>(&value) {
+        Ok(message) => return Ok(message),
+        Err(problem) => problem,
     };
     let mut fields = object.clone();
     fields.remove("type");

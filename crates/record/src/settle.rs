@@ -94,10 +94,9 @@ impl NetworkLog {
         let at = moment.at;
         // A click, drag or key began at the press or key announced before it.
         let announced = match kind {
-            "click" | "drag" | "key_press" => self
-                .acting
-                .get(&(moment.doc.clone(), moment.seq))
-                .copied(),
+            "click" | "drag" | "key_press" => {
+                self.acting.get(&(moment.doc.clone(), moment.seq)).copied()
+            }
             _ => None,
         };
         let began = announced.map_or(at, |a| a.min(at));

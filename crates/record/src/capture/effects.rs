@@ -3,8 +3,8 @@
 //! downloads a click started and file choosers a click opened.
 
 use super::{Builder, RecordEvent, TargetInfo};
-use crate::protocol::{FilesMessage, ScrollMessage};
 use crate::FileChooserRequest;
+use crate::protocol::{FilesMessage, ScrollMessage};
 use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{DownloadStep, HoverStep, ScrollStep, Selector, Step, UploadStep};
 

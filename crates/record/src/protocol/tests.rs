@@ -1,12 +1,14 @@
-//! Every message kind read from JSON the script sent to a real Chromium recording
-//! (`captured.json`), and malformed messages refused with their place.
+//! Every message kind read from its JSON (`captured.json`), and malformed messages refused
+//! with their place.
 
 use serde_json::json;
 
 use super::*;
 
-/// Messages `recorder.js` sent while recording journeys in Chromium (the shop's search, a
-/// drag, a file drop, a pick…), one or more of every kind, as the binding received them.
+/// One or more messages of every kind, in the JSON `recorder.js` posts through its binding:
+/// the `ready` messages as Chromium delivered them (captured from a recording), the others
+/// written from what `recorder.js` builds for each kind (`send`, `emit`, `targetInfo`,
+/// `check`). Replacing these with captures of a full journey is left to do.
 const CAPTURED: &str = include_str!("captured.json");
 
 fn captured() -> Vec<Value> {
@@ -17,8 +19,7 @@ fn captured() -> Vec<Value> {
 fn every_captured_message_is_read_and_every_kind_was_captured() {
     let mut seen = std::collections::BTreeSet::new();
     for value in captured() {
-        let message = read("main", &value.to_string())
-            .unwrap_or_else(|e| panic!("{e}\n{value:#}"));
+        let message = read("main", &value.to_string()).unwrap_or_else(|e| panic!("{e}\n{value:#}"));
         assert_eq!(
             Some(message.frame().url.as_str()),
             value["frame"]["url"].as_str()
@@ -59,7 +60,13 @@ fn each_kind_is_its_own_variant_with_its_fields() {
     assert!(matches!(acting, RecorderMessage::Acting(ActingMessage { seq, .. }) if seq > 0));
     let state = read("main", &find("state").to_string()).unwrap();
     assert!(matches!(state, RecorderMessage::State(_)));
-    assert!(!read("main", &find("click").to_string()).unwrap().frame().url.is_empty());
+    assert!(
+        !read("main", &find("click").to_string())
+            .unwrap()
+            .frame()
+            .url
+            .is_empty()
+    );
 }
 
 /// The problem `text` is refused with, from page `popup`.
@@ -130,7 +137,9 @@ fn a_malformed_field_is_refused_at_its_pointer_naming_the_message_and_frame() {
         ),
         (
             "click",
-            changed("click", |v| v["target"]["candidates"][0]["kind"] = json!("shadow_css")),
+            changed("click", |v| {
+                v["target"]["candidates"][0]["kind"] = json!("shadow_css")
+            }),
             "/target/candidates/0/kind",
             Rule::UnknownVariant,
         ),
@@ -157,12 +166,14 @@ fn a_malformed_field_is_refused_at_its_pointer_naming_the_message_and_frame() {
         (
             "input",
             changed("input", |v| v["target"]["colour"] = json!("red")),
-            "/target",
+            "/target/colour",
             Rule::UnknownField,
         ),
         (
             "scroll",
-            changed("scroll", |v| v["frame"]["viewport"] = json!({ "width": -1, "height": 2 })),
+            changed("scroll", |v| {
+                v["frame"]["viewport"] = json!({ "width": -1, "height": 2 })
+            }),
             "/frame/viewport/width",
             Rule::InvalidValue,
         ),

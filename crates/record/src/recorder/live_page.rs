@@ -74,7 +74,11 @@ impl Recorder {
                             }))
                         })?;
                         let frames = self.shared.frames_of(page);
-                        let DescribedElement { target, read, frame } = described;
+                        let DescribedElement {
+                            target,
+                            read,
+                            frame,
+                        } = described;
                         Builder::picked(page, target, read, &frame, &frames)
                             .ok_or_else(|| "no candidate identifies the element alone".to_string())
                     }

@@ -490,10 +490,7 @@ async fn evaluate_in(
         .await
         .map_err(|e| e.to_string())?;
     if let Some(details) = answer.exception_details {
-        return Err(details
-            .describe()
-            .unwrap_or("the script threw")
-            .to_string());
+        return Err(details.describe().unwrap_or("the script threw").to_string());
     }
     let value = answer.result.value.unwrap_or(Value::Null);
     match value["error"].as_str() {
