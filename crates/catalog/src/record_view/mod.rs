@@ -518,6 +518,8 @@ pub fn event_view(event: RecordEvent) -> Option<RecordEventView> {
         RecordEvent::PageOpened { name, url } => RecordEventView::PageOpened { name, url },
         RecordEvent::Closed => RecordEventView::Closed,
         RecordEvent::Picked(_) => return None,
+        // Logged by the recorder as it happens; the screen shows steps.
+        RecordEvent::ProtocolError(_) => return None,
         RecordEvent::FileChooser(request) => RecordEventView::FileChooser {
             id: request.id,
             page: request.page,

@@ -3,6 +3,8 @@
 //! checked in the page.
 
 use super::*;
+use crate::protocol::{self, DescribedElement, ProtocolError};
+use browserflow_cdp::commands::{dom, runtime};
 
 impl Recorder {
     /// Puts every frame in picking mode: the next click is not performed but picks its element
@@ -59,12 +61,28 @@ impl Recorder {
                 .cloned();
             let attempt = match world {
                 None => Err("the page has no recorder yet (is it open?)".to_string()),
-                Some(world) => evaluate_in(&conn, &world, &expression)
-                    .await
-                    .and_then(|value| {
-                        Builder::picked(page, value, &self.shared.frames_of(page))
+                Some(world) => match evaluate_in(&conn, &world, &expression).await {
+                    Err(message) => Err(message),
+                    Ok(value) => {
+                        // A malformed answer stays malformed: said at once, never waited past.
+                        let described = protocol::read_described(&value).map_err(|problem| {
+                            RecordError::Protocol(Box::new(ProtocolError {
+                                page: page.to_string(),
+                                frame_url: value["frame"]["url"].as_str().map(str::to_string),
+                                message_type: Some("describeCss".to_string()),
+                                problem,
+                            }))
+                        })?;
+                        let frames = self.shared.frames_of(page);
+                        let DescribedElement {
+                            target,
+                            read,
+                            frame,
+                        } = described;
+                        Builder::picked(page, target, read, &frame, &frames)
                             .ok_or_else(|| "no candidate identifies the element alone".to_string())
-                    }),
+                    }
+                },
             };
             match attempt {
                 Ok(picked) => return Ok(picked),
@@ -199,10 +217,10 @@ impl Recorder {
         lock(&self.shared.builder).expect_files(&files);
         let conn = self.page.session().connection();
         conn.session(chooser.request.session.clone())
-            .call(
-                "DOM.setFileInputFiles",
-                json!({ "files": files, "backendNodeId": chooser.request.backend_node_id }),
-            )
+            .run(&dom::SetFileInputFiles {
+                files: files.clone(),
+                node: dom::NodeRef::BackendNodeId(chooser.request.backend_node_id),
+            })
             .await
             .map_err(|e| {
                 lock(&self.shared.builder).expect_files(&[]);
@@ -338,14 +356,10 @@ impl Recorder {
             for world in worlds {
                 let _ = conn
                     .session(world.session)
-                    .call(
-                        "Runtime.evaluate",
-                        json!({
-                            "expression": expression,
-                            "contextId": world.context_id,
-                            "awaitPromise": true,
-                        }),
-                    )
+                    .run(&runtime::Evaluate {
+                        await_promise: Some(true),
+                        ..runtime::Evaluate::new(expression).in_context(world.context_id)
+                    })
                     .await;
             }
         };
@@ -358,10 +372,7 @@ impl Recorder {
         for world in worlds {
             let _ = conn
                 .session(world.session)
-                .call(
-                    "Runtime.evaluate",
-                    json!({ "expression": expression, "contextId": world.context_id }),
-                )
+                .run(&runtime::Evaluate::new(expression).in_context(world.context_id))
                 .await;
         }
     }
