@@ -592,8 +592,7 @@ impl RecorderMessage {
 }
 
 /// What `window.__bflowRecorder.describeCss(css)` answers for the one element a CSS selector
-/// finds (an output given by selector): a pick without the binding's envelope (a `type`
-/// beside these fields is ignored: the script sends `"pick"`).
+/// finds (an output given by selector): a pick's fields, without the binding's envelope.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
@@ -604,6 +603,40 @@ pub struct DescribedElement {
     pub read: RecordedRead,
     /// The frame it is in.
     pub frame: FrameInfo,
+}
+
+/// What `describeCss` answers when the selector does not find exactly one element: how many
+/// it finds (the element may still be arriving, so the recorder asks again).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct NotOneElement {
+    /// The number of elements the selector finds.
+    pub count: u32,
+}
+
+/// What `describeCss` answers when the selector is not valid CSS (`querySelectorAll` threw):
+/// the browser's message. Asking again cannot help.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct InvalidSelector {
+    /// The browser's message.
+    pub invalid: String,
+}
+
+/// Every answer of `describeCss`, told apart by its fields (`count`, `invalid`, else an
+/// element): the one element, or why there is none.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(untagged)]
+pub enum DescribeAnswer {
+    /// The one element the selector finds.
+    Element(DescribedElement),
+    /// The selector finds none or several.
+    NotOne(NotOneElement),
+    /// The selector is not valid CSS.
+    Invalid(InvalidSelector),
 }
 
 /// A message of the recorder script that could not be read: which message, which field, and
@@ -718,13 +751,16 @@ pub fn read(page: &str, text: &str) -> Result<RecorderMessage, ProtocolError> {
     Err(error(Some(&value), located))
 }
 
-/// Reads what `describeCss` answered.
-pub(crate) fn read_described(value: &Value) -> Result<DescribedElement, Problem> {
-    let mut fields = value.clone();
-    if let Value::Object(map) = &mut fields {
-        map.remove("type");
+/// Reads what `describeCss` answered: by the field that names its kind (serde's untagged
+/// reading would lose where a field is wrong), then exactly that kind's fields.
+pub(crate) fn read_described(value: &Value) -> Result<DescribeAnswer, Problem> {
+    if value.get("invalid").is_some() {
+        from_value_located(value).map(DescribeAnswer::Invalid)
+    } else if value.get("count").is_some() {
+        from_value_located(value).map(DescribeAnswer::NotOne)
+    } else {
+        from_value_located(value).map(DescribeAnswer::Element)
     }
-    from_value_located(&fields)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ import * as STATES from '../states';
 import { isVisible } from '../visibility';
 import type { Spec } from '../protocol/resolve';
 import type {
-  CheckedCandidate, DescribedElement, FieldRef, FrameInfo, Modifier, MouseButton, Offset, Outgoing, RecordedRead,
+  CheckedCandidate, DescribeAnswer, FieldRef, FrameInfo, Modifier, MouseButton, Offset, Outgoing, RecordedRead,
   RecorderMessage, Report, ReportOf, SelectorKind, StateCheck, Structure, TargetInfo, UncheckedCandidate,
 } from '../protocol/recorder';
 import * as PLACE from './press_owner';
@@ -34,7 +34,7 @@ export interface RecorderApi {
   element(token: string): Element | null;
   outline(token: string): { html: string; description: string } | { error: string };
   checkFor(token: string, candidate: UncheckedCandidate): Promise<CheckedCandidate | { error: string }>;
-  describeCss(css: string): Promise<DescribedElement | { error: string }>;
+  describeCss(css: string): Promise<DescribeAnswer>;
 }
 declare global {
   interface Window {
@@ -1040,9 +1040,10 @@ export const install = (): void => {
     },
     // Describes the element a CSS selector finds (for outputs given by selector).
     async describeCss(css) {
-      const els = document.querySelectorAll(css);
+      let els: NodeListOf<Element>;
+      try { els = document.querySelectorAll(css); } catch (e) { return { invalid: String(e) }; }
       const only = els[0];
-      if (els.length !== 1 || !only) return { error: 'the selector matches ' + els.length + ' elements' };
+      if (els.length !== 1 || !only) return { count: els.length };
       return { target: await targetInfo(only, { read: true }), read: readOf(only), frame: frameInfo() };
     },
   };

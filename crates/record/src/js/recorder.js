@@ -2485,9 +2485,14 @@
       },
       // Describes the element a CSS selector finds (for outputs given by selector).
       async describeCss(css) {
-        const els = document.querySelectorAll(css);
+        let els;
+        try {
+          els = document.querySelectorAll(css);
+        } catch (e) {
+          return { invalid: String(e) };
+        }
         const only = els[0];
-        if (els.length !== 1 || !only) return { error: "the selector matches " + els.length + " elements" };
+        if (els.length !== 1 || !only) return { count: els.length };
         return { target: await targetInfo(only, { read: true }), read: readOf(only), frame: frameInfo() };
       }
     };

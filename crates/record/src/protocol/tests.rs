@@ -194,19 +194,39 @@ fn a_malformed_field_is_refused_at_its_pointer_naming_the_message_and_frame() {
 }
 
 #[test]
-fn a_describe_css_answer_is_read_with_or_without_its_type() {
+fn every_describe_css_answer_is_read_by_its_kind() {
     let pick = captured()
         .into_iter()
         .find(|v| v["type"] == "pick")
         .expect("a captured pick");
-    let answer = json!({ "type": "pick", "target": pick["target"], "read": pick["read"],
+    let answer = json!({ "target": pick["target"], "read": pick["read"],
         "frame": { "top": true, "url": "http://127.0.0.1:1/", "name": "" } });
-    let described = read_described(&answer).expect("readable");
+    let Ok(DescribeAnswer::Element(described)) = read_described(&answer) else {
+        panic!("an element: {answer}");
+    };
     assert_eq!(described.frame.url, "http://127.0.0.1:1/");
-    let mut bare = answer.clone();
-    bare.as_object_mut().unwrap().remove("type");
-    assert_eq!(read_described(&bare).expect("readable"), described);
-    let error = read_described(&json!({ "error": "the selector matches 2 elements" }))
-        .expect_err("not an element");
-    assert_eq!(error.rule, Rule::UnknownField);
+    assert_eq!(
+        read_described(&json!({ "count": 2 })),
+        Ok(DescribeAnswer::NotOne(NotOneElement { count: 2 }))
+    );
+    let invalid = "'#' is not a valid selector";
+    assert_eq!(
+        read_described(&json!({ "invalid": invalid })),
+        Ok(DescribeAnswer::Invalid(InvalidSelector {
+            invalid: invalid.to_string()
+        }))
+    );
+    // A pick's envelope is not part of the answer, and a wrong field is found where it is.
+    let mut typed = answer.clone();
+    typed["type"] = json!("pick");
+    let problem = read_described(&typed).expect_err("an unknown field");
+    assert_eq!(
+        (problem.pointer.as_str(), problem.rule),
+        ("/type", Rule::UnknownField)
+    );
+    let problem = read_described(&json!({ "count": "two" })).expect_err("a mistyped count");
+    assert_eq!(
+        (problem.pointer.as_str(), problem.rule),
+        ("/count", Rule::WrongType)
+    );
 }

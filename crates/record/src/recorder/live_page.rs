@@ -3,7 +3,7 @@
 //! checked in the page.
 
 use super::*;
-use crate::protocol::{self, DescribedElement, ProtocolError};
+use crate::protocol::{self, DescribeAnswer, DescribedElement, ProtocolError};
 use browserflow_cdp::commands::{dom, runtime};
 
 impl Recorder {
@@ -73,23 +73,32 @@ impl Recorder {
                                 problem,
                             }))
                         })?;
-                        let frames = self.shared.frames_of(page);
-                        let DescribedElement {
-                            target,
-                            read,
-                            frame,
-                        } = described;
-                        Builder::picked(page, target, read, &frame, &frames)
-                            .ok_or_else(|| "no candidate identifies the element alone".to_string())
+                        match described {
+                            DescribeAnswer::Element(DescribedElement {
+                                target,
+                                read,
+                                frame,
+                            }) => {
+                                let frames = self.shared.frames_of(page);
+                                Builder::picked(page, target, read, &frame, &frames).ok_or_else(
+                                    || "no candidate identifies the element alone".to_string(),
+                                )
+                            }
+                            // The element may still be arriving, or the others leaving.
+                            DescribeAnswer::NotOne(not_one) => {
+                                Err(format!("the selector matches {} elements", not_one.count))
+                            }
+                            // Waiting cannot make a selector valid.
+                            DescribeAnswer::Invalid(invalid) => {
+                                return Err(no_element(invalid.invalid));
+                            }
+                        }
                     }
                 },
             };
             match attempt {
                 Ok(picked) => return Ok(picked),
                 Err(message) => {
-                    if message.contains("SyntaxError") || message.contains("not a valid selector") {
-                        return Err(no_element(message));
-                    }
                     let wait = tokio::time::timeout_at(deadline, changes.changed());
                     // Re-check on every recorder change, and at least every animation-ish tick
                     // while a document settles.

@@ -7,7 +7,7 @@
  * stays at the same fraction of the box (a press at 30 % of a slider's track is at 30 % of
  * the track however wide it is now), and a point outside it (a slider's value label that
  * rides above its thumb) stays at the same distance from the nearest edge. The replayer's
- * resolver computes the point (`actionPoint` in the engine's `resolve.js`); [`Offset::place`]
+ * resolver computes the point (`actionPoint` in `injected/src/resolve.ts`); [`Offset::place`]
  * is the same rule, for readers of tool files.
  */
 export type BoxSize = { 

@@ -5,8 +5,7 @@ import type { TargetInfo } from "./TargetInfo";
 
 /**
  * What `window.__bflowRecorder.describeCss(css)` answers for the one element a CSS selector
- * finds (an output given by selector): a pick without the binding's envelope (a `type`
- * beside these fields is ignored: the script sends `"pick"`).
+ * finds (an output given by selector): a pick's fields, without the binding's envelope.
  */
 export type DescribedElement = { 
 /**

@@ -12,7 +12,7 @@ export type PickMessage = {
  */
 target: TargetInfo, 
 /**
- * What a read of it sees (`reads.js`).
+ * What a read of it sees (`reads.ts`).
  */
 read: RecordedRead, 
 /**
