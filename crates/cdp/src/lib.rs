@@ -35,6 +35,8 @@
 //! # }
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod commands;
 pub mod downloads;
 mod error;

@@ -69,6 +69,8 @@
 //! # }
 //! ```
 
+#![deny(missing_docs)]
+
 mod capture;
 mod draft;
 mod event_loop;
