@@ -31,7 +31,8 @@ pub(crate) enum Observed {
     /// A message of the recorder script (other than those the event loop handles itself).
     Script {
         page: String,
-        message: RecorderMessage,
+        /// Boxed: the largest of the observations by far.
+        message: Box<RecorderMessage>,
     },
     /// A page's main frame committed a new document.
     MainNavigated {
@@ -389,7 +390,7 @@ impl Builder {
                 let moment = message.moment();
                 let mut events: Vec<RecordEvent> =
                     self.viewport_seen(&page, &message).into_iter().collect();
-                events.extend(self.script(&page, message, frames));
+                events.extend(self.script(&page, *message, frames));
                 if let Some(moment) = moment {
                     self.note_actions(&events, &moment.doc, moment.seq);
                 }

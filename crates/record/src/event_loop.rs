@@ -187,7 +187,7 @@ fn handle(
                 Ok(message) => message,
                 Err(error) => {
                     tracing::warn!(%error, "the recorder script sent an unreadable message");
-                    shared.emit(vec![RecordEvent::ProtocolError(Box::new(error))]);
+                    shared.emit(vec![RecordEvent::ProtocolError(error)]);
                     return;
                 }
             };
@@ -245,7 +245,7 @@ fn handle(
                     let events = lock(&shared.builder).observe(
                         Observed::Script {
                             page: page.to_string(),
-                            message,
+                            message: Box::new(message),
                         },
                         &shared.frames_of(page),
                     );

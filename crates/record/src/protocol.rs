@@ -631,8 +631,8 @@ pub struct InvalidSelector {
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum DescribeAnswer {
-    /// The one element the selector finds.
-    Element(DescribedElement),
+    /// The one element the selector finds (boxed: the other answers are a field each).
+    Element(Box<DescribedElement>),
     /// The selector finds none or several.
     NotOne(NotOneElement),
     /// The selector is not valid CSS.
@@ -682,18 +682,20 @@ impl ProtocolError {
 }
 
 /// Reads one message `text` the script in a frame of recorded page `page` sent.
-pub fn read(page: &str, text: &str) -> Result<RecorderMessage, ProtocolError> {
-    let error = |value: Option<&Value>, problem: Problem| ProtocolError {
-        page: page.to_string(),
-        frame_url: value
-            .and_then(|v| v.pointer("/frame/url"))
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        message_type: value
-            .and_then(|v| v.get("type"))
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        problem,
+pub fn read(page: &str, text: &str) -> Result<RecorderMessage, Box<ProtocolError>> {
+    let error = |value: Option<&Value>, problem: Problem| {
+        Box::new(ProtocolError {
+            page: page.to_string(),
+            frame_url: value
+                .and_then(|v| v.pointer("/frame/url"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            message_type: value
+                .and_then(|v| v.get("type"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            problem,
+        })
     };
     let value = parse_json_str(text).map_err(|e| error(None, e.to_problem()))?;
     let Some(object) = value.as_object() else {
@@ -759,7 +761,7 @@ pub(crate) fn read_described(value: &Value) -> Result<DescribeAnswer, Problem> {
     } else if value.get("count").is_some() {
         from_value_located(value).map(DescribeAnswer::NotOne)
     } else {
-        from_value_located(value).map(DescribeAnswer::Element)
+        from_value_located(value).map(|element| DescribeAnswer::Element(Box::new(element)))
     }
 }
 

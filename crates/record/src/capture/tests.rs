@@ -24,7 +24,7 @@ fn script(builder: &mut Builder, payload: Value) -> Vec<RecordEvent> {
     builder.observe(
         Observed::Script {
             page: MAIN_PAGE.into(),
-            message,
+            message: Box::new(message),
         },
         &[],
     )

@@ -75,7 +75,7 @@ fn refused(text: &str) -> ProtocolError {
         Ok(message) => panic!("read {text} as {message:?}"),
         Err(error) => {
             assert_eq!(error.page, "popup");
-            error
+            *error
         }
     }
 }

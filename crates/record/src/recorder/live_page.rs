@@ -74,11 +74,12 @@ impl Recorder {
                             }))
                         })?;
                         match described {
-                            DescribeAnswer::Element(DescribedElement {
-                                target,
-                                read,
-                                frame,
-                            }) => {
+                            DescribeAnswer::Element(element) => {
+                                let DescribedElement {
+                                    target,
+                                    read,
+                                    frame,
+                                } = *element;
                                 let frames = self.shared.frames_of(page);
                                 Builder::picked(page, target, read, &frame, &frames).ok_or_else(
                                     || "no candidate identifies the element alone".to_string(),
