@@ -211,10 +211,9 @@ export type Found = { els: Element[] } | { error: string; permanent?: boolean };
 /// structure); null for the other anchors, which resolve.ts finds.
 export const structureMembers = (c: Candidate, s: Structure, root: ParentNode): Found | null => {
   const w = s.within;
-  if (w.beside_label == null && w.under_heading == null) return null;
-  const role = norm(c.value);
-  const members = w.beside_label != null
-    ? besideLabel(root, role, norm(w.beside_label)) : underHeading(root, role, norm(w.under_heading));
+  const members = 'beside_label' in w ? besideLabel(root, norm(c.value), norm(w.beside_label))
+    : 'under_heading' in w ? underHeading(root, norm(c.value), norm(w.under_heading)) : null;
+  if (!members) return null;
   const pick = s.pick || 'only';
   if (pick === 'only') return { els: members };
   if (typeof pick === 'object' && 'nth' in pick && pick.nth) {

@@ -99,7 +99,7 @@ export const itemsOf = (anchor: Element): Element[] => {
 };
 
 // The elements of `role` in a cell or item: itself, else the `nth` (or every one) inside.
-const inside = (box: Element, role: string, nth: number | undefined): Element[] => {
+const inside = (box: Element, role: string, nth: number | null | undefined): Element[] => {
   if (roleOf(box) === role && !nth) return [box];
   const members = all(box).filter((e) => roleOf(e) === role);
   if (nth) { const m = members[nth - 1]; return m ? [m] : []; }

@@ -69,14 +69,14 @@ const byRole = (root: ParentNode, role: Region): Element[] => {
 const byIdIn = (root: Node, id: string): Element | null =>
   ('getElementById' in root ? (root as Document | ShadowRoot).getElementById(id) : document.getElementById(id));
 const anchorsOf = (within: Within, root: ParentNode): Element[] | null => {
-  if (within.form_with_field) {
+  if ('form_with_field' in within) {
     const f = within.form_with_field;
-    const fields = deepElements(root).filter(isField).filter((e) => (f.label != null
+    const fields = deepElements(root).filter(isField).filter((e) => ('label' in f
       ? labelMatches(e, norm(f.label)) : e.getAttribute('name') === f.name));
     return Array.from(new Set(fields.map((e) => e.form).filter((f): f is HTMLFormElement => f !== null)));
   }
-  if (within.region) return byRole(root, within.region);
-  if (within.controlled_by) {
+  if ('region' in within) return byRole(root, within.region);
+  if ('controlled_by' in within) {
     const out = new Set<Element>();
     for (const owner of byRole(root, within.controlled_by)) {
       const ids = ((owner.getAttribute('aria-controls') || '') + ' ' + (owner.getAttribute('aria-owns') || '')).trim().split(/\s+/);

@@ -3,6 +3,7 @@
 // same).
 
 import { roleAndName } from './describe';
+import type { CheckedState } from './protocol/generated';
 import { roleOf, textOf } from './roles';
 
 export { deepActive } from './shadow';
@@ -15,10 +16,14 @@ export const focusOf = (el: Element | null): string | null => (el && el.nodeType
 const NO_VALUE = new Set(['password', 'file', 'checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'hidden']);
 const FIELDS = new Set(['input', 'textarea', 'select']);
 const TEXT_TYPES = new Set(['text', 'search', 'email', 'url', 'tel', 'number']);
-const ARIA = ['aria-valuenow', 'aria-checked', 'aria-selected', 'aria-expanded', 'aria-pressed'];
+const ARIA: CheckedState[] = ['aria-valuenow', 'aria-checked', 'aria-selected', 'aria-expanded', 'aria-pressed'];
 
 /// The states of an element, by check name.
-export type States = Record<string, string>;
+export type States = Partial<Record<CheckedState, string>>;
+
+/// The states in `s` with their values (`Object.entries` types its keys as any string).
+export const stateEntries = (s: States): [CheckedState, string][] =>
+  Object.entries(s) as [CheckedState, string][];
 
 /// Every state of `el` that applies to it, by check name.
 export const statesOf = (el: Element | null): States => {

@@ -13,6 +13,7 @@ use crate::session::CdpConnection;
 pub struct DownloadBegin {
     /// The file's name in the download folder until it is renamed ([`finish`]).
     pub guid: String,
+    /// Where it is downloaded from.
     pub url: String,
     /// The name the page or server suggested.
     pub suggested: String,

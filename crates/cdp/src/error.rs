@@ -103,6 +103,8 @@ pub enum NavigationFailure {
 }
 
 impl BrowserError {
+    /// Wraps a failed CDP call as [`BrowserError::Cdp`], saying what it was for (`context`):
+    /// for `map_err`.
     pub fn cdp(context: impl Into<String>) -> impl FnOnce(CdpError) -> BrowserError {
         let context = context.into();
         move |source| BrowserError::Cdp { context, source }

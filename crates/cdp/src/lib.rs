@@ -2,6 +2,8 @@
 //! pages driven over one session multiplexer. The replayer and the recorder are built on it;
 //! it knows nothing of tools, the Rider or recording.
 //!
+//! * [`commands`]: typed commands (parameters and answers) for the code outside the engine,
+//!   sent with [`session::CdpSession::run`]: only the engine names protocol methods.
 //! * [`session`]: chromiumoxide's websocket and protocol types under a small multiplexer, so
 //!   every flattened session (out-of-process iframes, popups) can be addressed and its events
 //!   are seen in order.
@@ -33,6 +35,9 @@
 //! # }
 //! ```
 
+#![deny(missing_docs)]
+
+pub mod commands;
 pub mod downloads;
 mod error;
 pub mod injected;

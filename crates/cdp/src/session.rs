@@ -15,6 +15,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::commands::Command;
+
 /// An event received from the browser, with its raw JSON parameters.
 #[derive(Debug, Clone, Deserialize)]
 pub struct CdpEvent {
@@ -174,7 +176,7 @@ impl CdpConnection {
         session_id: Option<String>,
         method: &str,
         params: Value,
-    ) -> impl Future<Output = Result<Value, CdpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<Value, CdpError>> + Send + 'static + use<> {
         let (reply, answer) = oneshot::channel();
         let sent = self
             .outgoing
@@ -212,8 +214,37 @@ impl CdpSession {
         &self,
         method: &str,
         params: Value,
-    ) -> impl Future<Output = Result<Value, CdpError>> + Send + 'static {
+    ) -> impl Future<Output = Result<Value, CdpError>> + Send + 'static + use<> {
         self.conn.start(self.session_id.clone(), method, params)
+    }
+
+    /// Sends a typed [`Command`] and waits for its typed answer (the command is serialised
+    /// at once: the future borrows neither it nor the session).
+    pub fn run<C: Command>(
+        &self,
+        command: &C,
+    ) -> impl Future<Output = Result<C::Answer, CdpError>> + Send + 'static + use<C> {
+        self.send(command)
+    }
+
+    /// Sends a typed [`Command`] now and returns its typed answer to await later (see
+    /// [`CdpSession::start`]: calls of one session are answered in the order sent).
+    pub fn send<C: Command>(
+        &self,
+        command: &C,
+    ) -> impl Future<Output = Result<C::Answer, CdpError>> + Send + 'static + use<C> {
+        let params = serde_json::to_value(command).map_err(|e| CdpError::Decode {
+            method: C::METHOD.to_string(),
+            message: format!("the parameters do not serialise: {e}"),
+        });
+        let answer = params.map(|params| self.start(C::METHOD, params));
+        async move {
+            let value = answer?.await?;
+            serde_json::from_value(value).map_err(|e| CdpError::Decode {
+                method: C::METHOD.to_string(),
+                message: e.to_string(),
+            })
+        }
     }
 
     /// The session id (`None` for the browser session).

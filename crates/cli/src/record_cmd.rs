@@ -457,6 +457,7 @@ async fn record(
                         look_due = watch_outputs;
                     }
                     Ok(RecordEvent::PageOpened { name, url }) => eprintln!("  (popup `{name}`: {url})"),
+                    Ok(RecordEvent::ProtocolError(error)) => eprintln!("  warning: {error}"),
                     Ok(RecordEvent::FileChooser(_)) => match uploads.pop_front() {
                         Some(path) => {
                             match recorder.answer_file_chooser(std::slice::from_ref(&path)).await {

@@ -11,18 +11,16 @@ mod repeat;
 
 use std::collections::HashMap;
 
-use serde::Deserialize;
-use serde_json::Value;
-
 use super::draft::InputMark;
 use super::model_assist::ModelCall;
-use super::selectors::{RawCandidate, RawFrame, frame_identity, insert_ranked, rank, selector};
+use super::protocol::{FrameInfo, RecorderMessage, TargetInfo};
+use super::selectors::{frame_identity, insert_ranked, rank, selector};
 use super::{FileChooserRequest, MAIN_PAGE, PickedElement, RecordEvent, RecordedStep};
 use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{
     CheckSubject, CheckedState, ClickStep, DragStep, ExpectedNavigation, FillStep,
-    HandleDialogStep, KeyPressStep, Modifier, MouseButton, NavigateStep, Offset, PointerMove,
-    Selector, SelectorCandidate, SelectorKind, SetViewportStep, StateCheck, Step, SwitchPageStep,
+    HandleDialogStep, KeyPressStep, Modifier, MouseButton, NavigateStep, Offset, Selector,
+    SelectorCandidate, SelectorKind, SetViewportStep, StateCheck, Step, SwitchPageStep,
     WaitForElementStep, web_origin,
 };
 use effects::{PendingChooser, PendingDownload, PendingScroll};
@@ -30,8 +28,12 @@ use effects::{PendingChooser, PendingDownload, PendingScroll};
 /// Something the recorder observed.
 #[derive(Debug, Clone)]
 pub(crate) enum Observed {
-    /// A recorder-script event (the binding's JSON payload).
-    Script { page: String, payload: Value },
+    /// A message of the recorder script (other than those the event loop handles itself).
+    Script {
+        page: String,
+        /// Boxed: the largest of the observations by far.
+        message: Box<RecorderMessage>,
+    },
     /// A page's main frame committed a new document.
     MainNavigated {
         page: String,
@@ -78,107 +80,14 @@ pub(crate) enum Observed {
     KeyListeners { token: String },
 }
 
-#[derive(Debug, Clone, Deserialize)]
-struct Payload {
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(default)]
-    frame: RawFrame,
-    #[serde(default)]
-    target: Option<Target>,
-    #[serde(default)]
-    value: Option<String>,
-    #[serde(default)]
-    key: Option<String>,
-    #[serde(default)]
-    modifiers: Vec<String>,
-    /// Scrolls: the clock when the scroll began, and the final position.
-    #[serde(default)]
-    since: u64,
-    #[serde(default)]
-    x: f64,
-    #[serde(default)]
-    y: f64,
-    /// Clicks: the element whose hover revealed the target.
-    #[serde(default)]
-    hover: Option<Target>,
-    /// Files put into a file input directly: their names.
-    #[serde(default)]
-    names: Vec<String>,
-    /// Drags: where the element was pressed (relative to it), how far the pointer moved, and
-    /// the element released over when it is another one (then where on it).
-    #[serde(default)]
-    offset: Option<Offset>,
-    #[serde(default)]
-    by: Option<PointerMove>,
-    #[serde(default)]
-    drop: Option<Target>,
-    #[serde(default, rename = "dropOffset")]
-    drop_offset: Option<Offset>,
-    /// The recorder script's gesture that made this action, or whose post-state this is.
-    #[serde(default)]
-    gesture: Option<String>,
-    /// A `state` payload: what the gesture changed, as post-state checks (JSON, each read
-    /// on its own so one the recorder does not know is dropped, not the whole payload).
-    #[serde(default)]
-    checks: Vec<Value>,
-    /// A `state` payload of a click: the element that owns what the press did, when the
-    /// focus showed it only after the click was reported (see `place.rs`).
-    #[serde(default)]
-    owner: Option<PressOwner>,
-    /// Clicks: the button pressed (`middle`, `right`, `back`, `forward`; left when absent),
-    /// and how long a long press held it, in milliseconds.
-    #[serde(default)]
-    button: Option<MouseButton>,
-    #[serde(default, rename = "holdMs")]
+/// How a click was made: the button, a long press's hold, the press's place on the element,
+/// and the recorder script's gesture (whose post-state follows).
+#[derive(Debug, Clone, Default)]
+struct Press {
+    button: MouseButton,
     hold_ms: Option<u64>,
-    /// The document the report came from, and the number of the last press or named key
-    /// there when the event happened.
-    #[serde(default)]
-    doc: String,
-    #[serde(default)]
-    seq: u64,
-    /// A `pick` payload: what a read of the picked element sees (`reads.ts`).
-    #[serde(default)]
-    read: Option<browserflow_steps::RecordedRead>,
-}
-
-/// The element a press belongs to, and where in it the press was.
-#[derive(Debug, Clone, Deserialize)]
-struct PressOwner {
-    target: Target,
-    offset: Offset,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct Target {
-    token: String,
-    #[serde(default)]
-    candidates: Vec<RawCandidate>,
-    #[serde(default)]
-    description: String,
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    label: String,
-    #[serde(default)]
-    password: bool,
-    #[serde(default)]
-    appeared: bool,
-    /// The recorder's clock when the element (or an ancestor) was inserted; 0 when it was
-    /// part of the parsed document.
-    #[serde(default, rename = "appearedAt")]
-    appeared_at: u64,
-    #[serde(default)]
-    text: String,
-    #[serde(default)]
-    value: Option<String>,
-    /// The element's tag name (`input`, `div`).
-    #[serde(default)]
-    tag: String,
-    /// Its place in a repeating structure (a grid, a list, cards).
-    #[serde(default)]
-    repeat: Option<repeat::RawRepeat>,
+    offset: Option<Offset>,
+    gesture: Option<String>,
 }
 
 /// Where a step's result shows: in document `doc` (of the recorder script), just before its
@@ -297,7 +206,7 @@ impl Builder {
         &mut self,
         step: Step,
         description: String,
-        target: Option<&Target>,
+        target: Option<&TargetInfo>,
         url: &str,
         token: Option<String>,
     ) -> RecordEvent {
@@ -342,7 +251,7 @@ impl Builder {
         &self,
         step: Step,
         description: String,
-        target: Option<&Target>,
+        target: Option<&TargetInfo>,
         url: &str,
     ) -> RecordedStep {
         RecordedStep {
@@ -477,21 +386,15 @@ impl Builder {
         }
         match observed {
             Observed::NavigationRequested { .. } => Vec::new(),
-            Observed::Script { page, payload } => {
-                match serde_json::from_value::<Payload>(payload) {
-                    Ok(payload) => {
-                        let (doc, seq) = (payload.doc.clone(), payload.seq);
-                        let mut events: Vec<RecordEvent> =
-                            self.viewport_seen(&page, &payload).into_iter().collect();
-                        events.extend(self.script(&page, payload, frames));
-                        self.note_actions(&events, &doc, seq);
-                        events
-                    }
-                    Err(error) => {
-                        tracing::debug!(%error, "ignoring an unreadable recorder event");
-                        Vec::new()
-                    }
+            Observed::Script { page, message } => {
+                let moment = message.moment();
+                let mut events: Vec<RecordEvent> =
+                    self.viewport_seen(&page, &message).into_iter().collect();
+                events.extend(self.script(&page, *message, frames));
+                if let Some(moment) = moment {
+                    self.note_actions(&events, &moment.doc, moment.seq);
                 }
+                events
             }
             Observed::MainNavigated {
                 page,
@@ -526,14 +429,14 @@ impl Builder {
         }
     }
 
-    /// A picked element, from a `pick` payload.
+    /// A picked element, from a `pick` message or `describeCss`'s answer.
     pub(crate) fn picked(
         page: &str,
-        payload: Value,
+        target: TargetInfo,
+        read: browserflow_steps::RecordedRead,
+        frame: &FrameInfo,
         frames: &[(String, String)],
     ) -> Option<PickedElement> {
-        let payload: Payload = serde_json::from_value(payload).ok()?;
-        let target = payload.target?;
         // An output's text is what the tool reads, and changes with the inputs: candidates
         // built from it would only find the recorded value.
         let text = target.text.clone();
@@ -549,12 +452,12 @@ impl Builder {
             return None;
         }
         Some(PickedElement {
-            selector: selector(candidates, frame_identity(&payload.frame, frames)),
+            selector: selector(candidates, frame_identity(frame, frames)),
             description: target.description,
             text: target.text,
             value: target.value,
             page: page.to_string(),
-            read: payload.read,
+            read: Some(read),
         })
     }
 
@@ -575,50 +478,76 @@ impl Builder {
         ))
     }
 
-    fn script(
-        &mut self,
-        page: &str,
-        payload: Payload,
+    /// The selector of the element a message acts on, in the frame it came from; `None`
+    /// (said as a warning) when no candidate matched the element alone.
+    fn element(
+        &self,
+        target: &TargetInfo,
+        frame: &FrameInfo,
         frames: &[(String, String)],
-    ) -> Vec<RecordEvent> {
-        if payload.kind == "clicking" {
-            *self.clicking.entry(page.to_string()).or_default() += 1;
-            return Vec::new();
-        }
-        let Some(target) = payload.target.clone() else {
-            return match payload.kind.as_str() {
-                "key" => self.key(page, &payload, None, frames),
-                "state" => self.post_state(&payload),
-                "owner" => self.later_owner(&payload),
-                "scroll" => self.scrolled(page, &payload, None),
-                _ => Vec::new(),
-            };
-        };
-        let frame = frame_identity(&payload.frame, frames);
+    ) -> Option<(Selector, Option<browserflow_steps::FrameSelector>)> {
+        let frame = frame_identity(frame, frames);
         let candidates = rank(target.candidates.clone());
         if candidates.is_empty() {
             tracing::warn!(
                 target = %target.description,
                 "no selector candidate matched the element alone; the action is not recorded"
             );
-            return Vec::new();
+            return None;
         }
-        let sel = self.with_repeat(selector(candidates, frame.clone()), &target);
-        match payload.kind.as_str() {
-            "click" => {
+        Some((
+            self.with_repeat(selector(candidates, frame.clone()), target),
+            frame,
+        ))
+    }
+
+    /// One message of the recorder script.
+    fn script(
+        &mut self,
+        page: &str,
+        message: RecorderMessage,
+        frames: &[(String, String)],
+    ) -> Vec<RecordEvent> {
+        match message {
+            // The event loop's own (`event_loop.rs`): they make no step.
+            RecorderMessage::Ready(_)
+            | RecorderMessage::Acting(_)
+            | RecorderMessage::PickCancelled(_)
+            | RecorderMessage::Pick(_) => Vec::new(),
+            RecorderMessage::Clicking(_) => {
+                *self.clicking.entry(page.to_string()).or_default() += 1;
+                Vec::new()
+            }
+            RecorderMessage::State(state) => self.post_state(&state),
+            RecorderMessage::Owner(owner) => self.later_owner(&owner),
+            RecorderMessage::Click(click) => {
+                let Some((sel, frame)) = self.element(&click.target, &click.frame, frames) else {
+                    return Vec::new();
+                };
                 if let Some(n) = self.clicking.get_mut(page) {
                     *n = n.saturating_sub(1);
                 }
-                let hover = payload.hover.as_ref().and_then(|h| {
+                let hover = click.hover.as_ref().and_then(|h| {
                     let candidates = rank(h.candidates.clone());
                     (!candidates.is_empty()).then(|| (h.clone(), selector(candidates, frame)))
                 });
-                let mut events = self.hover_before(page, &payload, &target, hover);
-                events.extend(self.click(page, &payload, &target, sel, 1));
+                let url = &click.frame.url;
+                let mut events = self.hover_before(page, url, &click.target, hover);
+                let press = Press {
+                    button: click.button.unwrap_or_default(),
+                    hold_ms: click.hold_ms,
+                    offset: click.offset,
+                    gesture: Some(click.gesture.clone()),
+                };
+                events.extend(self.click(page, url, &click.target, sel, 1, press));
                 events.extend(self.after_click(page));
                 events
             }
-            "dblclick" => {
+            RecorderMessage::Dblclick(dblclick) => {
+                let target = &dblclick.target;
+                let Some((sel, _)) = self.element(target, &dblclick.frame, frames) else {
+                    return Vec::new();
+                };
                 let last = self.steps.len().checked_sub(1);
                 if let Some(i) = last
                     && self.tokens[i].as_deref() == Some(target.token.as_str())
@@ -630,22 +559,66 @@ impl Builder {
                     self.steps[i].description = format!("Double-click {}", target.description);
                     return vec![self.updated(i)];
                 }
-                self.click(page, &payload, &target, sel, 2)
+                self.click(page, &dblclick.frame.url, target, sel, 2, Press::default())
             }
-            "drag" => {
-                let drop = payload.drop.as_ref().and_then(|d| {
+            RecorderMessage::Drag(drag) => {
+                let Some((sel, frame)) = self.element(&drag.target, &drag.frame, frames) else {
+                    return Vec::new();
+                };
+                let drop = drag.drop.as_ref().and_then(|d| {
                     let candidates = rank(d.candidates.clone());
                     (!candidates.is_empty()).then(|| (d.clone(), selector(candidates, frame)))
                 });
-                self.drag(page, &payload, &target, sel, drop)
+                self.drag(page, &drag, sel, drop)
             }
-            "input" | "select" => self.fill(page, &payload, &target, sel),
-            "key" => self.key(page, &payload, Some((&target, sel)), frames),
-            "scroll" => self.scrolled(page, &payload, Some((&target, sel))),
-            "files" => self.files_put(page, &payload, &target, sel),
-            _ => Vec::new(),
+            RecorderMessage::Input(input) => {
+                let Some((sel, _)) = self.element(&input.target, &input.frame, frames) else {
+                    return Vec::new();
+                };
+                let typed = Typed::Input(input.value.as_deref());
+                self.fill(page, &input.frame.url, typed, &input.target, sel)
+            }
+            RecorderMessage::Select(select) => {
+                let Some((sel, _)) = self.element(&select.target, &select.frame, frames) else {
+                    return Vec::new();
+                };
+                let chosen = Typed::Select(&select.value);
+                self.fill(page, &select.frame.url, chosen, &select.target, sel)
+            }
+            RecorderMessage::Key(key) => match &key.target {
+                None => self.key(page, &key, None),
+                Some(target) => {
+                    let Some((sel, _)) = self.element(target, &key.frame, frames) else {
+                        return Vec::new();
+                    };
+                    self.key(page, &key, Some((target, sel)))
+                }
+            },
+            RecorderMessage::Scroll(scroll) => match &scroll.target {
+                None => self.scrolled(page, &scroll, None),
+                Some(target) => {
+                    let Some((sel, _)) = self.element(target, &scroll.frame, frames) else {
+                        return Vec::new();
+                    };
+                    self.scrolled(page, &scroll, Some((target, sel)))
+                }
+            },
+            RecorderMessage::Files(files) => {
+                let Some((sel, _)) = self.element(&files.target, &files.frame, frames) else {
+                    return Vec::new();
+                };
+                self.files_put(page, &files, sel)
+            }
         }
     }
+}
+
+/// What a fill message says was put into its field: an `input`'s value (none for a
+/// password), or the option a `<select>` chose.
+#[derive(Debug, Clone, Copy)]
+enum Typed<'a> {
+    Input(Option<&'a str>),
+    Select(&'a str),
 }
 
 /// `origin + path`, with `*` for the query and fragment (they often hold input values).

@@ -10,15 +10,16 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use futures::stream::{SelectAll, StreamExt};
-use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use super::capture::{Builder, Observed};
+use super::protocol::{self, RecorderMessage};
 use super::recorder::key_listeners::page_listens_to_keys;
 use super::recorder::{
     BINDING, Control, EventStream, Shared, WORLD, World, capture_announced, lock, recorder_source,
 };
 use super::{DialogAnswers, FileChooserRequest, MAIN_PAGE, RecordEvent};
+use browserflow_cdp::commands::{page as cdp_page, runtime};
 use browserflow_cdp::launch::BrowserContext;
 use browserflow_cdp::page::{BrowserEvent, DownloadState, Page, PageEvent, PageEventKind};
 use browserflow_cdp::session::{CdpConnection, CdpSession};
@@ -35,12 +36,12 @@ pub(super) fn tagged(page: String, mut rx: mpsc::UnboundedReceiver<PageEvent>) -
 pub(super) async fn install(session: &CdpSession) -> Result<(), String> {
     let source = recorder_source();
     let (enable, binding, page) = futures::join!(
-        session.call("Runtime.enable", json!({})),
-        session.call(
-            "Runtime.addBinding",
-            json!({ "name": BINDING, "executionContextName": WORLD })
-        ),
-        session.call("Page.enable", json!({})),
+        session.run(&runtime::Enable {}),
+        session.run(&runtime::AddBinding {
+            name: BINDING.to_string(),
+            execution_context_name: WORLD.to_string(),
+        }),
+        session.run(&cdp_page::Enable {}),
     );
     enable.map_err(|e| e.to_string())?;
     binding.map_err(|e| e.to_string())?;
@@ -48,17 +49,15 @@ pub(super) async fn install(session: &CdpSession) -> Result<(), String> {
     // File choosers are answered through the recorder (which records the files), not by a
     // dialog the recording cannot see.
     session
-        .call(
-            "Page.setInterceptFileChooserDialog",
-            json!({ "enabled": true }),
-        )
+        .run(&cdp_page::SetInterceptFileChooserDialog { enabled: true })
         .await
         .map_err(|e| e.to_string())?;
     session
-        .call(
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({ "source": source, "worldName": WORLD, "runImmediately": true }),
-        )
+        .run(&cdp_page::AddScriptToEvaluateOnNewDocument {
+            source,
+            world_name: WORLD.to_string(),
+            run_immediately: true,
+        })
         .await
         .map_err(|e| e.to_string())?;
     Ok(())
@@ -126,17 +125,20 @@ struct LoopState {
     typed_fields: std::collections::HashSet<String>,
 }
 
-/// The token of the field an `input` report names, the first time one does (a password
+/// The token of the field an `input` message names, the first time one does (a password
 /// field's is never asked about: its fill is never typed by keys).
-fn first_typed_field(state: &mut LoopState, payload: &Value) -> Option<String> {
-    if payload["type"] != "input" || payload["target"]["password"] == true {
+fn first_typed_field(state: &mut LoopState, message: &RecorderMessage) -> Option<String> {
+    let RecorderMessage::Input(input) = message else {
+        return None;
+    };
+    if input.target.password {
         return None;
     }
-    let token = payload["target"]["token"].as_str()?;
+    let token = &input.target.token;
     state
         .typed_fields
-        .insert(token.to_string())
-        .then(|| token.to_string())
+        .insert(token.clone())
+        .then(|| token.clone())
 }
 
 /// Asks whether the page listens to keys on the field `token` (see `key_listeners.rs`), and
@@ -180,8 +182,14 @@ fn handle(
             payload,
             execution_context_id,
         } if name == BINDING => {
-            let Ok(payload) = serde_json::from_str::<Value>(&payload) else {
-                return;
+            // Read once, here: every kind its own variant, an unreadable message said.
+            let message = match protocol::read(page, &payload) {
+                Ok(message) => message,
+                Err(error) => {
+                    tracing::warn!(%error, "the recorder script sent an unreadable message");
+                    shared.emit(vec![RecordEvent::ProtocolError(error)]);
+                    return;
+                }
             };
             // Where each child frame is before this action: a navigation it causes in one
             // is told from there.
@@ -190,7 +198,7 @@ fn handle(
                     state.child_urls.entry(frame_id).or_insert(frame.url);
                 }
             }
-            if let Some(token) = first_typed_field(state, &payload) {
+            if let Some(token) = first_typed_field(state, &message) {
                 ask_key_listeners(
                     shared,
                     conn.session(session.clone()),
@@ -198,21 +206,23 @@ fn handle(
                     token,
                 );
             }
-            match payload["type"].as_str() {
-                Some("ready") => {}
+            match message {
+                RecorderMessage::Ready(_) => {}
                 // A press or a named key is about to act: the page still shows the last step.
-                Some("acting") => {
-                    lock(&shared.network).acting(&payload);
-                    capture_announced(shared, page, &payload);
+                RecorderMessage::Acting(acting) => {
+                    lock(&shared.network).acting(&acting);
+                    capture_announced(shared, page, &acting);
                 }
                 // Escape in pick mode: the pick ends with nothing picked.
-                Some("pick_cancelled") => {
+                RecorderMessage::PickCancelled(_) => {
                     if let Some(tx) = lock(&shared.pick).take() {
                         let _ = tx.send(None);
                     }
                 }
-                Some("pick") => {
-                    let picked = Builder::picked(page, payload, &shared.frames_of(page));
+                RecorderMessage::Pick(pick) => {
+                    let frames = shared.frames_of(page);
+                    let picked =
+                        Builder::picked(page, pick.target, pick.read, &pick.frame, &frames);
                     if let Some(picked) = picked {
                         if let Some(tx) = lock(&shared.pick).take() {
                             let _ = tx.send(Some(picked.clone()));
@@ -220,15 +230,28 @@ fn handle(
                         shared.emit(vec![RecordEvent::Picked(Box::new(picked))]);
                     }
                 }
-                _ => {
+                message @ (RecorderMessage::Clicking(_)
+                | RecorderMessage::State(_)
+                | RecorderMessage::Owner(_)
+                | RecorderMessage::Click(_)
+                | RecorderMessage::Dblclick(_)
+                | RecorderMessage::Drag(_)
+                | RecorderMessage::Input(_)
+                | RecorderMessage::Select(_)
+                | RecorderMessage::Key(_)
+                | RecorderMessage::Scroll(_)
+                | RecorderMessage::Files(_)) => {
+                    let moment = message.moment();
                     let events = lock(&shared.builder).observe(
                         Observed::Script {
                             page: page.to_string(),
-                            payload: payload.clone(),
+                            message: Box::new(message),
                         },
                         &shared.frames_of(page),
                     );
-                    crate::settle::note_steps(shared, &payload, &events);
+                    if let Some(moment) = &moment {
+                        crate::settle::note_steps(shared, moment, &events);
+                    }
                     shared.emit(events);
                 }
             }

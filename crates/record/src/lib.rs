@@ -69,11 +69,14 @@
 //! # }
 //! ```
 
+#![deny(missing_docs)]
+
 mod capture;
 mod draft;
 mod event_loop;
 mod marks;
 pub mod model_assist;
+pub mod protocol;
 mod recorder;
 mod selectors;
 mod settle;
@@ -257,6 +260,9 @@ pub enum RecordEvent {
     FileChooser(FileChooserRequest),
     /// The recorded window closed or the browser went away; the recording is over.
     Closed,
+    /// The recorder script sent a message the recorder cannot read (see [`protocol`]): which
+    /// message, which field, the frame and page. What it reported is not recorded.
+    ProtocolError(Box<protocol::ProtocolError>),
 }
 
 /// An element chosen for extraction ([`Recorder::pick_element`], or found by CSS with
@@ -308,6 +314,9 @@ pub enum RecordError {
     /// The person left pick mode (Escape in the page, or the app's cancel) before picking.
     #[error("picking was cancelled")]
     PickCancelled,
+    /// The recorder script answered something the recorder cannot read.
+    #[error(transparent)]
+    Protocol(Box<protocol::ProtocolError>),
     /// A step index is out of range.
     #[error("there is no step {} (the draft has {len} steps)", .index + 1)]
     NoSuchStep {

@@ -3,32 +3,8 @@
 //! unstable, and only candidates that matched exactly the target in the live page. A candidate
 //! that matched several elements is never kept: replay needs exactly one match.
 
-use serde::Deserialize;
-
-use browserflow_steps::{FrameSelector, Selector, SelectorCandidate, SelectorKind, Structure};
-
-/// A candidate as checked in the page by `recorder.js`.
-#[derive(Debug, Clone, Deserialize)]
-pub(crate) struct RawCandidate {
-    pub kind: SelectorKind,
-    pub value: String,
-    #[serde(default)]
-    pub name: Option<String>,
-    /// For `structure`: the anchor and the pick.
-    #[serde(default)]
-    pub structure: Option<Structure>,
-    #[serde(default)]
-    pub shadow: Vec<String>,
-    /// How many elements it matched when the step was recorded.
-    #[serde(default)]
-    pub count: u32,
-    /// Whether the recorded element was among them.
-    #[serde(default)]
-    pub target: bool,
-    /// Built on a generated id, a hashed class or a long `nth` chain.
-    #[serde(default)]
-    pub unstable: bool,
-}
+use crate::protocol::{CheckedCandidate, FrameInfo};
+use browserflow_steps::{FrameSelector, Selector, SelectorCandidate, SelectorKind};
 
 fn kind_rank(kind: SelectorKind) -> u8 {
     match kind {
@@ -50,8 +26,8 @@ fn kind_rank(kind: SelectorKind) -> u8 {
 
 /// Keeps the candidates that found exactly the target, best first: stable ones by kind, then
 /// unstable ones by kind. Duplicates are dropped.
-pub(crate) fn rank(raw: Vec<RawCandidate>) -> Vec<SelectorCandidate> {
-    let mut kept: Vec<RawCandidate> = raw
+pub(crate) fn rank(raw: Vec<CheckedCandidate>) -> Vec<SelectorCandidate> {
+    let mut kept: Vec<CheckedCandidate> = raw
         .into_iter()
         .filter(|c| c.target && c.count == 1 && !c.value.trim().is_empty())
         .collect();
@@ -90,29 +66,11 @@ pub(crate) fn insert_ranked(
     at
 }
 
-/// The frame a recorder event came from.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub(crate) struct RawFrame {
-    #[serde(default)]
-    pub top: bool,
-    #[serde(default)]
-    pub url: String,
-    #[serde(default)]
-    pub name: String,
-    /// The top-level window's viewport when the event was sent (top frames only).
-    #[serde(default)]
-    pub viewport: Option<browserflow_steps::Viewport>,
-    /// A child frame's index among its parent's child frames, for each level from the top
-    /// (document order), when every level could be read.
-    #[serde(default)]
-    pub path: Option<Vec<u32>>,
-}
-
 /// A stable identity for a child frame: its name when no other frame has it, else its URL,
 /// else both; when even both are shared (two unnamed `about:blank` frames), its place among
 /// its siblings too (`index_path`). `frames` are the (name, url) of every frame of the page.
 pub(crate) fn frame_identity(
-    frame: &RawFrame,
+    frame: &FrameInfo,
     frames: &[(String, String)],
 ) -> Option<FrameSelector> {
     if frame.top {
@@ -166,6 +124,7 @@ pub(crate) fn selector(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use browserflow_steps::Structure;
 
     fn raw(
         kind: SelectorKind,
@@ -173,12 +132,13 @@ mod tests {
         count: u32,
         target: bool,
         unstable: bool,
-    ) -> RawCandidate {
-        RawCandidate {
+    ) -> CheckedCandidate {
+        CheckedCandidate {
             kind,
             value: value.into(),
             name: None,
             structure: None,
+            place: false,
             shadow: Vec::new(),
             count,
             target,
@@ -278,28 +238,28 @@ mod tests {
             ("promo".to_string(), "http://a/promo.html".to_string()),
             ("".to_string(), "http://b/partner.html".to_string()),
         ];
-        let promo = RawFrame {
+        let promo = FrameInfo {
             top: false,
             url: "http://a/promo.html".into(),
             name: "promo".into(),
-            ..RawFrame::default()
+            ..FrameInfo::default()
         };
         assert_eq!(
             frame_identity(&promo, &frames).unwrap().name.as_deref(),
             Some("promo")
         );
-        let partner = RawFrame {
+        let partner = FrameInfo {
             top: false,
             url: "http://b/partner.html".into(),
             name: String::new(),
-            ..RawFrame::default()
+            ..FrameInfo::default()
         };
         let id = frame_identity(&partner, &frames).unwrap();
         assert_eq!(id.url.as_deref(), Some("http://b/partner.html"));
         assert!(id.name.is_none());
         assert!(
             frame_identity(
-                &RawFrame {
+                &FrameInfo {
                     top: true,
                     ..partner
                 },
@@ -316,10 +276,10 @@ mod tests {
             ("".to_string(), "about:blank".to_string()),
             ("".to_string(), "about:blank".to_string()),
         ];
-        let second = RawFrame {
+        let second = FrameInfo {
             url: "about:blank".into(),
             path: Some(vec![1]),
-            ..RawFrame::default()
+            ..FrameInfo::default()
         };
         let id = frame_identity(&second, &frames).unwrap();
         assert_eq!(id.url.as_deref(), Some("about:blank"));

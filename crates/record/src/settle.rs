@@ -26,9 +26,9 @@ use browserflow_cdp::page::{PageEventKind, RequestKind};
 use browserflow_steps::{
     RequestPattern, Settle, SocketPattern, Step, StepKind, frame_parts, path_pattern, url_path,
 };
-use serde_json::Value;
 
 use super::capture::Builder;
+use super::protocol::{ActingMessage, Moment};
 use super::recorder::{Shared, lock};
 use super::{RecordEvent, RecordedStep};
 
@@ -82,31 +82,19 @@ pub(crate) struct NetworkLog {
 }
 
 impl NetworkLog {
-    /// An `acting` report: a press or named key at `at`.
-    pub(crate) fn acting(&mut self, payload: &Value) {
-        if let (Some(doc), Some(seq), Some(at)) = (
-            payload["doc"].as_str(),
-            payload["seq"].as_u64(),
-            payload["at"].as_f64(),
-        ) {
-            self.acting.insert((doc.to_string(), seq), at);
-        }
+    /// An `acting` message: a press or named key at `at`.
+    pub(crate) fn acting(&mut self, acting: &ActingMessage) {
+        self.acting
+            .insert((acting.doc.clone(), acting.seq), acting.at);
     }
 
-    /// A report of the script made (or changed) the step `serial` of `kind`: note when its
-    /// gesture began, once (a fill keeps the time of its first input).
-    pub(crate) fn step_reported(&mut self, serial: u64, kind: StepKind, payload: &Value) {
-        let Some(at) = payload["at"].as_f64() else {
-            return;
-        };
+    /// A report of the script, made at `moment`, made (or changed) the step `serial` of
+    /// `kind`: note when its gesture began, once (a fill keeps the time of its first input).
+    pub(crate) fn step_reported(&mut self, serial: u64, kind: StepKind, moment: &Moment) {
+        let at = moment.at;
         // A click, drag or key began at the press or key announced before it.
         let announced = matches!(kind, StepKind::Click | StepKind::Drag | StepKind::KeyPress)
-            .then(|| {
-                payload["doc"]
-                    .as_str()
-                    .zip(payload["seq"].as_u64())
-                    .and_then(|(doc, seq)| self.acting.get(&(doc.to_string(), seq)).copied())
-            })
+            .then(|| self.acting.get(&(moment.doc.clone(), moment.seq)).copied())
             .flatten();
         let began = announced.map_or(at, |a| a.min(at));
         self.starts.entry(serial).or_insert(began);
@@ -185,7 +173,7 @@ impl PageLog {
 
 /// Notes when the steps a script report made or changed began (see
 /// [`NetworkLog::step_reported`]).
-pub(crate) fn note_steps(shared: &Shared, payload: &Value, events: &[RecordEvent]) {
+pub(crate) fn note_steps(shared: &Shared, moment: &Moment, events: &[RecordEvent]) {
     let builder = lock(&shared.builder);
     let mut network = lock(&shared.network);
     for event in events {
@@ -205,7 +193,7 @@ pub(crate) fn note_steps(shared: &Shared, payload: &Value, events: &[RecordEvent
             continue;
         }
         if let Some(serial) = builder.serial_of(*index) {
-            network.step_reported(serial, step.step.kind(), payload);
+            network.step_reported(serial, step.step.kind(), moment);
         }
     }
 }

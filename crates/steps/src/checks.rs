@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 /// One post-state check of a step. In a tool file each is one line:
 /// `{"state": "aria-valuenow", "equals": "116"}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct StateCheck {
     /// Which state is read.
@@ -144,6 +145,7 @@ impl StateCheck {
 
 /// A state a check reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum CheckedState {
     /// A field's value (`input`, `textarea`, `select`; a range input's number).
     #[serde(rename = "value")]
@@ -220,6 +222,7 @@ impl CheckedState {
 
 /// Whose state a check reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum CheckSubject {
     /// The step's own element (found by its selector).

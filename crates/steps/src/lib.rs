@@ -65,4 +65,5 @@ pub use settle::{
     RequestPattern, Settle, SocketPattern, frame_parts, path_matches, path_pattern, url_path,
 };
 pub use step::*;
+pub use tool_file::from_value_located;
 pub use tool_file::{ORIGIN_KEY, ToolFile, ToolFileError, origin_of};

@@ -14,6 +14,7 @@ use crate::Offset;
 /// resolver computes the point (`actionPoint` in `injected/src/resolve.ts`); [`Offset::place`]
 /// is the same rule, for readers of tool files.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct BoxSize {
     /// Width in CSS pixels.
@@ -62,6 +63,7 @@ fn along(at: f64, recorded: f64, now: f64) -> f64 {
 /// queries and popups that open above or below their field by the room left come out as
 /// recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Viewport {
     /// Width in CSS pixels.

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a recorded `extract` read: the shape of its text and the element's identity.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct RecordedRead {
     /// The shape of the text read, which still holds for other inputs.
@@ -20,6 +21,7 @@ pub struct RecordedRead {
 
 /// A generic shape of a text: what kind of value it is, not which value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum TextShape {
     /// Nothing (the recording read an empty text: any value is consistent with it).
@@ -54,6 +56,7 @@ impl TextShape {
 /// The element an extract read, as a person sees it: its tag and role, and the label beside
 /// it or the heading of the card or section it is in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct ElementIdentity {
     /// The tag name, lower case.

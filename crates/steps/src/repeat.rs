@@ -21,6 +21,7 @@ use crate::{Pick, Selector, SelectorCandidate, SelectorKind};
 /// `column`; then the element of the candidate's role there: the cell itself, or the only one
 /// (or the `nth`) inside it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct CellPlace {
     /// The data row, counted from 1.
@@ -48,6 +49,7 @@ impl CellPlace {
 /// of one shape (tag and classes: cards) —, then the element of the candidate's role in it:
 /// the item itself, or the only one (or the `nth`) inside it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct ItemPlace {
     /// The item, counted from 1.

@@ -68,6 +68,7 @@ pub struct SelectorCandidate {
 /// itself (a form by one of its fields, a landmark or labelled region, the popup a combobox
 /// controls), and which element of the candidate's role in it is the target.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Structure {
     /// The anchor the element sits in.
@@ -79,6 +80,7 @@ pub struct Structure {
 
 /// The stable element a `structure` candidate is found in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Anchor {
     /// The `<form>` that holds a field (input, select, textarea) with this label or name.
@@ -100,6 +102,7 @@ pub enum Anchor {
 
 /// A form field, by its label (as a `label` candidate matches it) or its `name` attribute.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum FieldRef {
     /// The field's label text.
@@ -110,6 +113,7 @@ pub enum FieldRef {
 
 /// An element by its ARIA role and, when given, its accessible name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct RoleRef {
     /// The ARIA role (explicit or implicit).
@@ -121,6 +125,7 @@ pub struct RoleRef {
 
 /// Which element of the candidate's role inside the anchor is the target.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "StructurePick"))]
 #[serde(rename_all = "snake_case")]
 pub enum Pick {
     /// The only element of the role there (two or more: the candidate matches several).
@@ -359,6 +364,7 @@ impl SelectorCandidate {
 
 /// How a selector candidate's value is interpreted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SelectorKind {
     /// A `data-testid`-style attribute.

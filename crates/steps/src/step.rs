@@ -65,6 +65,7 @@ pub struct ExpectedNavigation {
 
 /// A click/hover point relative to the element's top-left corner, in CSS pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Offset {
     /// Pixels from the left edge.
@@ -166,6 +167,7 @@ pub struct FillStep {
 
 /// A key modifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Modifier {
     /// Alt / Option.
@@ -262,6 +264,7 @@ pub struct DragStep {
 
 /// A relative pointer move, in CSS pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct PointerMove {
     /// Pixels to the right (negative: to the left).
@@ -595,6 +598,7 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
 
 /// A mouse button.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum MouseButton {
     /// The primary button.

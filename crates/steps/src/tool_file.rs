@@ -16,6 +16,7 @@ mod located;
 use crate::Viewport;
 use crate::origins::Origins;
 use located::from_value_at;
+pub use located::from_value_located;
 
 /// A recorded browser tool.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,81 +1,37 @@
 // The recorder's messages to Rust (through the `__bflow_record` binding, as JSON): one type,
-// tagged by `type`. Written here by hand from what recorder.ts sends and browserflow-record's
-// `capture.rs` / `event_loop.rs` read; to be replaced by the TypeScript mirror generated from
-// the Rust enum (ts-rs) once the Rust side types them.
+// tagged by `type`. The Rust types are the source of truth (browserflow-record's `protocol.rs`,
+// read with `deny_unknown_fields`); their TypeScript mirror is generated from them with ts-rs
+// into `generated/` (browserflow-record's `protocol::bindings` test fails when it is stale), so
+// `tsc --strict` holds the recorder to exactly what Rust reads. This module only names the
+// shapes the recorder builds before `send` and `emit` complete them.
 
-import type { Candidate, Identity, Pick, Shape, Within } from './resolve';
+import type { CheckedCandidate, RecorderMessage } from './generated';
 
-/// A point inside an element's box, with the box's size then (`Offset` in browserflow-steps).
-export interface Offset { x: number; y: number; box?: { width: number; height: number } }
+export type {
+  CheckedCandidate, CheckedState, DescribeAnswer, DescribedElement, FieldRef, FrameInfo, Modifier, MouseButton, Offset, PressOwner,
+  RecordedRead, RecorderMessage, RepeatInfo, SelectorKind, StateCheck, Structure, TargetInfo,
+} from './generated';
 
-/// A candidate as the recorder checked it in the live page.
-export interface CheckedCandidate extends Candidate {
-  count: number;
-  target: boolean;
-  place?: boolean;
-}
+/// `Omit` over each member of a union (the built-in one merges the members first).
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/// An element's place in a repeating structure and the fills that re-rendered it
-/// (`RawRepeat`).
-export interface RepeatInfo { place: string; content: string; changedBy: string[] }
+/// What the recorder hands `send`: a message without its `frame`, which `send` adds.
+export type Outgoing = OmitEach<RecorderMessage, 'frame'>;
 
-/// A described element (`Target` in capture.rs).
-export interface Target {
-  token: string;
-  candidates: CheckedCandidate[];
-  description: string;
-  tag: string;
-  inputType: string | null;
-  name: string;
-  label: string;
-  password: boolean;
-  appeared: boolean;
-  appearedAt: number;
-  text: string;
-  repeat: RepeatInfo | null;
-  value?: string;
-}
+/// The fields `emit` adds to a report it makes asynchronously: the document, the number of its
+/// last announced action, and when the event happened on the page's clock.
+type Sequenced = 'doc' | 'seq' | 'at';
 
-/// What a read of a picked element sees (`RecordedRead`).
-export interface ReadInfo { shape: Exclude<Shape, 'digits'>; element: Identity }
+/// What the recorder hands `emit`: a report (every message that carries `doc`, `seq` and `at`,
+/// but `acting`, which is sent at once with its own), without them and without its `frame`.
+export type Report = OmitEach<
+  Exclude<Extract<RecorderMessage, { doc: string }>, { type: 'acting' }>,
+  'frame' | Sequenced
+>;
 
-/// The frame a message comes from, added by `send`.
-export interface FrameInfo {
-  top: boolean;
-  url: string;
-  name: string;
-  viewport?: { width: number; height: number };
-  path?: number[] | null;
-}
+/// A selector candidate before the recorder checked it in the page: one it made, or one Rust
+/// asks it to check (`checkFor`, a `SelectorCandidate`).
+export type UncheckedCandidate = Omit<CheckedCandidate, 'count' | 'target'>;
 
-/// A post-state check as recorded (`CheckedState`).
-export interface StateCheck { state: string; equals?: string; of?: 'focused'; changes?: true }
-export interface PressOwner { target: Target; offset: Offset }
-
-/// Fields every action report carries, added by `emit`: the `acting` number it belongs to, the
-/// document, and when it happened on the page's clock.
-export interface Sequenced { seq?: number; doc?: string; at?: number }
-
-export type ClickButton = 'left' | 'middle' | 'right' | 'back' | 'forward';
-
-/// Every message the recorder sends.
-export type RecorderMessage = (
-  | { type: 'ready' }
-  | { type: 'acting'; seq: number; doc: string; secrets: boolean; at: number }
-  | { type: 'pick_cancelled' }
-  | { type: 'clicking' }
-  | { type: 'pick'; target: Target; read: ReadInfo }
-  | { type: 'click'; target: Target; gesture: string; offset?: Offset; holdMs?: number; hover?: Target; button?: ClickButton }
-  | { type: 'dblclick'; target: Target }
-  | { type: 'drag'; target: Target; offset: Offset; by: { x: number; y: number }; gesture: string; drop?: Target; dropOffset?: Offset }
-  | { type: 'input'; target: Target; value?: string }
-  | { type: 'select'; target: Target; value: string }
-  | { type: 'key'; key: string; modifiers: string[]; target: Target | null; gesture: string }
-  | { type: 'scroll'; since: number; x: number; y: number; target: Target | null }
-  | { type: 'files'; names: string[]; target: Target }
-  | { type: 'state'; gesture: string; checks: StateCheck[]; owner?: PressOwner }
-  | { type: 'owner'; gesture: string; owner: PressOwner }
-) & Sequenced & { frame?: FrameInfo };
-
-/// A structure candidate's anchor and pick, as recorded.
-export interface RecordedStructure { within: Within; pick?: Pick }
+/// The report of one `type`.
+export type ReportOf<T extends Report['type']> = Extract<Report, { type: T }>;

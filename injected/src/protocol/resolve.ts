@@ -3,27 +3,18 @@
 // what the resolver answers. Written by hand from the Rust types, which are the source of truth;
 // the replayer's and recorder's tests cross this boundary in real Chromium.
 
-/// A role, optionally with its accessible name (`RoleRef`).
-export interface Region { role: string; name?: string }
-/// The anchor of a `structure` candidate (`Anchor`): one key.
-export interface Within {
-  form_with_field?: { label?: string; name?: string };
-  region?: Region;
-  controlled_by?: Region;
-  beside_label?: string;
-  under_heading?: string;
-}
-export interface CellPlace { row: number; column: string; nth?: number }
-export interface ItemPlace { item: number; nth?: number }
-/// Which of the elements of the candidate's role at the anchor (`Pick`).
-export type Pick = 'only' | 'default_button' | { nth: number } | { cell: CellPlace } | { item: ItemPlace };
-export interface Structure { within: Within; pick?: Pick }
+// The structure candidate's parts are browserflow-steps' own types, whose mirror ts-rs generates
+// (with the recorder's protocol, which sends them): a role with its name (`RoleRef`), the anchor
+// (`Anchor`, one key), the pick among the elements of the candidate's role there
+// (`StructurePick`).
+export type {
+  Anchor as Within, CellPlace, ItemPlace, RoleRef as Region, Structure, StructurePick as Pick,
+} from './generated';
+import type { SelectorKind, Structure } from './generated';
 
-export type CandidateKind = 'css' | 'id' | 'test_id' | 'placeholder' | 'xpath' | 'role' | 'accessible_name'
-  | 'label' | 'text' | 'structure';
 /// One selector candidate (`SelectorCandidate`).
 export interface Candidate {
-  kind: CandidateKind | string;
+  kind: SelectorKind;
   value: string;
   name?: string | null;
   shadow?: string[];

@@ -14,9 +14,10 @@ import { accessibleName, labelOf, norm, roleOf, textOf } from '../roles';
 import { composedContains, composedParent, deepActive as focusedDeep, deepElementFromPoint, deepElements, hostsOf } from '../shadow';
 import * as STATES from '../states';
 import { isVisible } from '../visibility';
-import type { Candidate, Spec } from '../protocol/resolve';
+import type { Spec } from '../protocol/resolve';
 import type {
-  CheckedCandidate, ClickButton, Offset, ReadInfo, RecorderMessage, RecordedStructure, StateCheck, Target,
+  CheckedCandidate, DescribeAnswer, FieldRef, FrameInfo, Modifier, MouseButton, Offset, Outgoing, RecordedRead,
+  RecorderMessage, Report, ReportOf, SelectorKind, StateCheck, Structure, TargetInfo, UncheckedCandidate,
 } from '../protocol/recorder';
 import * as PLACE from './press_owner';
 import type { Press } from './press_owner';
@@ -32,8 +33,8 @@ export interface RecorderApi {
   secretValues(): string[];
   element(token: string): Element | null;
   outline(token: string): { html: string; description: string } | { error: string };
-  checkFor(token: string, candidate: Candidate): Promise<CheckedCandidate | { error: string }>;
-  describeCss(css: string): Promise<RecorderMessage | { error: string }>;
+  checkFor(token: string, candidate: UncheckedCandidate): Promise<CheckedCandidate | { error: string }>;
+  describeCss(css: string): Promise<DescribeAnswer>;
 }
 declare global {
   interface Window {
@@ -55,17 +56,22 @@ const framePath = (): number[] | null => {
   } catch (_) { return null; }
   return path;
 };
-const queue: string[] = [];
-/// Sends one message to Rust, with the frame it comes from; queued until the binding exists.
-export const send = (msg: RecorderMessage): void => {
+/// The frame this script runs in, as every message names it.
+const frameInfo = (): FrameInfo => {
   const top = window === window.top;
-  msg.frame = { top, url: location.href, name: window.name || '' };
+  const frame: FrameInfo = { top, url: location.href, name: window.name || '' };
   // The window's viewport: the tool is replayed in the size it was recorded in.
-  if (top) msg.frame.viewport = { width: innerWidth, height: innerHeight };
+  if (top) frame.viewport = { width: innerWidth, height: innerHeight };
   // A child frame's place among its siblings, from the top (two `about:blank` frames share
   // their URL).
-  else msg.frame.path = framePath();
-  queue.push(JSON.stringify(msg));
+  else frame.path = framePath();
+  return frame;
+};
+const queue: string[] = [];
+/// Sends one message to Rust, with the frame it comes from; queued until the binding exists.
+export const send = (msg: Outgoing): void => {
+  const full: RecorderMessage = { ...msg, frame: frameInfo() };
+  queue.push(JSON.stringify(full));
   const binding = window[BINDING];
   if (typeof binding !== 'function') return;
   while (queue.length) {
@@ -192,7 +198,7 @@ export const install = (): void => {
     return at;
   };
 
-  const check = async (c: Candidate, key: string, token: string): Promise<CheckedCandidate> => {
+  const check = async (c: UncheckedCandidate, key: string, token: string): Promise<CheckedCandidate> => {
     const base: Spec = { candidates: [c], mode: 'wait', timeoutMs: 0, require: {} };
     let count = 0;
     let isTarget = false;
@@ -233,10 +239,10 @@ export const install = (): void => {
     if (at < 0) return undefined;
     return members.length === 1 ? null : { nth: at + 1 };
   };
-  const withPick = (within: RecordedStructure['within'], pick: RecordedStructure['pick'] | null): RecordedStructure =>
+  const withPick = (within: Structure['within'], pick: Structure['pick'] | null): Structure =>
     (pick ? { within, pick } : { within });
-  const structuresFor = (el: Element, role: string): RecordedStructure[] => {
-    const out: RecordedStructure[] = [];
+  const structuresFor = (el: Element, role: string): Structure[] => {
+    const out: Structure[] = [];
     // A form-associated element's own form (it may sit outside it, `form=`), else the form
     // around it.
     const own = (el as HTMLInputElement).form;
@@ -246,7 +252,7 @@ export const install = (): void => {
       const pick = isDefault ? 'default_button' : pickIn(form, el, role);
       if (pick !== undefined) {
         const others = Array.from(form.elements).filter((f) => f !== el && isField(f));
-        const refs: { label?: string; name?: string }[] = [];
+        const refs: FieldRef[] = [];
         for (const f of others) { const l = labelOf(f); if (l && l.length <= 80) refs.push({ label: l }); }
         for (const f of others) { const n = f.getAttribute('name'); if (n) refs.push({ name: n }); }
         for (const ref of refs.slice(0, 2)) out.push(withPick({ form_with_field: ref }, pick));
@@ -281,14 +287,13 @@ export const install = (): void => {
   // across the whole page. CSS, XPath and ids stay inside their own tree.
   const PIERCING = new Set(['test_id', 'role', 'label', 'placeholder', 'text', 'accessible_name', 'structure']);
   const shadowChainOf = (el: Element): string[] => hostsOf(el).map(hostSelector);
-  type Raw = Candidate & { place?: boolean };
   const candidatesFor = async (el: Element, opts?: { read?: boolean }): Promise<CheckedCandidate[]> => {
     const shadow = shadowChainOf(el);
     const root = el.getRootNode();
-    const raw: Raw[] = [];
-    const add = (kind: string, value: unknown, extra?: Partial<Raw>) => {
+    const raw: UncheckedCandidate[] = [];
+    const add = (kind: SelectorKind, value: unknown, extra?: Partial<UncheckedCandidate>) => {
       if (!value) return;
-      const c: Raw = { kind, value: String(value), ...(extra || {}) };
+      const c: UncheckedCandidate = { kind, value: String(value), ...(extra || {}) };
       if (shadow.length && !PIERCING.has(kind)) c.shadow = shadow;
       raw.push(c);
     };
@@ -364,16 +369,16 @@ export const install = (): void => {
 
   // What a read of a picked element sees (reads.ts): its text's shape — its value for a form
   // control, as the extract reads it — and its identity.
-  const readOf = (el: Element): ReadInfo => {
+  const readOf = (el: Element): RecordedRead => {
     const control = hasStringValue(el) && ['input', 'textarea', 'select'].includes(el.localName);
     return { shape: READS.shapeOf(control ? el.value : textOf(el)), element: READS.identityOf(el) };
   };
 
   const repeatWatch = watchRepeats(tokenOf, deepTarget);
-  const targetInfo = async (el: Element, opts?: { read?: boolean }): Promise<Target> => {
+  const targetInfo = async (el: Element, opts?: { read?: boolean }): Promise<TargetInfo> => {
     const isPassword = el instanceof HTMLInputElement && el.type === 'password';
     if (isPassword) passwordFields.add(el);
-    const info: Target = {
+    const info: TargetInfo = {
       token: tokenOf(el),
       candidates: await candidatesFor(el, opts),
       description: describeElement(el),
@@ -437,10 +442,10 @@ export const install = (): void => {
   // are made asynchronously and may arrive after the page has moved on. `at`: when the event
   // happened on the page's clock, what the network a gesture set off is attributed by
   // (`settle.rs`).
-  const emit = (make: () => Promise<RecorderMessage | null | undefined> | RecorderMessage | null | undefined) => {
+  const emit = (make: () => Promise<Report | null | undefined> | Report | null | undefined) => {
     const seq = actionSeq;
     const at = Date.now();
-    chain = chain.then(make).then((p) => { if (p) send(Object.assign(p, { seq, doc: DOC, at })); }, () => {});
+    chain = chain.then(make).then((p) => { if (p) send({ ...p, seq, doc: DOC, at }); }, () => {});
   };
 
   // Post-state: what each gesture (a press to its click or drag, a key) changed, sent as a
@@ -466,10 +471,10 @@ export const install = (): void => {
     return { id: DOC + ':' + (++gestureSeq), el, before: STATES.statesOf(el), active: STATES.deepActive(),
       mutations: STATES.mutations() };
   };
-  const postState = (g: Gesture): Extract<RecorderMessage, { type: 'state' }> => {
+  const postState = (g: Gesture): ReportOf<'state'> => {
     const checks: StateCheck[] = [];
     if (g.el && g.el.isConnected) {
-      for (const [state, value] of Object.entries(STATES.statesOf(g.el))) {
+      for (const [state, value] of STATES.stateEntries(STATES.statesOf(g.el))) {
         if (g.before[state] !== value) checks.push({ state, equals: value });
       }
     }
@@ -479,7 +484,7 @@ export const install = (): void => {
     const focus = active && active !== g.active && active !== g.el ? STATES.focusOf(active) : null;
     if (focus) {
       checks.push({ state: 'focus', equals: focus });
-      for (const [state, value] of Object.entries(STATES.statesOf(active))) checks.push({ state, of: 'focused', equals: value });
+      for (const [state, value] of STATES.stateEntries(STATES.statesOf(active))) checks.push({ state, of: 'focused', equals: value });
     }
     if (STATES.mutations() > g.mutations) checks.push({ state: 'page', changes: true });
     return { type: 'state', gesture: g.id, checks };
@@ -574,7 +579,7 @@ export const install = (): void => {
     moved: boolean;
     dragged: boolean;
     owns: boolean;
-    info: Promise<Target | null>;
+    info: Promise<TargetInfo | null>;
   }
   let press: LeftPress | null = null;
   window.addEventListener('pointerdown', (e) => {
@@ -616,7 +621,7 @@ export const install = (): void => {
         && !composedContains(over, p.el) ? over : null;
       flushScrolls();
       emit(async () => {
-        const payload: Extract<RecorderMessage, { type: 'drag' }> = { type: 'drag', target: await targetInfo(p.el), offset: p.offset, by, gesture: p.gesture.id };
+        const payload: ReportOf<'drag'> = { type: 'drag', target: await targetInfo(p.el), offset: p.offset, by, gesture: p.gesture.id };
         if (onto) {
           const r = onto.getBoundingClientRect();
           payload.drop = await targetInfo(onto);
@@ -642,7 +647,7 @@ export const install = (): void => {
         emit(async () => {
           const target = owner === p.el ? await p.info : await targetInfo(owner).catch(() => null);
           if (!target) return null;
-          const payload: Extract<RecorderMessage, { type: 'click' }> = { type: 'click', target, gesture: p.gesture.id };
+          const payload: ReportOf<'click'> = { type: 'click', target, gesture: p.gesture.id };
           const offset = PLACE.offsetIn(p, owner);
           if (offset) payload.offset = offset;
           if (p.hover) {
@@ -667,7 +672,7 @@ export const install = (): void => {
   // (capture phase): the handler moves elements, and may remove the source (a re-render), so
   // the step goes out at the drop, not at the `dragend`. A drag the person cancels, or drops
   // where nothing accepts it, made no drop and is not recorded.
-  let html5Drag: { source: Element; from: { x: number; y: number }; offset: Offset; info: Promise<Target | null>; gesture: Gesture } | null = null;
+  let html5Drag: { source: Element; from: { x: number; y: number }; offset: Offset; info: Promise<TargetInfo | null>; gesture: Gesture } | null = null;
   const dropAnchor = (el: Element): Element => {
     for (let n: Element | null = el, depth = 0; n && depth < 12; n = composedParent(n), depth++) {
       if (n.nodeType === 1 && ((n as HTMLElement).draggable || (n.matches && n.matches(INTERACTIVE)))) return n;
@@ -696,7 +701,7 @@ export const install = (): void => {
     // Dropped on the source itself (a sortable list that moves the dragged element under the
     // pointer as it goes): the target would be found where the source starts on replay, so the
     // move is what replays.
-    let drop: { info: Promise<Target | null>; offset: Offset } | null = null;
+    let drop: { info: Promise<TargetInfo | null>; offset: Offset } | null = null;
     if (onto && !composedContains(d.source, onto)) {
       const r = onto.getBoundingClientRect();
       drop = { info: targetInfo(onto).catch(() => null), offset: { x: e.clientX - r.left, y: e.clientY - r.top } };
@@ -705,7 +710,7 @@ export const install = (): void => {
     emit(async () => {
       const target = await d.info;
       if (!target) return null;
-      const payload: Extract<RecorderMessage, { type: 'drag' }> = { type: 'drag', offset, by, gesture: d.gesture.id, target };
+      const payload: ReportOf<'drag'> = { type: 'drag', offset, by, gesture: d.gesture.id, target };
       const dropInfo = drop && await drop.info;
       if (drop && dropInfo) { payload.drop = dropInfo; payload.dropOffset = drop.offset; }
       return payload;
@@ -759,7 +764,7 @@ export const install = (): void => {
       lastClick = gesture;
     }
     emit(async () => {
-      const p: Extract<RecorderMessage, { type: 'click' }> = { type: 'click', target: (described && await described) || await targetInfo(el), gesture: gesture.id };
+      const p: ReportOf<'click'> = { type: 'click', target: (described && await described) || await targetInfo(el), gesture: gesture.id };
       if (offset) p.offset = offset;
       if (holdMs) p.holdMs = holdMs;
       if (hover) p.hover = await targetInfo(hover);
@@ -771,8 +776,8 @@ export const install = (): void => {
 
   // Presses of the other buttons (middle, right, back, forward): a click of that button on the
   // element pressed, at its place, described before the page's handlers ran.
-  const BUTTONS: ClickButton[] = ['left', 'middle', 'right', 'back', 'forward'];
-  let auxPress: (Press & { button: number; gesture: Gesture; info: Promise<Target | null> }) | null = null;
+  const BUTTONS: MouseButton[] = ['left', 'middle', 'right', 'back', 'forward'];
+  let auxPress: (Press & { button: number; gesture: Gesture; info: Promise<TargetInfo | null> }) | null = null;
   window.addEventListener('pointerdown', (e) => {
     if (!e.isTrusted || picking || e.button <= 0 || !BUTTONS[e.button]) return;
     const raw = deepTarget(e);
@@ -793,7 +798,7 @@ export const install = (): void => {
     emit(async () => {
       const target = await p.info;
       if (!target) return null;
-      const payload: Extract<RecorderMessage, { type: 'click' }> = { type: 'click', button: BUTTONS[p.button] as ClickButton, target, gesture: p.gesture.id };
+      const payload: ReportOf<'click'> = { type: 'click', button: BUTTONS[p.button] as MouseButton, target, gesture: p.gesture.id };
       if (offset) payload.offset = offset;
       if (holdMs) payload.holdMs = holdMs;
       return payload;
@@ -824,7 +829,7 @@ export const install = (): void => {
       ? new Promise((resolve) => setTimeout(resolve, 0)) : null;
     emit(async () => {
       const target = await targetInfo(el);
-      const p: Extract<RecorderMessage, { type: 'input' }> = { type: 'input', target };
+      const p: ReportOf<'input'> = { type: 'input', target };
       if (afterHandlers) await afterHandlers;
       if (!target.password) p.value = isEditableContent(el) ? (el as HTMLElement).innerText : (el as HTMLInputElement).value;
       return p;
@@ -877,7 +882,7 @@ export const install = (): void => {
     // Chromium delivers the key down and its character (whose default action submits the form)
     // as separate input events, so the click may come a task or more later.
     if (e.key === 'Enter') enterPressedAt = performance.now();
-    const modifiers: string[] = [];
+    const modifiers: Modifier[] = [];
     if (e.altKey) modifiers.push('alt');
     if (e.ctrlKey) modifiers.push('control');
     if (e.metaKey) modifiers.push('meta');
@@ -1025,7 +1030,7 @@ export const install = (): void => {
       const el = elementOf(token);
       if (!el) return { error: 'the element is no longer on the page' };
       const shadow = shadowChainOf(el);
-      const c: Candidate = { ...candidate };
+      const c: UncheckedCandidate = { ...candidate };
       if (shadow.length && !PIERCING.has(c.kind) && !(c.shadow && c.shadow.length)) c.shadow = shadow;
       const mark = 'S' + token + '-' + Math.random().toString(36).slice(2);
       const key = TARGET_PROP + '-' + mark;
@@ -1035,11 +1040,11 @@ export const install = (): void => {
     },
     // Describes the element a CSS selector finds (for outputs given by selector).
     async describeCss(css) {
-      const els = document.querySelectorAll(css);
+      let els: NodeListOf<Element>;
+      try { els = document.querySelectorAll(css); } catch (e) { return { invalid: String(e) }; }
       const only = els[0];
-      if (els.length !== 1 || !only) return { error: 'the selector matches ' + els.length + ' elements' };
-      return { type: 'pick', target: await targetInfo(only, { read: true }), read: readOf(only),
-        frame: { top: window === window.top, url: location.href, name: window.name || '' } };
+      if (els.length !== 1 || !only) return { count: els.length };
+      return { target: await targetInfo(only, { read: true }), read: readOf(only), frame: frameInfo() };
     },
   };
   window.__bflowRecorder = api;

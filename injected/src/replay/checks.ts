@@ -4,14 +4,10 @@
 import { roleAndName } from '../describe';
 import './globals';
 
-/// One post-state check (`CheckedState` in browserflow-steps, as `crate::checks` sends it).
-export interface Check {
-  state: string;
-  of?: 'focused';
-  equals?: string;
-  contains?: string;
-  changes?: boolean;
-}
+import type { CheckedState, StateCheck } from '../protocol/generated';
+
+/// One post-state check (`StateCheck` in browserflow-steps, as `crate::checks` sends it).
+export type Check = StateCheck;
 type Outcome = { ok: true } | { ok: false; actual: string } | { gone: true; actual: string };
 
 /// `(checks, budgetMs)`: waits (polling every 16 ms) until every post-state check holds, or the
@@ -25,7 +21,7 @@ export const checkState = (checks: Check[], budgetMs: number) => new Promise<
   if (!S) { resolve({ ok: false, missing: true }); return; }
   const w = globalThis.__browserflowWatched || null;
   const deadline = performance.now() + budgetMs;
-  const stateBefore = (el: Element, name: string): string | undefined => {
+  const stateBefore = (el: Element, name: CheckedState): string | undefined => {
     if (!w) return undefined;
     if (el === w.el) return w.before[name];
     if (el === w.active) return w.activeBefore[name];

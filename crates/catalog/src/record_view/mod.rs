@@ -670,6 +670,8 @@ pub fn event_view(event: RecordEvent) -> Option<RecordEventView> {
         RecordEvent::Closed => RecordEventView::Closed,
         RecordEvent::PickArmed => RecordEventView::PickArmed,
         RecordEvent::Picked(_) => return None,
+        // Logged by the recorder as it happens; the screen shows steps.
+        RecordEvent::ProtocolError(_) => return None,
         RecordEvent::FileChooser(request) => RecordEventView::FileChooser {
             id: request.id,
             page: request.page,

@@ -693,9 +693,8 @@ var __browserflow_bundle = (() => {
   };
   var structureMembers = (c, s, root) => {
     const w = s.within;
-    if (w.beside_label == null && w.under_heading == null) return null;
-    const role = norm(c.value);
-    const members = w.beside_label != null ? besideLabel(root, role, norm(w.beside_label)) : underHeading(root, role, norm(w.under_heading));
+    const members = "beside_label" in w ? besideLabel(root, norm(c.value), norm(w.beside_label)) : "under_heading" in w ? underHeading(root, norm(c.value), norm(w.under_heading)) : null;
+    if (!members) return null;
     const pick2 = s.pick || "only";
     if (pick2 === "only") return { els: members };
     if (typeof pick2 === "object" && "nth" in pick2 && pick2.nth) {
@@ -945,6 +944,7 @@ var __browserflow_bundle = (() => {
     deepActive: () => deepActive,
     focusOf: () => focusOf,
     mutations: () => mutations,
+    stateEntries: () => stateEntries,
     statesOf: () => statesOf
   });
   var focusOf = (el) => el && el.nodeType === 1 ? roleOf(el) || null : null;
@@ -952,6 +952,7 @@ var __browserflow_bundle = (() => {
   var FIELDS = /* @__PURE__ */ new Set(["input", "textarea", "select"]);
   var TEXT_TYPES = /* @__PURE__ */ new Set(["text", "search", "email", "url", "tel", "number"]);
   var ARIA = ["aria-valuenow", "aria-checked", "aria-selected", "aria-expanded", "aria-pressed"];
+  var stateEntries = (s) => Object.entries(s);
   var statesOf = (el) => {
     const s = {};
     if (!el || el.nodeType !== 1) return s;
@@ -1026,13 +1027,13 @@ var __browserflow_bundle = (() => {
   };
   var byIdIn = (root, id) => "getElementById" in root ? root.getElementById(id) : document.getElementById(id);
   var anchorsOf = (within, root) => {
-    if (within.form_with_field) {
+    if ("form_with_field" in within) {
       const f = within.form_with_field;
-      const fields = deepElements(root).filter(isField).filter((e) => f.label != null ? labelMatches(e, norm(f.label)) : e.getAttribute("name") === f.name);
+      const fields = deepElements(root).filter(isField).filter((e) => "label" in f ? labelMatches(e, norm(f.label)) : e.getAttribute("name") === f.name);
       return Array.from(new Set(fields.map((e) => e.form).filter((f2) => f2 !== null)));
     }
-    if (within.region) return byRole(root, within.region);
-    if (within.controlled_by) {
+    if ("region" in within) return byRole(root, within.region);
+    if ("controlled_by" in within) {
       const out = /* @__PURE__ */ new Set();
       for (const owner of byRole(root, within.controlled_by)) {
         const ids = ((owner.getAttribute("aria-controls") || "") + " " + (owner.getAttribute("aria-owns") || "")).trim().split(/\s+/);

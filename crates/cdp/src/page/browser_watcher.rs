@@ -26,6 +26,8 @@ pub struct BrowserWatcher {
 struct Handler(Weak<BrowserWatcher>);
 
 impl BrowserWatcher {
+    /// Starts watching the browser session of `conn` (targets created and destroyed, popups
+    /// by opener, downloads).
     pub fn start(conn: &CdpConnection) -> Arc<Self> {
         let watcher = Arc::new(Self {
             opened: Mutex::default(),
@@ -129,6 +131,7 @@ impl Page {
         self.popups.opened_by(self.target_id())
     }
 
+    /// A receiver that changes whenever a popup opens or closes.
     pub fn popup_changes(&self) -> watch::Receiver<u64> {
         self.popups.changed.subscribe()
     }

@@ -52,6 +52,7 @@ impl Page {
         self.shared.state().accept_dialogs = accept;
     }
 
+    /// How many JavaScript dialogs the page opened so far.
     pub fn dialog_count(&self) -> usize {
         self.shared.state().dialogs.len()
     }

@@ -10,7 +10,9 @@ use crate::session::{CdpError, CdpSession};
 /// An execution context to evaluate in: a session and (optionally) a context id within it.
 #[derive(Debug, Clone)]
 pub struct ExecContext {
+    /// The session of the frame's target.
     pub session: CdpSession,
+    /// The execution context (a world of a document); `None`: the session's default one.
     pub context_id: Option<i64>,
 }
 

@@ -59,17 +59,31 @@ impl PageEvent {
 #[derive(Debug, Clone, PartialEq)]
 pub enum PageEventKind {
     /// An iframe was attached to `parent_id` (`Page.frameAttached`).
-    FrameAttached { frame_id: String, parent_id: String },
+    FrameAttached {
+        /// The new frame.
+        frame_id: String,
+        /// Its parent frame.
+        parent_id: String,
+    },
     /// A frame went away (`Page.frameDetached`); `swapped` when it only moved to its own
     /// process and lives on in a child session.
-    FrameDetached { frame_id: String, swapped: bool },
+    FrameDetached {
+        /// The frame.
+        frame_id: String,
+        /// It moved to its own process rather than went away.
+        swapped: bool,
+    },
     /// A frame committed a new document (`Page.frameNavigated`).
     FrameNavigated {
+        /// The frame.
         frame_id: String,
         /// `None` for a main frame.
         parent_id: Option<String>,
+        /// The document's URL.
         url: String,
+        /// The frame's `name`.
         name: String,
+        /// The loader of the committed document.
         loader_id: String,
         /// The document came back from the back/forward cache (no new load).
         from_back_forward_cache: bool,
@@ -77,81 +91,135 @@ pub enum PageEventKind {
     /// A navigation of the frame is under way (`Page.frameStartedNavigating`), named by the
     /// loader of the document it will commit (for a same-document one, the current loader).
     NavigationStarted {
+        /// The frame.
         frame_id: String,
+        /// The loader of the document it will commit.
         loader_id: String,
+        /// Where it goes.
         url: String,
+        /// Within the current document (a fragment, `history`).
         same_document: bool,
     },
     /// A fragment or `history` navigation (`Page.navigatedWithinDocument`).
-    NavigatedWithinDocument { frame_id: String, url: String },
+    NavigatedWithinDocument {
+        /// The frame.
+        frame_id: String,
+        /// The document's new URL.
+        url: String,
+    },
     /// The frame's document fired `DOMContentLoaded`.
-    DomContentLoaded { frame_id: String, loader_id: String },
+    DomContentLoaded {
+        /// The frame.
+        frame_id: String,
+        /// The loader (document) it is about.
+        loader_id: String,
+    },
     /// The frame's document fired `load`.
-    Load { frame_id: String, loader_id: String },
+    Load {
+        /// The frame.
+        frame_id: String,
+        /// The loader (document) it is about.
+        loader_id: String,
+    },
     /// Another lifecycle event (`init`, `firstPaint`, `networkIdle`, …).
     Lifecycle {
+        /// The frame.
         frame_id: String,
+        /// The loader (document) it is about.
         loader_id: String,
+        /// The event's name.
         name: String,
     },
     /// `Page.frameStartedLoading`.
-    FrameStartedLoading { frame_id: String },
+    FrameStartedLoading {
+        /// The frame.
+        frame_id: String,
+    },
     /// `Page.frameStoppedLoading`.
-    FrameStoppedLoading { frame_id: String },
+    FrameStoppedLoading {
+        /// The frame.
+        frame_id: String,
+    },
     /// The page asked to navigate a frame (`Page.frameRequestedNavigation`), in the current
     /// tab or not.
     NavigationRequested {
+        /// The frame.
         frame_id: String,
+        /// Where to.
         url: String,
+        /// In this tab (not a new one or a download).
         in_current_tab: bool,
     },
     /// The page started an HTML5 drag while drags are intercepted (`Input.dragIntercepted`,
     /// after `Input.setInterceptDrags`): the drag's data (items, files, allowed operations), as
     /// Chromium sent it, for the `Input.dispatchDragEvent` calls that complete the drag.
-    DragIntercepted { data: serde_json::Value },
+    DragIntercepted {
+        /// `Input.DragData`, as sent.
+        data: serde_json::Value,
+    },
     /// A JavaScript dialog opened, and how the page answered it (`None`: left open for the
     /// person at the window).
     DialogOpened {
+        /// The frame.
         frame_id: String,
         /// `alert`, `confirm`, `prompt` or `beforeunload`.
         kind: String,
+        /// The dialog's text.
         message: String,
+        /// The URL of the frame that opened it.
         url: String,
+        /// The answer given at once.
         answer: Option<DialogResponse>,
     },
     /// A JavaScript dialog closed, however it was answered.
     DialogClosed {
+        /// The frame.
         frame_id: String,
+        /// OK rather than Cancel.
         accepted: bool,
+        /// The text a `prompt` was answered with.
         user_input: String,
     },
     /// A file chooser opened while interception was on.
     FileChooserOpened {
+        /// The frame.
         frame_id: String,
         /// The `<input type=file>` behind it (0 when Chromium names none).
         backend_node_id: i64,
+        /// It takes several files.
         multiple: bool,
     },
     /// A target was auto-attached to this session (an out-of-process iframe, a worker); the
     /// page follows iframes' sessions from now on, so their events come with this page's.
     TargetAttached {
+        /// The target's flattened session.
         session_id: String,
+        /// The target.
         target_id: String,
         /// `iframe`, `worker`, …
         target_type: String,
+        /// Its URL.
         url: String,
     },
     /// An auto-attached target's session ended.
-    TargetDetached { session_id: String },
+    TargetDetached {
+        /// The session that ended.
+        session_id: String,
+    },
     /// A binding added with `Runtime.addBinding` was called.
     BindingCalled {
+        /// The binding.
         name: String,
+        /// What the page passed it.
         payload: String,
+        /// The context (world) that called it.
         execution_context_id: i64,
     },
     /// An execution context (a world of a document) was created (`Runtime` events on).
     ExecutionContextCreated {
+        /// Its id within the session.
         context_id: i64,
+        /// Its id across the browser (what `ExecutionContextDestroyed` names).
         unique_id: String,
         /// The world's name (empty for the page's main world).
         name: String,
@@ -159,7 +227,10 @@ pub enum PageEventKind {
         frame_id: Option<String>,
     },
     /// An execution context went away.
-    ExecutionContextDestroyed { unique_id: String },
+    ExecutionContextDestroyed {
+        /// The context's unique id.
+        unique_id: String,
+    },
     /// Every execution context of the session went away.
     ExecutionContextsCleared,
     /// A request is about to be sent (`Network.requestWillBeSent`, once
@@ -167,43 +238,76 @@ pub enum PageEventKind {
     /// under the same `request_id`. `timestamp` is monotonic seconds (the clock of every
     /// network event), `wall_time` seconds since the epoch at that moment.
     RequestSent {
+        /// The request (Chromium's `requestId`).
         request_id: String,
+        /// What it is for.
         kind: RequestKind,
+        /// `GET`, `POST`, …
         method: String,
+        /// Where it goes.
         url: String,
+        /// When, in monotonic seconds.
         timestamp: f64,
+        /// When, in seconds since the epoch.
         wall_time: f64,
+        /// The frame that sent it, when Chromium says.
         frame_id: Option<String>,
+        /// A redirect of the request first sent under this id.
         redirected: bool,
     },
     /// A request's response and its whole body arrived (`Network.loadingFinished`).
-    RequestAnswered { request_id: String, timestamp: f64 },
+    RequestAnswered {
+        /// The request (Chromium's `requestId`).
+        request_id: String,
+        /// When, in monotonic seconds.
+        timestamp: f64,
+    },
     /// A request failed or was cancelled (`Network.loadingFailed`).
     RequestFailed {
+        /// The request (Chromium's `requestId`).
         request_id: String,
+        /// When, in monotonic seconds.
         timestamp: f64,
         /// Chromium's words (`net::ERR_EMPTY_RESPONSE`), for messages only.
         error: String,
+        /// Cancelled (by the page or a navigation) rather than failed.
         canceled: bool,
     },
     /// A WebSocket was created (`Network.webSocketCreated`).
-    WebSocketOpened { request_id: String, url: String },
+    WebSocketOpened {
+        /// The socket (Chromium's `requestId`).
+        request_id: String,
+        /// Its URL.
+        url: String,
+    },
     /// A WebSocket's handshake is sent: both clocks at one moment.
     WebSocketHandshake {
+        /// The socket.
         request_id: String,
+        /// When, in monotonic seconds.
         timestamp: f64,
+        /// The same moment, in seconds since the epoch.
         wall_time: f64,
     },
     /// A WebSocket frame was sent (`sent`) or received; `text` is a text frame's payload
     /// (`None` for a binary one).
     WebSocketFrame {
+        /// The socket.
         request_id: String,
+        /// When, in monotonic seconds.
         timestamp: f64,
+        /// Sent by the page (else received).
         sent: bool,
+        /// A text frame's payload.
         text: Option<String>,
     },
     /// A WebSocket closed.
-    WebSocketClosed { request_id: String, timestamp: f64 },
+    WebSocketClosed {
+        /// The socket.
+        request_id: String,
+        /// When, in monotonic seconds.
+        timestamp: f64,
+    },
     /// The renderer crashed (`Inspector.targetCrashed`).
     Crashed,
     /// The session was detached from its target (`Inspector.detached`): the page closed.
@@ -233,23 +337,41 @@ pub enum BrowserEvent {
     /// A page target was created (`Target.targetCreated`); `opener_id` names the page that
     /// opened it, for a popup.
     PageCreated {
+        /// The new page.
         target_id: String,
+        /// The page that opened it.
         opener_id: Option<String>,
+        /// Its URL.
         url: String,
     },
     /// A target was destroyed.
-    TargetDestroyed { target_id: String },
+    TargetDestroyed {
+        /// The target.
+        target_id: String,
+    },
     /// A session attached from the browser session (a page's own) ended.
-    SessionDetached { session_id: String },
+    SessionDetached {
+        /// The session.
+        session_id: String,
+    },
     /// A download begins (`Browser.downloadWillBegin`).
     DownloadWillBegin {
+        /// The frame that started it.
         frame_id: String,
+        /// The download's id (and its file's name until it finishes).
         guid: String,
+        /// Where it is downloaded from.
         url: String,
+        /// The name the page or server suggested.
         suggested_filename: String,
     },
     /// A download progressed, finished or was canceled.
-    DownloadProgress { guid: String, state: DownloadState },
+    DownloadProgress {
+        /// The download's id.
+        guid: String,
+        /// Where it stands.
+        state: DownloadState,
+    },
 }
 
 /// Where a download stands.

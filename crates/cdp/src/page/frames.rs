@@ -12,14 +12,18 @@ use crate::session::CdpSession;
 /// Navigation bookkeeping of one frame, fed by `Page.*` events.
 #[derive(Debug, Clone, Default)]
 pub struct FrameState {
+    /// The parent frame's id (`None` for a main frame).
     pub parent: Option<String>,
+    /// The URL of the document it shows.
     pub url: String,
+    /// Its `name` (empty when it has none).
     pub name: String,
     /// The loader of the document the frame shows (the last one committed).
     pub loader_id: String,
     /// Lifecycle events (`DOMContentLoaded`, `load`, …) seen for `loader_id`; a late event
     /// of an earlier document is not one of them.
     pub lifecycle: Vec<String>,
+    /// Between `Page.frameStartedLoading` and `Page.frameStoppedLoading`.
     pub loading: bool,
     /// Navigations of this tab the page asked for (`Page.frameRequestedNavigation`).
     pub requested: u64,
@@ -38,6 +42,7 @@ pub struct FrameState {
     /// Loaders of the documents this frame showed before the current one (the last
     /// [`REPLACED_LOADERS_KEPT`]): their late lifecycle events are not the current document's.
     pub replaced_loaders: VecDeque<String>,
+    /// How many navigations within its document (fragment, `history`) the frame made.
     pub same_document: u64,
     /// The flattened session that owns this frame (`None` = the page's own session).
     pub session: Option<String>,
@@ -146,10 +151,12 @@ impl Page {
         self.shared.bump();
     }
 
+    /// The bookkeeping of frame `frame_id`, as it stands now.
     pub fn frame_state(&self, frame_id: &str) -> Option<FrameState> {
         self.shared.state().frames.get(frame_id).cloned()
     }
 
+    /// Every frame of the page with its bookkeeping, by id, in no particular order.
     pub fn frames(&self) -> Vec<(String, FrameState)> {
         self.shared
             .state()

@@ -7,8 +7,11 @@ use browserflow_steps::Modifier;
 /// What CDP needs to press one key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyDefinition {
+    /// The key's value (`Enter`, `a`, `A`).
     pub key: String,
+    /// The physical key (`Enter`, `KeyA`).
     pub code: String,
+    /// The Windows virtual key code CDP's key events carry.
     pub key_code: u32,
     /// The text the key types, if any (`\r` for Enter).
     pub text: Option<String>,

@@ -252,6 +252,8 @@ impl Page {
         }
     }
 
+    /// A receiver that changes whenever the page's state does (frames, dialogs, contexts):
+    /// what a wait on that state re-checks on.
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.shared.changed.subscribe()
     }

@@ -98,6 +98,8 @@ impl Page {
         }
     }
 
+    /// Where frame `frame_id`'s navigations stand now, to tell later whether one began
+    /// ([`Page::navigation_began`]).
     pub fn nav_mark(&self, frame_id: &str) -> NavMark {
         self.frame_state(frame_id)
             .map(|f| NavMark::of(&f))

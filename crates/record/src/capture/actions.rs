@@ -2,6 +2,7 @@
 //! references), keys, and the wait an element that appeared later needs before its step.
 
 use super::*;
+use crate::protocol::{DragMessage, KeyMessage, StateMessage};
 
 impl Builder {
     /// Events before an element step: a page switch, an explicit wait for an element that
@@ -10,7 +11,7 @@ impl Builder {
         &mut self,
         page: &str,
         url: &str,
-        target: &Target,
+        target: &TargetInfo,
         sel: &Selector,
     ) -> Vec<RecordEvent> {
         let mut events: Vec<RecordEvent> = self.switch_to(page, url).into_iter().collect();
@@ -39,15 +40,15 @@ impl Builder {
     pub(super) fn click(
         &mut self,
         page: &str,
-        payload: &Payload,
-        target: &Target,
+        url: &str,
+        target: &TargetInfo,
         sel: Selector,
         count: u8,
+        press: Press,
     ) -> Vec<RecordEvent> {
-        let url = payload.frame.url.clone();
-        let mut events = self.before_element_step(page, &url, target, &sel);
-        let button = payload.button.unwrap_or_default();
-        let hold_ms = payload.hold_ms.filter(|_| count == 1);
+        let mut events = self.before_element_step(page, url, target, &sel);
+        let button = press.button;
+        let hold_ms = press.hold_ms.filter(|_| count == 1);
         let verb = match (count, button, hold_ms) {
             (2, _, _) => "Double-click",
             (_, _, Some(_)) => "Long-press",
@@ -64,7 +65,7 @@ impl Builder {
                 button,
                 click_count: count,
                 hold_ms,
-                offset: payload.offset,
+                offset: press.offset,
                 navigation: None,
                 opens_popup: None,
                 timeout_ms: None,
@@ -73,10 +74,10 @@ impl Builder {
             }),
             format!("{verb} {}", target.description),
             Some(target),
-            &url,
+            url,
             Some(target.token.clone()),
         ));
-        self.set_gesture(payload);
+        self.set_gesture(press.gesture);
         events.extend(self.action(page));
         events
     }
@@ -88,25 +89,25 @@ impl Builder {
     pub(super) fn drag(
         &mut self,
         page: &str,
-        payload: &Payload,
-        target: &Target,
+        drag: &DragMessage,
         sel: Selector,
-        drop: Option<(Target, Selector)>,
+        drop: Option<(TargetInfo, Selector)>,
     ) -> Vec<RecordEvent> {
-        let url = payload.frame.url.clone();
-        let by = payload.by.unwrap_or(PointerMove { x: 0.0, y: 0.0 });
+        let target = &drag.target;
+        let url = drag.frame.url.clone();
+        let by = drag.by;
         let description = match &drop {
             Some((onto, _)) => format!("Drag {} onto {}", target.description, onto.description),
             None => format!("Drag {} by ({:.0}, {:.0})", target.description, by.x, by.y),
         };
         let (drop_selector, drop_offset) = match drop {
-            Some((_, onto)) => (Some(onto), payload.drop_offset),
+            Some((_, onto)) => (Some(onto), drag.drop_offset),
             None => (None, None),
         };
         let step = Step::Drag(DragStep {
             label: None,
             selector: sel.clone(),
-            offset: payload.offset,
+            offset: Some(drag.offset),
             by,
             target: drop_selector,
             target_offset: drop_offset,
@@ -123,7 +124,7 @@ impl Builder {
             recorded.step = step;
             recorded.description = description;
             recorded.recorded_value = None;
-            self.gestures[i] = payload.gesture.clone();
+            self.gestures[i] = Some(drag.gesture.clone());
             let mut events = vec![self.updated(i)];
             events.extend(self.action(page));
             return events;
@@ -136,7 +137,7 @@ impl Builder {
             &url,
             Some(target.token.clone()),
         ));
-        self.set_gesture(payload);
+        self.set_gesture(Some(drag.gesture.clone()));
         events.extend(self.action(page));
         events
     }
@@ -165,17 +166,20 @@ impl Builder {
     pub(super) fn fill(
         &mut self,
         page: &str,
-        payload: &Payload,
-        target: &Target,
+        url: &str,
+        typed: Typed<'_>,
+        target: &TargetInfo,
         sel: Selector,
     ) -> Vec<RecordEvent> {
-        let url = payload.frame.url.clone();
-        let expect = fill_checks(payload, target);
+        let expect = fill_checks(typed, target);
         let keys = !target.password && self.keyed_fields.contains(&target.token);
         let (value, recorded_value) = if target.password {
             (format!("{{{{{}}}}}", self.secret_input(target)), None)
         } else {
-            let v = payload.value.clone().unwrap_or_default();
+            let v = match typed {
+                Typed::Input(value) => value.unwrap_or_default().to_string(),
+                Typed::Select(value) => value.to_string(),
+            };
             (v.clone(), Some(v))
         };
         let description = if target.password {
@@ -229,7 +233,7 @@ impl Builder {
                 return vec![self.updated(i)];
             }
         }
-        let mut events = self.before_element_step(page, &url, target, &sel);
+        let mut events = self.before_element_step(page, url, target, &sel);
         let mut event = self.push(
             Step::Fill(FillStep {
                 label: None,
@@ -243,7 +247,7 @@ impl Builder {
             }),
             description,
             Some(target),
-            &url,
+            url,
             Some(target.token.clone()),
         );
         let i = self.steps.len() - 1;
@@ -276,7 +280,7 @@ impl Builder {
     }
 
     /// The secret input of a password field: named after the field, created once per field.
-    pub(super) fn secret_input(&mut self, target: &Target) -> String {
+    pub(super) fn secret_input(&mut self, target: &TargetInfo) -> String {
         if let Some(name) = self.secret_names.get(&target.token) {
             return name.clone();
         }
@@ -299,29 +303,16 @@ impl Builder {
     pub(super) fn key(
         &mut self,
         page: &str,
-        payload: &Payload,
-        target: Option<(&Target, Selector)>,
-        _frames: &[(String, String)],
+        message: &KeyMessage,
+        target: Option<(&TargetInfo, Selector)>,
     ) -> Vec<RecordEvent> {
-        let Some(key) = payload.key.clone() else {
-            return Vec::new();
-        };
-        let url = payload.frame.url.clone();
+        let key = message.key.clone();
+        let url = message.frame.url.clone();
         let mut events: Vec<RecordEvent> = self.switch_to(page, &url).into_iter().collect();
         let appeared_at = target.as_ref().map_or(0, |(t, _)| t.appeared_at);
         events.extend(self.scrolls_that_matter(page, appeared_at));
-        let modifiers: Vec<Modifier> = payload
-            .modifiers
-            .iter()
-            .filter_map(|m| match m.as_str() {
-                "alt" => Some(Modifier::Alt),
-                "control" => Some(Modifier::Control),
-                "meta" => Some(Modifier::Meta),
-                "shift" => Some(Modifier::Shift),
-                _ => None,
-            })
-            .collect();
-        let mut combo: Vec<&str> = payload.modifiers.iter().map(String::as_str).collect();
+        let modifiers = message.modifiers.clone();
+        let mut combo: Vec<&str> = modifiers.iter().map(|m| modifier_name(*m)).collect();
         combo.push(&key);
         let description = match target {
             Some((t, _)) => format!("Press {} in {}", combo.join("+"), t.description),
@@ -348,28 +339,26 @@ impl Builder {
             &url,
             token,
         ));
-        self.set_gesture(payload);
+        self.set_gesture(Some(message.gesture.clone()));
         events.extend(self.action(page));
         events
     }
 }
 
 impl Builder {
-    /// The step just pushed was made by the recorder script's gesture `payload.gesture`: its
-    /// post-state (a `state` payload) is that step's.
-    fn set_gesture(&mut self, payload: &Payload) {
+    /// The step just pushed was made by the recorder script's gesture `gesture`: its
+    /// post-state (a `state` message) is that step's.
+    fn set_gesture(&mut self, gesture: Option<String>) {
         if let Some(last) = self.gestures.last_mut() {
-            last.clone_from(&payload.gesture);
+            *last = gesture;
         }
     }
 
-    /// What a gesture did (a `state` payload): the checks of the step it made, unless that
+    /// What a gesture did (a `state` message): the checks of the step it made, unless that
     /// step navigated or opened a popup (then its navigation is what is checked), and a click
     /// that changed nothing is flagged as having no effect.
-    pub(super) fn post_state(&mut self, payload: &Payload) -> Vec<RecordEvent> {
-        let Some(gesture) = payload.gesture.as_deref() else {
-            return Vec::new();
-        };
+    pub(super) fn post_state(&mut self, state: &StateMessage) -> Vec<RecordEvent> {
+        let gesture = state.gesture.as_str();
         let Some(index) = self
             .gestures
             .iter()
@@ -378,10 +367,9 @@ impl Builder {
             return Vec::new();
         };
         let chooses = chooses(&self.steps[index].step);
-        let checks: Vec<StateCheck> = payload
+        let checks: Vec<StateCheck> = state
             .checks
             .iter()
-            .filter_map(|c| serde_json::from_value::<StateCheck>(c.clone()).ok())
             .filter(|c| {
                 c.problem().is_none()
                     && c.equals
@@ -389,8 +377,9 @@ impl Builder {
                         .is_none_or(|v| v.len() <= MAX_CHECKED_TEXT)
                     && (c.state != CheckedState::Shown || chooses)
             })
+            .cloned()
             .collect();
-        if let Some(owner) = &payload.owner {
+        if let Some(owner) = &state.owner {
             self.move_click_to_owner(index, owner);
         }
         let checks = without_closed_lists_options(checks);
@@ -464,17 +453,24 @@ const MAX_CHECKED_TEXT: usize = 500;
 
 /// A text field's fill expects the field to hold what was typed (a password's value is never
 /// kept, so never checked; a select's option is checked by the fill itself).
-fn fill_checks(payload: &Payload, target: &Target) -> Vec<StateCheck> {
+fn fill_checks(typed: Typed<'_>, target: &TargetInfo) -> Vec<StateCheck> {
     let text_field = matches!(target.tag.as_str(), "input" | "textarea");
-    match &payload.value {
-        Some(value)
-            if payload.kind == "input"
-                && text_field
-                && !target.password
-                && value.len() <= MAX_CHECKED_TEXT =>
+    match typed {
+        Typed::Input(Some(value))
+            if text_field && !target.password && value.len() <= MAX_CHECKED_TEXT =>
         {
-            vec![StateCheck::equals(CheckedState::Value, value.clone())]
+            vec![StateCheck::equals(CheckedState::Value, value)]
         }
-        _ => Vec::new(),
+        Typed::Input(_) | Typed::Select(_) => Vec::new(),
+    }
+}
+
+/// A modifier as the script names it (`control`), for a key step's description.
+fn modifier_name(modifier: Modifier) -> &'static str {
+    match modifier {
+        Modifier::Alt => "alt",
+        Modifier::Control => "control",
+        Modifier::Meta => "meta",
+        Modifier::Shift => "shift",
     }
 }

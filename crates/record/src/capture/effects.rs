@@ -2,8 +2,9 @@
 //! that revealed a click's target, scrolls that made the next step's element appear,
 //! downloads a click started and file choosers a click opened.
 
-use super::{Builder, Payload, RecordEvent, Target};
+use super::{Builder, RecordEvent, TargetInfo};
 use crate::FileChooserRequest;
+use crate::protocol::{FilesMessage, ScrollMessage};
 use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{DownloadStep, HoverStep, ScrollStep, Selector, Step, UploadStep};
 
@@ -17,7 +18,7 @@ pub(crate) struct PendingScroll {
     since: u64,
     step: ScrollStep,
     description: String,
-    target: Option<Target>,
+    target: Option<TargetInfo>,
     url: String,
 }
 
@@ -48,15 +49,14 @@ impl Builder {
     pub(super) fn hover_before(
         &mut self,
         page: &str,
-        payload: &Payload,
-        target: &Target,
-        hover: Option<(Target, Selector)>,
+        url: &str,
+        target: &TargetInfo,
+        hover: Option<(TargetInfo, Selector)>,
     ) -> Vec<RecordEvent> {
         let Some((element, sel)) = hover else {
             return Vec::new();
         };
-        let url = payload.frame.url.clone();
-        let mut events: Vec<RecordEvent> = self.switch_to(page, &url).into_iter().collect();
+        let mut events: Vec<RecordEvent> = self.switch_to(page, url).into_iter().collect();
         events.extend(self.scrolls_that_matter(page, target.appeared_at));
         events.push(self.push(
             Step::Hover(HoverStep {
@@ -70,7 +70,7 @@ impl Builder {
                 element.description, target.description
             ),
             Some(&element),
-            &url,
+            url,
             None,
         ));
         events
@@ -80,8 +80,8 @@ impl Builder {
     pub(super) fn scrolled(
         &mut self,
         page: &str,
-        payload: &Payload,
-        container: Option<(&Target, Selector)>,
+        payload: &ScrollMessage,
+        container: Option<(&TargetInfo, Selector)>,
     ) -> Vec<RecordEvent> {
         let token = container.as_ref().map(|(t, _)| t.token.clone());
         if let Some(pending) = self
@@ -352,10 +352,10 @@ impl Builder {
     pub(super) fn files_put(
         &mut self,
         page: &str,
-        payload: &Payload,
-        target: &Target,
+        payload: &FilesMessage,
         sel: Selector,
     ) -> Vec<RecordEvent> {
+        let target = &payload.target;
         if payload.names.is_empty() {
             return Vec::new();
         }

@@ -6,22 +6,22 @@
 //! steps is a `set_viewport` step before the second.
 
 use super::*;
-
-/// The recorder-script events that make a step (as opposed to `ready`, `state`, `clicking`).
-const STEP_MAKING: &[&str] = &[
-    "click", "dblclick", "drag", "input", "select", "key", "scroll", "files",
-];
+use crate::protocol::{OwnerMessage, PressOwner};
 
 impl Builder {
-    /// Notes the main page's viewport `payload` was sent with, when it makes a step: the first
+    /// Notes the main page's viewport `message` was sent with, when it makes a step: the first
     /// is the tool's; a later different one is returned as a `set_viewport` step, to come
-    /// before the step the payload makes.
-    pub(super) fn viewport_seen(&mut self, page: &str, payload: &Payload) -> Option<RecordEvent> {
-        if page != MAIN_PAGE || !payload.frame.top || !STEP_MAKING.contains(&payload.kind.as_str())
-        {
+    /// before the step the message makes.
+    pub(super) fn viewport_seen(
+        &mut self,
+        page: &str,
+        message: &RecorderMessage,
+    ) -> Option<RecordEvent> {
+        let frame = message.frame();
+        if page != MAIN_PAGE || !frame.top || !message.makes_step() {
             return None;
         }
-        let seen = payload.frame.viewport.filter(|v| v.problem().is_none())?;
+        let seen = frame.viewport.filter(|v| v.problem().is_none())?;
         let before = self.viewport_now.replace(seen);
         if self.viewport.is_none() {
             self.viewport = Some(seen);
@@ -31,7 +31,7 @@ impl Builder {
         if before.is_none_or(|b| b == seen) || self.current_page != page {
             return None;
         }
-        let url = payload.frame.url.clone();
+        let url = frame.url.clone();
         let (width, height) = (seen.width, seen.height);
         Some(self.push(
             Step::SetViewport(SetViewportStep {
@@ -50,12 +50,10 @@ impl Builder {
 }
 
 impl Builder {
-    /// An `owner` event: the focus moved after the click of gesture `payload.gesture` was
-    /// reported, showing the element that owns its press.
-    pub(super) fn later_owner(&mut self, payload: &Payload) -> Vec<RecordEvent> {
-        let (Some(gesture), Some(owner)) = (payload.gesture.as_deref(), &payload.owner) else {
-            return Vec::new();
-        };
+    /// An `owner` message: the focus moved after the click of its gesture was reported,
+    /// showing the element that owns its press.
+    pub(super) fn later_owner(&mut self, message: &OwnerMessage) -> Vec<RecordEvent> {
+        let (gesture, owner) = (message.gesture.as_str(), &message.owner);
         let Some(index) = self
             .gestures
             .iter()

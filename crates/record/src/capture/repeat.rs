@@ -6,24 +6,11 @@
 use super::*;
 use browserflow_steps::{Reliance, Repeat, is_place_candidate, names_element};
 
-/// What the recorder script saw of an element's place in a repeating structure.
-#[derive(Debug, Clone, Deserialize)]
-pub(super) struct RawRepeat {
-    /// For people: `row 1, column "Name" of the grid`.
-    place: String,
-    /// The row's or item's text.
-    #[serde(default)]
-    content: String,
-    /// The element tokens of the fields whose fills re-rendered the structure.
-    #[serde(default, rename = "changedBy")]
-    changed_by: Vec<String>,
-}
-
 impl Builder {
     /// `sel` with the target's place in a repeating structure, when its place candidate was
     /// kept (it found exactly the target): relying on content when a candidate names the
     /// element, else on its place.
-    pub(super) fn with_repeat(&self, mut sel: Selector, target: &Target) -> Selector {
+    pub(super) fn with_repeat(&self, mut sel: Selector, target: &TargetInfo) -> Selector {
         let Some(raw) = &target.repeat else {
             return sel;
         };
@@ -47,7 +34,7 @@ impl Builder {
     /// The fills (by their best candidate) whose typing re-rendered the structure `target`
     /// sits in, and those a later step submitted (it navigated: the structure is on a page
     /// made from them, as a search's results are).
-    pub(super) fn fills_followed(&self, target: &Target) -> Vec<SelectorCandidate> {
+    pub(super) fn fills_followed(&self, target: &TargetInfo) -> Vec<SelectorCandidate> {
         let Some(raw) = &target.repeat else {
             return Vec::new();
         };

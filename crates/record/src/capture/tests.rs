@@ -1,21 +1,30 @@
 //! The builder's bookkeeping, without a browser.
 
 use super::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn target(token: &str, password: bool) -> Value {
     json!({
         "token": token, "description": "textbox \"Q\"", "name": "user[pass]",
-        "password": password,
+        "tag": "input", "inputType": if password { "password" } else { "text" },
+        "label": "", "password": password, "appeared": false, "appearedAt": 0,
+        "text": "", "repeat": null,
         "candidates": [{ "kind": "test_id", "value": token, "count": 1, "target": true }],
     })
 }
 
+/// A message as the script sends it: `payload` with the envelope of a report (`doc`, `seq`,
+/// `at`) added, read by the one reader.
 fn script(builder: &mut Builder, payload: Value) -> Vec<RecordEvent> {
+    let mut payload = payload;
+    for (key, value) in [("doc", json!("d")), ("seq", json!(0)), ("at", json!(0))] {
+        payload[key] = value;
+    }
+    let message = crate::protocol::read(MAIN_PAGE, &payload.to_string()).expect("readable");
     builder.observe(
         Observed::Script {
             page: MAIN_PAGE.into(),
-            payload,
+            message: Box::new(message),
         },
         &[],
     )
@@ -25,10 +34,10 @@ fn script(builder: &mut Builder, payload: Value) -> Vec<RecordEvent> {
 fn typing_coalesces_into_one_fill_and_replaces_the_focusing_click() {
     let mut b = Builder::new();
     b.start("http://x/", None);
-    let frame = json!({ "top": true, "url": "http://x/" });
+    let frame = json!({ "top": true, "url": "http://x/", "name": "" });
     script(
         &mut b,
-        json!({ "type": "click", "frame": frame, "target": target("a", false) }),
+        json!({ "type": "click", "frame": frame, "target": target("a", false), "gesture": "d:1" }),
     );
     for v in ["k", "ke", "key"] {
         script(
@@ -43,7 +52,8 @@ fn typing_coalesces_into_one_fill_and_replaces_the_focusing_click() {
     assert_eq!(f.value, "key");
     script(
         &mut b,
-        json!({ "type": "key", "key": "Enter", "frame": frame, "target": target("a", false) }),
+        json!({ "type": "key", "key": "Enter", "modifiers": [], "frame": frame,
+            "target": target("a", false), "gesture": "d:2" }),
     );
     b.observe(
         Observed::MainNavigated {
@@ -66,7 +76,7 @@ fn typing_coalesces_into_one_fill_and_replaces_the_focusing_click() {
 fn a_password_becomes_a_secret_input_and_its_value_is_not_kept() {
     let mut b = Builder::new();
     b.start("http://x/", None);
-    let frame = json!({ "top": true, "url": "http://x/" });
+    let frame = json!({ "top": true, "url": "http://x/", "name": "" });
     script(
         &mut b,
         json!({ "type": "input", "frame": frame, "target": target("p", true) }),
@@ -83,10 +93,10 @@ fn a_password_becomes_a_secret_input_and_its_value_is_not_kept() {
 fn a_dialog_is_answered_before_the_step_that_opened_it() {
     let mut b = Builder::new();
     b.start("http://x/", None);
-    let frame = json!({ "top": true, "url": "http://x/" });
+    let frame = json!({ "top": true, "url": "http://x/", "name": "" });
     script(
         &mut b,
-        json!({ "type": "click", "frame": frame, "target": target("c", false) }),
+        json!({ "type": "click", "frame": frame, "target": target("c", false), "gesture": "d:1" }),
     );
     b.observe(
         Observed::DialogOpened {
@@ -110,10 +120,10 @@ fn a_dialog_is_answered_before_the_step_that_opened_it() {
 fn a_popups_first_load_is_the_opening_steps_even_when_the_browser_reports_it_as_its_own() {
     let mut b = Builder::new();
     b.start("http://x/", None);
-    let frame = json!({ "top": true, "url": "http://x/" });
+    let frame = json!({ "top": true, "url": "http://x/", "name": "" });
     script(
         &mut b,
-        json!({ "type": "click", "frame": frame, "target": target("deals", false) }),
+        json!({ "type": "click", "frame": frame, "target": target("deals", false), "gesture": "d:1" }),
     );
     b.observe(
         Observed::PopupOpened {

@@ -641,9 +641,8 @@
   };
   var structureMembers = (c, s, root) => {
     const w = s.within;
-    if (w.beside_label == null && w.under_heading == null) return null;
-    const role = norm(c.value);
-    const members = w.beside_label != null ? besideLabel(root, role, norm(w.beside_label)) : underHeading(root, role, norm(w.under_heading));
+    const members = "beside_label" in w ? besideLabel(root, norm(c.value), norm(w.beside_label)) : "under_heading" in w ? underHeading(root, norm(c.value), norm(w.under_heading)) : null;
+    if (!members) return null;
     const pick2 = s.pick || "only";
     if (pick2 === "only") return { els: members };
     if (typeof pick2 === "object" && "nth" in pick2 && pick2.nth) {
@@ -869,6 +868,7 @@
   var FIELDS = /* @__PURE__ */ new Set(["input", "textarea", "select"]);
   var TEXT_TYPES = /* @__PURE__ */ new Set(["text", "search", "email", "url", "tel", "number"]);
   var ARIA = ["aria-valuenow", "aria-checked", "aria-selected", "aria-expanded", "aria-pressed"];
+  var stateEntries = (s) => Object.entries(s);
   var statesOf = (el) => {
     const s = {};
     if (!el || el.nodeType !== 1) return s;
@@ -943,13 +943,13 @@
   };
   var byIdIn = (root, id) => "getElementById" in root ? root.getElementById(id) : document.getElementById(id);
   var anchorsOf = (within, root) => {
-    if (within.form_with_field) {
+    if ("form_with_field" in within) {
       const f = within.form_with_field;
-      const fields = deepElements(root).filter(isField).filter((e) => f.label != null ? labelMatches(e, norm(f.label)) : e.getAttribute("name") === f.name);
+      const fields = deepElements(root).filter(isField).filter((e) => "label" in f ? labelMatches(e, norm(f.label)) : e.getAttribute("name") === f.name);
       return Array.from(new Set(fields.map((e) => e.form).filter((f2) => f2 !== null)));
     }
-    if (within.region) return byRole(root, within.region);
-    if (within.controlled_by) {
+    if ("region" in within) return byRole(root, within.region);
+    if ("controlled_by" in within) {
       const out = /* @__PURE__ */ new Set();
       for (const owner of byRole(root, within.controlled_by)) {
         const ids = ((owner.getAttribute("aria-controls") || "") + " " + (owner.getAttribute("aria-owns") || "")).trim().split(/\s+/);
@@ -1480,13 +1480,17 @@
     }
     return path;
   };
+  var frameInfo = () => {
+    const top = window === window.top;
+    const frame = { top, url: location.href, name: window.name || "" };
+    if (top) frame.viewport = { width: innerWidth, height: innerHeight };
+    else frame.path = framePath();
+    return frame;
+  };
   var queue = [];
   var send = (msg) => {
-    const top = window === window.top;
-    msg.frame = { top, url: location.href, name: window.name || "" };
-    if (top) msg.frame.viewport = { width: innerWidth, height: innerHeight };
-    else msg.frame.path = framePath();
-    queue.push(JSON.stringify(msg));
+    const full = { ...msg, frame: frameInfo() };
+    queue.push(JSON.stringify(full));
     const binding = window[BINDING];
     if (typeof binding !== "function") return;
     while (queue.length) {
@@ -1860,7 +1864,7 @@
       const seq = actionSeq;
       const at = Date.now();
       chain = chain.then(make).then((p) => {
-        if (p) send(Object.assign(p, { seq, doc: DOC, at }));
+        if (p) send({ ...p, seq, doc: DOC, at });
       }, () => {
       });
     };
@@ -1881,7 +1885,7 @@
     const postState = (g) => {
       const checks = [];
       if (g.el && g.el.isConnected) {
-        for (const [state, value] of Object.entries(statesOf(g.el))) {
+        for (const [state, value] of stateEntries(statesOf(g.el))) {
           if (g.before[state] !== value) checks.push({ state, equals: value });
         }
       }
@@ -1889,7 +1893,7 @@
       const focus = active && active !== g.active && active !== g.el ? focusOf(active) : null;
       if (focus) {
         checks.push({ state: "focus", equals: focus });
-        for (const [state, value] of Object.entries(statesOf(active))) checks.push({ state, of: "focused", equals: value });
+        for (const [state, value] of stateEntries(statesOf(active))) checks.push({ state, of: "focused", equals: value });
       }
       if (mutations() > g.mutations) checks.push({ state: "page", changes: true });
       return { type: "state", gesture: g.id, checks };
@@ -2481,15 +2485,15 @@
       },
       // Describes the element a CSS selector finds (for outputs given by selector).
       async describeCss(css) {
-        const els = document.querySelectorAll(css);
+        let els;
+        try {
+          els = document.querySelectorAll(css);
+        } catch (e) {
+          return { invalid: String(e) };
+        }
         const only = els[0];
-        if (els.length !== 1 || !only) return { error: "the selector matches " + els.length + " elements" };
-        return {
-          type: "pick",
-          target: await targetInfo(only, { read: true }),
-          read: readOf(only),
-          frame: { top: window === window.top, url: location.href, name: window.name || "" }
-        };
+        if (els.length !== 1 || !only) return { count: els.length };
+        return { target: await targetInfo(only, { read: true }), read: readOf(only), frame: frameInfo() };
       }
     };
     window.__bflowRecorder = api;

@@ -6,8 +6,10 @@
 //! listeners (in its isolated world) are not counted. A fill of such a field replays key by
 //! key; where nothing listens, the one `input` event of inserted text is all the page hears.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use browserflow_cdp::commands::dom_debugger::{self, EventListener};
+use browserflow_cdp::commands::{dom, runtime};
 use browserflow_cdp::session::{CdpError, CdpSession};
 
 /// The events a key press sends that inserted text does not.
@@ -34,10 +36,9 @@ pub(crate) async fn page_listens_to_keys(
     let answer = listens(session, context_id, token).await;
     // Both worlds' handles are in the one group.
     let _ = session
-        .call(
-            "Runtime.releaseObjectGroup",
-            json!({ "objectGroup": GROUP }),
-        )
+        .run(&runtime::ReleaseObjectGroup {
+            object_group: GROUP.to_string(),
+        })
         .await;
     answer
 }
@@ -52,81 +53,85 @@ async fn listens(
         Value::String(token.to_string())
     );
     let found = session
-        .call(
-            "Runtime.evaluate",
-            json!({ "expression": expression, "contextId": context_id, "objectGroup": GROUP }),
-        )
+        .run(&runtime::Evaluate {
+            object_group: Some(GROUP.to_string()),
+            ..runtime::Evaluate::new(expression).in_context(context_id)
+        })
         .await?;
-    let Some(isolated) = found["result"]["objectId"].as_str() else {
+    let Some(isolated) = found.result.object_id else {
         return Ok(None);
     };
     // The same node in the page's own world: listeners are reported for the world the
     // object belongs to.
     let described = session
-        .call("DOM.describeNode", json!({ "objectId": isolated }))
+        .run(&dom::DescribeNode {
+            object_id: isolated,
+        })
         .await?;
-    let Some(backend_node_id) = described["node"]["backendNodeId"].as_i64() else {
-        return Ok(None);
-    };
     let resolved = session
-        .call(
-            "DOM.resolveNode",
-            json!({ "backendNodeId": backend_node_id, "objectGroup": GROUP }),
-        )
+        .run(&dom::ResolveNode {
+            backend_node_id: described.node.backend_node_id,
+            object_group: Some(GROUP.to_string()),
+        })
         .await?;
-    let Some(field) = resolved["object"]["objectId"].as_str() else {
+    let Some(field) = resolved.object.object_id else {
         return Ok(None);
     };
     let chain = session
-        .call(
-            "Runtime.callFunctionOn",
-            json!({ "objectId": field, "functionDeclaration": LISTENING_CHAIN, "objectGroup": GROUP }),
-        )
+        .run(&runtime::CallFunctionOn {
+            object_id: field,
+            function_declaration: LISTENING_CHAIN.to_string(),
+            object_group: Some(GROUP.to_string()),
+        })
         .await?;
-    let Some(chain) = chain["result"]["objectId"].as_str() else {
+    let Some(chain) = chain.result.object_id else {
         return Ok(None);
     };
     let members = session
-        .call(
-            "Runtime.getProperties",
-            json!({ "objectId": chain, "ownProperties": true }),
-        )
+        .run(&runtime::GetProperties {
+            object_id: chain,
+            own_properties: true,
+        })
         .await?;
-    let ids: Vec<String> = members["result"]
-        .as_array()
+    let ids: Vec<String> = members
+        .result
         .into_iter()
-        .flatten()
-        .filter(|p| p["name"].as_str().is_some_and(|n| n.parse::<u32>().is_ok()))
-        .filter_map(|p| p["value"]["objectId"].as_str().map(str::to_string))
+        .filter(|p| p.name.parse::<u32>().is_ok())
+        .filter_map(|p| p.value.and_then(|v| v.object_id))
         .collect();
     // Asked together: each is answered in order on the session.
     let pending: Vec<_> = ids
-        .iter()
-        .map(|id| session.start("DOMDebugger.getEventListeners", json!({ "objectId": id })))
+        .into_iter()
+        .map(|object_id| session.send(&dom_debugger::GetEventListeners { object_id }))
         .collect();
     let mut listening = false;
     for answer in pending {
-        listening |= has_key_listener(&answer.await?);
+        listening |= has_key_listener(&answer.await?.listeners);
     }
     Ok(Some(listening))
 }
 
-/// Whether a `DOMDebugger.getEventListeners` answer holds a listener of a key event.
-fn has_key_listener(answer: &Value) -> bool {
-    answer["listeners"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|l| l["type"].as_str().is_some_and(|t| KEY_EVENTS.contains(&t)))
+/// Whether a listener of a key event is among `listeners`.
+fn has_key_listener(listeners: &[EventListener]) -> bool {
+    listeners
+        .iter()
+        .any(|l| KEY_EVENTS.contains(&l.event.as_str()))
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
     fn key_events_count_and_others_do_not() {
-        let listeners = |types: &[&str]| json!({ "listeners": types.iter().map(|t| json!({ "type": t, "useCapture": false })).collect::<Vec<_>>() });
+        let listeners = |types: &[&str]| -> Vec<EventListener> {
+            let answer = json!({ "listeners": types.iter().map(|t| json!({ "type": t, "useCapture": false })).collect::<Vec<_>>() });
+            serde_json::from_value::<dom_debugger::Listeners>(answer)
+                .unwrap()
+                .listeners
+        };
         assert!(has_key_listener(&listeners(&["input", "keyup"])));
         assert!(has_key_listener(&listeners(&["keypress"])));
         assert!(!has_key_listener(&listeners(&[
@@ -135,6 +140,6 @@ mod tests {
             "beforeinput",
             "focus"
         ])));
-        assert!(!has_key_listener(&json!({})));
+        assert!(!has_key_listener(&listeners(&[])));
     }
 }

@@ -3,6 +3,8 @@
 //! checked in the page.
 
 use super::*;
+use crate::protocol::{self, DescribeAnswer, DescribedElement, ProtocolError};
+use browserflow_cdp::commands::{dom, runtime};
 
 impl Recorder {
     /// Puts every frame in picking mode: the next click is not performed but picks its element
@@ -60,19 +62,45 @@ impl Recorder {
                 .cloned();
             let attempt = match world {
                 None => Err("the page has no recorder yet (is it open?)".to_string()),
-                Some(world) => evaluate_in(&conn, &world, &expression)
-                    .await
-                    .and_then(|value| {
-                        Builder::picked(page, value, &self.shared.frames_of(page))
-                            .ok_or_else(|| "no candidate identifies the element alone".to_string())
-                    }),
+                Some(world) => match evaluate_in(&conn, &world, &expression).await {
+                    Err(message) => Err(message),
+                    Ok(value) => {
+                        // A malformed answer stays malformed: said at once, never waited past.
+                        let described = protocol::read_described(&value).map_err(|problem| {
+                            RecordError::Protocol(Box::new(ProtocolError {
+                                page: page.to_string(),
+                                frame_url: value["frame"]["url"].as_str().map(str::to_string),
+                                message_type: Some("describeCss".to_string()),
+                                problem,
+                            }))
+                        })?;
+                        match described {
+                            DescribeAnswer::Element(element) => {
+                                let DescribedElement {
+                                    target,
+                                    read,
+                                    frame,
+                                } = *element;
+                                let frames = self.shared.frames_of(page);
+                                Builder::picked(page, target, read, &frame, &frames).ok_or_else(
+                                    || "no candidate identifies the element alone".to_string(),
+                                )
+                            }
+                            // The element may still be arriving, or the others leaving.
+                            DescribeAnswer::NotOne(not_one) => {
+                                Err(format!("the selector matches {} elements", not_one.count))
+                            }
+                            // Waiting cannot make a selector valid.
+                            DescribeAnswer::Invalid(invalid) => {
+                                return Err(no_element(invalid.invalid));
+                            }
+                        }
+                    }
+                },
             };
             match attempt {
                 Ok(picked) => return Ok(picked),
                 Err(message) => {
-                    if message.contains("SyntaxError") || message.contains("not a valid selector") {
-                        return Err(no_element(message));
-                    }
                     let wait = tokio::time::timeout_at(deadline, changes.changed());
                     // Re-check on every recorder change, and at least every animation-ish tick
                     // while a document settles.
@@ -200,10 +228,10 @@ impl Recorder {
         lock(&self.shared.builder).expect_files(&files);
         let conn = self.page.session().connection();
         conn.session(chooser.request.session.clone())
-            .call(
-                "DOM.setFileInputFiles",
-                json!({ "files": files, "backendNodeId": chooser.request.backend_node_id }),
-            )
+            .run(&dom::SetFileInputFiles {
+                files: files.clone(),
+                node: dom::NodeRef::BackendNodeId(chooser.request.backend_node_id),
+            })
             .await
             .map_err(|e| {
                 lock(&self.shared.builder).expect_files(&[]);
@@ -339,14 +367,10 @@ impl Recorder {
             for world in worlds {
                 let _ = conn
                     .session(world.session)
-                    .call(
-                        "Runtime.evaluate",
-                        json!({
-                            "expression": expression,
-                            "contextId": world.context_id,
-                            "awaitPromise": true,
-                        }),
-                    )
+                    .run(&runtime::Evaluate {
+                        await_promise: Some(true),
+                        ..runtime::Evaluate::new(expression).in_context(world.context_id)
+                    })
                     .await;
             }
         };
@@ -359,10 +383,7 @@ impl Recorder {
         for world in worlds {
             let _ = conn
                 .session(world.session)
-                .call(
-                    "Runtime.evaluate",
-                    json!({ "expression": expression, "contextId": world.context_id }),
-                )
+                .run(&runtime::Evaluate::new(expression).in_context(world.context_id))
                 .await;
         }
     }

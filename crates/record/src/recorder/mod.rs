@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures::stream::{SelectAll, Stream};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
@@ -21,6 +21,7 @@ use super::model_assist::{ModelAssist, SelectorSuggestion};
 use super::{
     DialogAnswers, MAIN_PAGE, PickedElement, RecordError, RecordEvent, RecordOptions, RecordedStep,
 };
+use browserflow_cdp::commands::runtime;
 use browserflow_cdp::downloads::allow_downloads;
 use browserflow_cdp::launch::{Browser, BrowserConfig, BrowserContext};
 use browserflow_cdp::page::{Page, PageEvent};
@@ -394,8 +395,7 @@ impl Recorder {
                 if !page.is_closed() {
                     let _ = tokio::time::timeout(
                         Duration::from_secs(2),
-                        page.session()
-                            .call("Runtime.evaluate", json!({ "expression": "0" })),
+                        page.session().run(&runtime::Evaluate::new("0")),
                     )
                     .await;
                 }
@@ -493,21 +493,17 @@ async fn evaluate_in(
 ) -> Result<Value, String> {
     let answer = conn
         .session(world.session.clone())
-        .call(
-            "Runtime.evaluate",
-            json!({ "expression": expression, "contextId": world.context_id,
-                    "awaitPromise": true, "returnByValue": true }),
-        )
+        .run(&runtime::Evaluate {
+            await_promise: Some(true),
+            return_by_value: Some(true),
+            ..runtime::Evaluate::new(expression).in_context(world.context_id)
+        })
         .await
         .map_err(|e| e.to_string())?;
-    if let Some(details) = answer.get("exceptionDetails") {
-        return Err(details["exception"]["description"]
-            .as_str()
-            .or_else(|| details["text"].as_str())
-            .unwrap_or("the script threw")
-            .to_string());
+    if let Some(details) = answer.exception_details {
+        return Err(details.describe().unwrap_or("the script threw").to_string());
     }
-    let value = answer["result"]["value"].clone();
+    let value = answer.result.value.unwrap_or(Value::Null);
     match value["error"].as_str() {
         Some(error) => Err(error.to_string()),
         None => Ok(value),

@@ -35,6 +35,7 @@ use tokio::time::Instant;
 
 use super::*;
 use crate::capture::AfterAction;
+use crate::protocol::ActingMessage;
 use browserflow_cdp::injected::MASK_JS;
 
 /// How long a step stays unchanged before its page is captured.
@@ -142,21 +143,18 @@ impl Thumbnails {
 
 /// The recorder script of `page` announced its numbered action `{doc, seq}`: the page is
 /// captured now, as the steps before it left it — at once, beside any other capture.
-pub(crate) fn capture_announced(shared: &Arc<Shared>, page: &str, payload: &Value) {
-    let (Some(thumbnails), Some(doc), Some(seq)) = (
-        &shared.thumbnails,
-        payload["doc"].as_str(),
-        payload["seq"].as_u64(),
-    ) else {
+pub(crate) fn capture_announced(shared: &Arc<Shared>, page: &str, acting: &ActingMessage) {
+    let Some(thumbnails) = &shared.thumbnails else {
         return;
     };
+    let (doc, seq) = (acting.doc.as_str(), acting.seq);
     let Some(handle) = shared.page(page) else {
         return;
     };
     // The capture must be quick (the page is about to change): without a mask when no
     // password value is on the page and none was typed in the recording. Masking asks each
     // frame's busy renderer first.
-    let unmasked = payload["secrets"] == Value::Bool(false)
+    let unmasked = !acting.secrets
         && !lock(&shared.builder)
             .inputs
             .iter()

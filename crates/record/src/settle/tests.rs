@@ -1,10 +1,10 @@
 //! The attribution of requests and WebSocket frames to gestures, without a browser.
 
 use browserflow_steps::{ClickStep, FillStep, Selector, SelectorCandidate};
-use serde_json::json;
 
 use super::*;
 use crate::MAIN_PAGE;
+use crate::protocol::FrameInfo;
 
 const PAGE: &str = "http://127.0.0.1:4000/search.html";
 
@@ -225,22 +225,21 @@ fn a_socket_the_gesture_sent_on_and_that_answered_is_waited_for() {
 #[test]
 fn a_click_begins_at_its_press() {
     let mut log = NetworkLog::default();
-    log.acting(&json!({ "type": "acting", "doc": "d1", "seq": 3, "at": 900.0 }));
-    log.step_reported(
-        7,
-        StepKind::Click,
-        &json!({ "type": "click", "doc": "d1", "seq": 3, "at": 950.0 }),
-    );
-    log.step_reported(
-        8,
-        StepKind::Fill,
-        &json!({ "type": "input", "doc": "d1", "seq": 3, "at": 1_200.0 }),
-    );
-    log.step_reported(
-        8,
-        StepKind::Fill,
-        &json!({ "type": "input", "doc": "d1", "seq": 3, "at": 1_300.0 }),
-    );
+    log.acting(&ActingMessage {
+        seq: 3,
+        doc: "d1".into(),
+        secrets: false,
+        at: 900.0,
+        frame: FrameInfo::default(),
+    });
+    let at = |at: f64| Moment {
+        doc: "d1".into(),
+        seq: 3,
+        at,
+    };
+    log.step_reported(7, StepKind::Click, &at(950.0));
+    log.step_reported(8, StepKind::Fill, &at(1_200.0));
+    log.step_reported(8, StepKind::Fill, &at(1_300.0));
     assert_eq!(log.starts[&7], 900.0);
     assert_eq!(log.starts[&8], 1_200.0);
 }

@@ -11,6 +11,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
 use browserflow_cdp::BrowserContext;
+use browserflow_cdp::commands::dom;
 use browserflow_cdp::downloads::{DownloadBegin, allow_downloads, finish};
 use browserflow_cdp::page::{BrowserEvent, DownloadState, FileChooser, Page};
 use browserflow_steps::{DownloadOutput, DownloadStep, Selector, UploadStep, glob_match};
@@ -154,10 +155,10 @@ impl Run<'_> {
             found
                 .world
                 .session
-                .call(
-                    "DOM.setFileInputFiles",
-                    json!({ "files": s.files, "objectId": object_id }),
-                )
+                .run(&dom::SetFileInputFiles {
+                    files: s.files.clone(),
+                    node: dom::NodeRef::ObjectId(object_id),
+                })
                 .await
                 .map_err(|e| {
                     Failure::cdp(&e, format!("setting the files failed: {e}")).with_winner(winner)
@@ -179,10 +180,10 @@ impl Run<'_> {
             .with_winner(found.winner));
         }
         page.session_by_id(chooser.session.as_deref())
-            .call(
-                "DOM.setFileInputFiles",
-                json!({ "files": s.files, "backendNodeId": chooser.backend_node_id }),
-            )
+            .run(&dom::SetFileInputFiles {
+                files: s.files.clone(),
+                node: dom::NodeRef::BackendNodeId(chooser.backend_node_id),
+            })
             .await
             .map_err(|e| {
                 Failure::cdp(&e, format!("answering the file chooser failed: {e}"))

@@ -140,6 +140,15 @@ fn found(unexpected: de::Unexpected<'_>) -> String {
     }
 }
 
+/// Deserialises `T` from `value`, every error a [`Problem`] located by its JSON pointer inside
+/// `value` (`""`: `value` itself) and typed by its [`Rule`] — the tool-file parser's reading,
+/// for the other readers of JSON messages (the recorder's protocol). An internally tagged
+/// enum's errors carry the enum's own pointer (see the module doc): read the variant's struct
+/// to locate them.
+pub fn from_value_located<T: de::DeserializeOwned>(value: &Value) -> Result<T, Problem> {
+    from_value_at(value, "").map_err(|e| e.into_problem(""))
+}
+
 /// Deserialises `T` from `value`, which sits at `pointer` in its document.
 pub(crate) fn from_value_at<'a, T: de::Deserialize<'a>>(
     value: &'a Value,

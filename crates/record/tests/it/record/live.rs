@@ -215,3 +215,58 @@ async fn escape_leaves_pick_mode_and_keys_pressed_while_picking_are_not_recorded
         draft.steps
     );
 }
+
+/// An output given by selector (`Recorder::element`) through each of `describeCss`'s answers in
+/// Chromium: an element inserted late is waited for and found; a selector matching two elements
+/// fails once the wait is over, saying how many; an invalid selector fails at once.
+#[tokio::test]
+async fn an_output_by_selector_waits_for_one_element_and_never_for_an_invalid_selector() {
+    use browserflow_record::RecordError;
+    use browserflow_shop::FixtureServer;
+    let page = "<!doctype html><title>late</title><p class=twin>a</p><p class=twin>b</p>\
+        <script>setTimeout(() => { const p = document.createElement('output'); \
+        p.id = 'late'; p.textContent = '42'; document.body.append(p); }, 400);</script>";
+    let server = FixtureServer::serve_files(
+        [("late.html".to_string(), page.as_bytes().to_vec())]
+            .into_iter()
+            .collect(),
+    )
+    .expect("fixture server starts");
+    let h = Harness::start().await;
+    let recorder = Recorder::start_on(&h.browser, &options(server.url("/late.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+
+    let late = recorder
+        .element("main", "#late")
+        .await
+        .expect("the late element");
+    assert_eq!(late.text, "42", "{late:?}");
+
+    let started = std::time::Instant::now();
+    let invalid = recorder
+        .element("main", "p[")
+        .await
+        .expect_err("invalid CSS");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "an invalid selector is not waited for ({:?})",
+        started.elapsed()
+    );
+    assert!(
+        matches!(invalid, RecordError::NoElement { .. }),
+        "{invalid}"
+    );
+
+    let twins = recorder
+        .element("main", ".twin")
+        .await
+        .expect_err("two elements");
+    let RecordError::NoElement { message, .. } = &twins else {
+        panic!("{twins}");
+    };
+    assert!(message.contains("matches 2 elements"), "{message}");
+    recorder.stop().await.unwrap();
+}
