@@ -41,6 +41,7 @@ use frames::seed_child_tree;
 pub use frames::{FramePoint, FrameState};
 pub use input::{DragError, DragOutcome};
 pub use navigation::NavMark;
+pub use network::network_event;
 pub use screenshot::MaskedScreenshotError;
 use worlds::CachedWorld;
 

@@ -19,7 +19,7 @@ use crate::error::BrowserError;
 /// `Network.requestWillBeSent`, as far as it is read.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct RequestWillBeSent {
+struct RequestWillBeSent {
     request_id: String,
     request: RequestLine,
     /// Monotonic seconds (the clock of every other Network event).
@@ -44,7 +44,7 @@ struct RequestLine {
 /// `Network.webSocketFrameSent` and `Network.webSocketFrameReceived`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct FrameEvent {
+struct FrameEvent {
     request_id: String,
     timestamp: f64,
     response: FramePayload,
@@ -63,7 +63,7 @@ struct FramePayload {
 /// `Network.loadingFinished`, `Network.webSocketClosed` and the frames' events.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct Timed {
+struct Timed {
     request_id: String,
     timestamp: f64,
 }
@@ -71,7 +71,7 @@ pub(super) struct Timed {
 /// `Network.loadingFailed`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct LoadingFailed {
+struct LoadingFailed {
     request_id: String,
     timestamp: f64,
     #[serde(default)]
@@ -83,7 +83,7 @@ pub(super) struct LoadingFailed {
 /// `Network.webSocketCreated`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct WebSocketCreated {
+struct WebSocketCreated {
     request_id: String,
     url: String,
 }
@@ -91,7 +91,7 @@ pub(super) struct WebSocketCreated {
 /// `Network.webSocketWillSendHandshakeRequest`: carries both clocks.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct WebSocketHandshake {
+struct WebSocketHandshake {
     request_id: String,
     timestamp: f64,
     wall_time: f64,
@@ -108,7 +108,7 @@ fn request_kind(resource_type: Option<&str>) -> RequestKind {
     }
 }
 
-pub(super) fn request_sent(e: RequestWillBeSent) -> PageEventKind {
+fn request_sent(e: RequestWillBeSent) -> PageEventKind {
     PageEventKind::RequestSent {
         kind: request_kind(e.resource_type.as_deref()),
         request_id: e.request_id,
@@ -121,14 +121,14 @@ pub(super) fn request_sent(e: RequestWillBeSent) -> PageEventKind {
     }
 }
 
-pub(super) fn request_answered(e: Timed) -> PageEventKind {
+fn request_answered(e: Timed) -> PageEventKind {
     PageEventKind::RequestAnswered {
         request_id: e.request_id,
         timestamp: e.timestamp,
     }
 }
 
-pub(super) fn request_failed(e: LoadingFailed) -> PageEventKind {
+fn request_failed(e: LoadingFailed) -> PageEventKind {
     PageEventKind::RequestFailed {
         request_id: e.request_id,
         timestamp: e.timestamp,
@@ -137,18 +137,7 @@ pub(super) fn request_failed(e: LoadingFailed) -> PageEventKind {
     }
 }
 
-pub(super) fn socket_opened(
-    sockets: &mut HashMap<String, String>,
-    e: WebSocketCreated,
-) -> PageEventKind {
-    sockets.insert(e.request_id.clone(), e.url.clone());
-    PageEventKind::WebSocketOpened {
-        request_id: e.request_id,
-        url: e.url,
-    }
-}
-
-pub(super) fn socket_handshake(e: WebSocketHandshake) -> PageEventKind {
+fn socket_handshake(e: WebSocketHandshake) -> PageEventKind {
     PageEventKind::WebSocketHandshake {
         request_id: e.request_id,
         timestamp: e.timestamp,
@@ -156,7 +145,7 @@ pub(super) fn socket_handshake(e: WebSocketHandshake) -> PageEventKind {
     }
 }
 
-pub(super) fn socket_frame(e: FrameEvent, sent: bool) -> PageEventKind {
+fn socket_frame(e: FrameEvent, sent: bool) -> PageEventKind {
     let text = e.response.opcode == 1.0;
     PageEventKind::WebSocketFrame {
         request_id: e.request_id,
@@ -166,11 +155,54 @@ pub(super) fn socket_frame(e: FrameEvent, sent: bool) -> PageEventKind {
     }
 }
 
-pub(super) fn socket_closed(sockets: &mut HashMap<String, String>, e: Timed) -> PageEventKind {
-    sockets.remove(&e.request_id);
-    PageEventKind::WebSocketClosed {
-        request_id: e.request_id,
-        timestamp: e.timestamp,
+/// One `Network` event, as Chromium sends it (`method` and its `params`), as the typed event
+/// the page publishes: the one decoding of these events, for the page's interpreter and for
+/// events captured from a browser (the settle tests of the recorder and the replayer).
+/// `None` for another method, or for one whose parameters do not decode (logged).
+pub fn network_event(method: &str, params: &serde_json::Value) -> Option<PageEventKind> {
+    fn decode<T: serde::de::DeserializeOwned>(
+        method: &str,
+        params: &serde_json::Value,
+    ) -> Option<T> {
+        T::deserialize(params)
+            .inspect_err(|error| {
+                tracing::warn!(%method, %error, "skipping a Network event that does not decode");
+            })
+            .ok()
+    }
+    match method {
+        "Network.requestWillBeSent" => decode(method, params).map(request_sent),
+        "Network.loadingFinished" => decode(method, params).map(request_answered),
+        "Network.loadingFailed" => decode(method, params).map(request_failed),
+        "Network.webSocketCreated" => {
+            decode(method, params).map(|e: WebSocketCreated| PageEventKind::WebSocketOpened {
+                request_id: e.request_id,
+                url: e.url,
+            })
+        }
+        "Network.webSocketWillSendHandshakeRequest" => decode(method, params).map(socket_handshake),
+        "Network.webSocketFrameSent" => decode(method, params).map(|e| socket_frame(e, true)),
+        "Network.webSocketFrameReceived" => decode(method, params).map(|e| socket_frame(e, false)),
+        "Network.webSocketClosed" => {
+            decode(method, params).map(|e: Timed| PageEventKind::WebSocketClosed {
+                request_id: e.request_id,
+                timestamp: e.timestamp,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Keeps the page's open sockets' URLs by `event` (one of [`network_event`]'s).
+pub(super) fn track_sockets(sockets: &mut HashMap<String, String>, event: &PageEventKind) {
+    match event {
+        PageEventKind::WebSocketOpened { request_id, url } => {
+            sockets.insert(request_id.clone(), url.clone());
+        }
+        PageEventKind::WebSocketClosed { request_id, .. } => {
+            sockets.remove(request_id);
+        }
+        _ => {}
     }
 }
 
@@ -203,6 +235,11 @@ impl Page {
     /// page's network events were on.
     pub fn socket_url(&self, request_id: &str) -> Option<String> {
         self.shared.state().sockets.get(request_id).cloned()
+    }
+
+    /// The URLs of the page's open WebSockets created while its network events were on.
+    pub fn socket_urls(&self) -> Vec<String> {
+        self.shared.state().sockets.values().cloned().collect()
     }
 
     /// Whether [`Page::enable_network`] turned the page's network events on.
