@@ -20,7 +20,11 @@
 //!   replays as one fill, which fires one);
 //! - a WebSocket on which, within the window, a frame was sent and then one received before
 //!   the next gesture: the exchange by the kinds of the messages of its answer, in order
-//!   ([`SocketPattern::from_answer`]), the transport's heartbeats left out.
+//!   ([`SocketPattern::from_answer`]), the transport's heartbeats left out — never on a socket
+//!   the page opened after the gesture began (a page still connecting while the person
+//!   typed: its first message is the page's own hello) — and whether the socket was at rest
+//!   when the gesture began ([`SocketPattern::at_rest`]: the replay acts only once it is
+//!   again).
 
 use std::collections::{HashMap, HashSet};
 
@@ -71,6 +75,8 @@ pub(crate) struct PageLog {
     pub(crate) requests: Vec<Request>,
     /// Socket URLs by request id.
     pub(crate) sockets: HashMap<String, String>,
+    /// When each socket's handshake went out (wall clock), by request id.
+    pub(crate) sockets_opened_ms: HashMap<String, f64>,
     pub(crate) frames: Vec<Frame>,
 }
 
@@ -159,10 +165,14 @@ impl NetworkLog {
                 log.sockets.insert(request_id.clone(), url.clone());
             }
             PageEventKind::WebSocketHandshake {
+                request_id,
                 timestamp,
                 wall_time,
-                ..
-            } => log.socket_offset_ms = Some(wall_time * 1000.0 - timestamp * 1000.0),
+            } => {
+                log.socket_offset_ms = Some(wall_time * 1000.0 - timestamp * 1000.0);
+                log.sockets_opened_ms
+                    .insert(request_id.clone(), wall_time * 1000.0);
+            }
             PageEventKind::WebSocketFrame {
                 request_id,
                 timestamp,
@@ -318,6 +328,17 @@ pub(crate) fn settles(
             else {
                 continue;
             };
+            // A socket the page opened after the gesture began is the page's own (a page
+            // still connecting while the person typed): what it sends first is its hello,
+            // never the gesture's message.
+            let began = gestures[g].0;
+            if page_log
+                .sockets_opened_ms
+                .get(&frame.socket)
+                .is_some_and(|&opened| opened > began)
+            {
+                continue;
+            }
             let answer: Vec<Vec<String>> = page_log.frames[n + 1..]
                 .iter()
                 .filter(|f| {
@@ -354,7 +375,13 @@ pub(crate) fn settles(
             if settle.sockets.iter().any(|s| s.path == path) {
                 continue;
             }
-            if let Some(exchange) = SocketPattern::from_answer(path, sends, &answer) {
+            if let Some(mut exchange) = SocketPattern::from_answer(path, sends, &answer) {
+                let before = page_log
+                    .frames
+                    .iter()
+                    .filter(|f| f.socket == frame.socket && f.at_ms < began);
+                exchange.at_rest =
+                    exchange.rests_after(before.map(|f| (f.sent, f.parts.as_slice())), false);
                 settle.sockets.push(exchange);
             }
         }

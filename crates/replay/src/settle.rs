@@ -23,8 +23,8 @@
 
 use std::time::Duration;
 
-use browserflow_cdp::page::{EvalError, Page, PageEvent, PageEventKind};
-use browserflow_steps::{AnswerProgress, Settle, frame_parts, is_heartbeat};
+use browserflow_cdp::page::{EvalError, Page, PageEvent, PageEventKind, SocketLog};
+use browserflow_steps::{AnswerProgress, Settle, SocketPattern, frame_parts, is_heartbeat};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
@@ -132,37 +132,70 @@ impl SettleWatch {
     }
 
     /// Before the action: waits until the page opened each WebSocket the gesture is to send
-    /// on. A framework opens its socket once it has wired its page; a gesture acted on a page
-    /// still loading it does nothing (a button not yet bound) or goes out in the page's own
-    /// first message, and the exchange the recording saw never happens.
+    /// on and, where the recording saw it at rest when the gesture began
+    /// ([`SocketPattern::at_rest`]), until it is at rest again. A framework opens its socket
+    /// once it has wired its page; a gesture acted on a page still loading it does nothing (a
+    /// button not yet bound) or goes out in the page's own first message. And a gesture acted
+    /// while the page's own conversation is still being answered (Shiny's `init`) is answered
+    /// after it, with messages of the same kinds: the watch would take the earlier answer for
+    /// the gesture's and the next step read an output before its answer landed.
     async fn wait_for_sockets(&mut self, page: &Page, budget: Duration) -> Result<(), Failure> {
         let deadline = Instant::now() + budget;
         loop {
-            let open = page.socket_urls();
-            let missing: Vec<&str> = self
+            let open = page.open_sockets();
+            let waiting: Vec<(&SocketPattern, Option<&SocketLog>)> = self
                 .progress
                 .settle
                 .sockets
                 .iter()
-                .filter(|pattern| !open.iter().any(|url| pattern.matches(url)))
-                .map(|pattern| pattern.path.as_str())
+                .filter_map(|pattern| {
+                    let mut matching = open.iter().filter(|s| pattern.matches(&s.url)).peekable();
+                    if matching.peek().is_none() {
+                        return Some((pattern, None));
+                    }
+                    let mut last = None;
+                    for log in matching {
+                        if !pattern.at_rest || rests(pattern, log) {
+                            return None;
+                        }
+                        last = Some(log);
+                    }
+                    Some((pattern, last))
+                })
                 .collect();
-            if missing.is_empty() {
+            if waiting.is_empty() {
                 return Ok(());
             }
-            // What comes before the action is not its answer: only the socket's opening is
-            // looked for.
+            // What comes before the action is not its answer: it only tells whether the
+            // sockets are open and at rest.
             match tokio::time::timeout_at(deadline, self.events.recv()).await {
                 Ok(Some(_)) => {}
                 Ok(None) => return Ok(()),
                 Err(_) => {
+                    let lines: Vec<String> = waiting
+                        .iter()
+                        .map(|(pattern, log)| match log {
+                            None => format!(
+                                "\n  expected the page to open the WebSocket {} the step sends \
+                                 on; seen: it never did",
+                                pattern.path
+                            ),
+                            Some(log) => format!(
+                                "\n  expected the WebSocket {} at rest as when recorded (a \
+                                 closing {} received, every message sent answered, no answer \
+                                 begun and unfinished); seen: {}",
+                                pattern.path,
+                                pattern.replies.join(" + "),
+                                describe_log(log)
+                            ),
+                        })
+                        .collect();
                     return Err(Failure::new(
                         FailureKind::NotSettled,
                         format!(
-                            "waited {} ms for the page to open the WebSocket {} the step sends \
-                             on (it never did)",
+                            "waited {} ms before acting:{}",
                             budget.as_millis(),
-                            missing.join(", ")
+                            lines.concat()
                         ),
                     ));
                 }
@@ -378,6 +411,39 @@ impl Progress {
         }
         Failure::new(FailureKind::NotSettled, message)
     }
+}
+
+/// Whether the socket `log` is at rest by `pattern`'s kinds ([`SocketPattern::rests_after`]).
+fn rests(pattern: &SocketPattern, log: &SocketLog) -> bool {
+    let kinds: Vec<(bool, Vec<String>)> = log
+        .frames
+        .iter()
+        .map(|f| (f.sent, frame_parts(f.text.as_deref())))
+        .collect();
+    pattern.rests_after(
+        kinds.iter().map(|(sent, k)| (*sent, k.as_slice())),
+        log.truncated,
+    )
+}
+
+/// `sent method=update, received busy=busy, …`: a socket's latest frames by kind (the last
+/// eight), for a failure message.
+fn describe_log(log: &SocketLog) -> String {
+    let mut described: Vec<String> = log
+        .frames
+        .iter()
+        .rev()
+        .map(|f| {
+            let kinds = frame_parts(f.text.as_deref()).join(" + ");
+            format!("{} {kinds}", if f.sent { "sent" } else { "received" })
+        })
+        .take(8)
+        .collect();
+    if described.is_empty() {
+        return "no frame".into();
+    }
+    described.reverse();
+    described.join(", ")
 }
 
 /// Waits until the main frame's document has not changed for [`QUIET`] (at most

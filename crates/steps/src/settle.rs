@@ -67,6 +67,12 @@ pub struct SocketPattern {
     /// `init`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sends: Vec<String>,
+    /// The socket was at rest when the gesture began ([`SocketPattern::rests_after`]): the
+    /// page's own conversation (Shiny's `init` and its answer) was over. The replay acts only
+    /// once it is again; otherwise the answer to what came before is taken for the gesture's,
+    /// and the step reads an output before its answer lands.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_rest: bool,
 }
 
 /// The kinds of a WebSocket message, by name and never by value, the same for every message
@@ -192,6 +198,37 @@ impl SocketPattern {
         self.replies.iter().all(|k| kinds.contains(k))
     }
 
+    /// Whether a socket whose frames so far were `frames` (oldest first: sent or received,
+    /// and their [`frame_parts`]; `truncated` when older ones were left out) is at rest by
+    /// this exchange's kinds: a closing message came, no answer begun since is unfinished (a
+    /// message of an opening kind after the last closing one), and every message the page
+    /// sent was followed by one received. Heartbeats count for nothing. The one rule, for
+    /// the recorder's [`SocketPattern::at_rest`] and the replay's wait before acting.
+    pub fn rests_after<'a>(
+        &self,
+        frames: impl IntoIterator<Item = (bool, &'a [String])>,
+        truncated: bool,
+    ) -> bool {
+        let (mut closed, mut in_flight, mut unanswered) = (truncated, false, false);
+        for (sent, kinds) in frames {
+            if is_heartbeat(kinds) {
+                continue;
+            }
+            if sent {
+                unanswered = true;
+                continue;
+            }
+            unanswered = false;
+            if self.closes_with(kinds) {
+                closed = true;
+                in_flight = false;
+            } else if self.opens_with(kinds) {
+                in_flight = true;
+            }
+        }
+        closed && !in_flight && !unanswered
+    }
+
     /// Whether a sent message of `kinds` is the one that starts the exchange.
     pub fn starts_with(&self, kinds: &[String]) -> bool {
         self.sends.iter().all(|k| kinds.contains(k))
@@ -227,6 +264,7 @@ impl SocketPattern {
             times: u32::MAX,
             opens,
             sends,
+            at_rest: false,
         };
         let mut progress = AnswerProgress::default();
         for kinds in &answer {
@@ -416,7 +454,7 @@ mod tests {
             frame_parts(Some(
                 "{\"type\":1,\"target\":\"JS.RenderBatch\",\"arguments\":[2,\"AQ\"]}\u{1e}{\"type\":6}\u{1e}"
             )),
-            ["target=JS.RenderBatch", "type"]
+            ["arguments", "target=JS.RenderBatch", "type"]
         );
         assert_eq!(frame_parts(Some("hello")), ["text"]);
         assert_eq!(frame_parts(None), ["binary"]);
@@ -492,6 +530,62 @@ mod tests {
         );
         assert!(is_heartbeat(&frame_parts(Some("3"))));
         assert!(!is_heartbeat(&frame_parts(Some(r#"42["update",{}]"#))));
+    }
+
+    /// What Shiny's page said on its socket before a click, as the replay saw it when it acted
+    /// too early: its `init` sent and answered in part (Shiny answers with `busy`, then
+    /// `recalculating`, `busy=idle` and the outputs' first `values`).
+    const SHINY_INIT: [(bool, &str); 7] = [
+        (true, r#"{"method":"init","data":{"query":""}}"#),
+        (false, r#"{"config": {"sessionId": "84"}}"#),
+        (false, r#"{"busy": "busy"}"#),
+        (
+            false,
+            r#"{"recalculating": {"name": "name", "status": "recalculating"}}"#,
+        ),
+        (false, r#"{"busy": "idle"}"#),
+        (
+            false,
+            r#"{"values": {"name": null}, "inputMessages": [], "errors": {}}"#,
+        ),
+        (false, "2"),
+    ];
+
+    #[test]
+    fn a_socket_rests_once_everything_sent_was_answered_and_no_answer_is_unfinished() {
+        let pattern = SocketPattern::from_answer(
+            "/websocket/".into(),
+            vec!["method=update".into()],
+            &kinds(&SHINY_SEARCH),
+        )
+        .unwrap();
+        let frames: Vec<(bool, Vec<String>)> = SHINY_INIT
+            .iter()
+            .map(|(sent, text)| (*sent, frame_parts(Some(text))))
+            .collect();
+        let rests = |n: usize, truncated: bool| {
+            pattern.rests_after(
+                frames[..n].iter().map(|(s, k)| (*s, k.as_slice())),
+                truncated,
+            )
+        };
+        // Nothing yet, the init sent, its answer begun: not at rest.
+        for n in 0..5 {
+            assert!(!rests(n, false), "{n} frames");
+        }
+        // Its values came (a heartbeat after them changes nothing).
+        assert!(rests(6, false));
+        assert!(rests(7, false));
+        // A message sent since, not answered yet.
+        let mut more = frames.clone();
+        more.push((true, frame_parts(Some(r#"{"method":"update","data":{}}"#))));
+        assert!(!pattern.rests_after(more.iter().map(|(s, k)| (*s, k.as_slice())), false));
+        // A socket busier than the page keeps: what is kept decides.
+        assert!(!rests(0, false));
+        assert!(rests(0, true));
+        assert!(!rests(3, true));
+        // Written only when true.
+        assert!(!serde_json::to_string(&pattern).unwrap().contains("at_rest"));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! structs): Chromium adds resource and initiator types faster than the protocol crate
 //! follows, and an event that fails to decode would be a request never seen answered.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use serde::Deserialize;
 use serde_json::json;
@@ -193,11 +193,70 @@ pub fn network_event(method: &str, params: &serde_json::Value) -> Option<PageEve
     }
 }
 
-/// Keeps the page's open sockets' URLs by `event` (one of [`network_event`]'s).
-pub(super) fn track_sockets(sockets: &mut HashMap<String, String>, event: &PageEventKind) {
+/// How many of an open socket's latest frames the page keeps: enough to see whether the
+/// conversation before a step is at rest, bounded for a socket that streams.
+const KEPT_FRAMES: usize = 64;
+
+/// One WebSocket frame as the page kept it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SocketFrame {
+    /// The page sent it (else it received it).
+    pub sent: bool,
+    /// Its text, `None` for a binary frame.
+    pub text: Option<String>,
+}
+
+/// An open WebSocket of the page.
+#[derive(Debug, Default, Clone)]
+pub(super) struct OpenSocket {
+    url: String,
+    /// Its latest frames, oldest first (at most [`KEPT_FRAMES`]).
+    frames: VecDeque<SocketFrame>,
+    /// Whether older frames were dropped.
+    truncated: bool,
+}
+
+/// What a page's open WebSocket said so far: a step that sends on it acts only once the
+/// conversation the recording saw before its gesture is at rest (the replay's settle).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SocketLog {
+    pub request_id: String,
+    pub url: String,
+    /// Its latest frames, oldest first.
+    pub frames: Vec<SocketFrame>,
+    /// Whether earlier frames were left out (a socket busier than the page keeps).
+    pub truncated: bool,
+}
+
+/// Keeps the page's open sockets and their latest frames by `event` (one of
+/// [`network_event`]'s).
+pub(super) fn track_sockets(sockets: &mut HashMap<String, OpenSocket>, event: &PageEventKind) {
     match event {
         PageEventKind::WebSocketOpened { request_id, url } => {
-            sockets.insert(request_id.clone(), url.clone());
+            sockets.insert(
+                request_id.clone(),
+                OpenSocket {
+                    url: url.clone(),
+                    ..OpenSocket::default()
+                },
+            );
+        }
+        PageEventKind::WebSocketFrame {
+            request_id,
+            sent,
+            text,
+            ..
+        } => {
+            if let Some(socket) = sockets.get_mut(request_id) {
+                if socket.frames.len() == KEPT_FRAMES {
+                    socket.frames.pop_front();
+                    socket.truncated = true;
+                }
+                socket.frames.push_back(SocketFrame {
+                    sent: *sent,
+                    text: text.clone(),
+                });
+            }
         }
         PageEventKind::WebSocketClosed { request_id, .. } => {
             sockets.remove(request_id);
@@ -234,12 +293,27 @@ impl Page {
     /// The URL of the open WebSocket `request_id` names, when it was created while the
     /// page's network events were on.
     pub fn socket_url(&self, request_id: &str) -> Option<String> {
-        self.shared.state().sockets.get(request_id).cloned()
+        self.shared
+            .state()
+            .sockets
+            .get(request_id)
+            .map(|s| s.url.clone())
     }
 
-    /// The URLs of the page's open WebSockets created while its network events were on.
-    pub fn socket_urls(&self) -> Vec<String> {
-        self.shared.state().sockets.values().cloned().collect()
+    /// The page's open WebSockets created while its network events were on, each with its
+    /// latest frames.
+    pub fn open_sockets(&self) -> Vec<SocketLog> {
+        self.shared
+            .state()
+            .sockets
+            .iter()
+            .map(|(id, socket)| SocketLog {
+                request_id: id.clone(),
+                url: socket.url.clone(),
+                frames: socket.frames.iter().cloned().collect(),
+                truncated: socket.truncated,
+            })
+            .collect()
     }
 
     /// Whether [`Page::enable_network`] turned the page's network events on.

@@ -269,6 +269,10 @@ fn shiny_a_fill_waits_for_its_input_sent_and_the_click_for_its_search() {
         )]
     );
     assert_eq!(paths(&settles[1]), [SHINY_SEARCH]);
+    // The page's init had been answered before each gesture: the replay waits for as much.
+    for settle in &settles {
+        assert!(settle.as_ref().unwrap().sockets[0].at_rest, "{settles:?}");
+    }
 }
 
 #[test]
@@ -282,6 +286,7 @@ fn shiny_a_click_that_flushes_the_query_waits_for_the_search_not_the_query() {
     let settles = settles(&log, &steps, &[Some(1), Some(2)], f64::MAX);
     assert_eq!(settles[0], None, "{settles:?}");
     assert_eq!(paths(&settles[1]), [SHINY_SEARCH]);
+    assert!(settles[1].as_ref().unwrap().sockets[0].at_rest);
 }
 
 #[test]
@@ -303,8 +308,46 @@ fn nicegui_a_click_waits_for_its_update_and_heartbeats_are_no_answer() {
             times: 1,
             opens: vec![],
             sends: vec![],
+            // No `update` had come before the click: nothing to wait for before acting.
+            at_rest: false,
         }]
     );
+}
+
+#[test]
+fn a_socket_opened_while_typing_is_the_page_s_own_and_its_rest_is_recorded() {
+    // Typed at 1 000 while the page still connected (its socket's handshake at 1 100, its
+    // `init` sent at 1 110): the init and its answer are not the fill's. The click at 1 300
+    // came while the init's answer had begun and not finished: not at rest. The click at
+    // 4 000, after the first click's answer: at rest.
+    let steps = [fill("lamp"), click(), click()];
+    let mut log = log(&[(1, 1_000.0), (2, 1_300.0), (3, 4_000.0)], &[]);
+    let page = log.pages.get_mut(MAIN_PAGE).unwrap();
+    page.sockets
+        .insert("s1".into(), "ws://127.0.0.1:4000/websocket/".into());
+    page.sockets_opened_ms.insert("s1".into(), 1_100.0);
+    let frame = |at_ms, sent, text: &str| Frame {
+        socket: "s1".into(),
+        at_ms,
+        sent,
+        parts: frame_parts(Some(text)),
+    };
+    page.frames = vec![
+        frame(1_110.0, true, r#"{"method":"init","data":{}}"#),
+        frame(1_280.0, false, r#"{"busy":"busy"}"#),
+        frame(1_310.0, true, r#"{"method":"update","data":{"go":1}}"#),
+        frame(1_320.0, false, r#"{"values":{},"errors":{}}"#),
+        frame(1_330.0, false, r#"{"busy":"busy"}"#),
+        frame(1_400.0, false, r#"{"values":{"name":"a"},"errors":{}}"#),
+        frame(4_010.0, true, r#"{"method":"update","data":{"go":2}}"#),
+        frame(4_030.0, false, r#"{"busy":"busy"}"#),
+        frame(4_100.0, false, r#"{"values":{"name":"b"},"errors":{}}"#),
+    ];
+    let settles = settles(&log, &steps, &[Some(1), Some(2), Some(3)], 5_000.0);
+    assert_eq!(settles[0], None, "{settles:?}");
+    let rest = |n: usize| settles[n].as_ref().unwrap().sockets[0].at_rest;
+    assert!(!rest(1));
+    assert!(rest(2));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The settle of a step, event by event, fed the `Network` events Chromium sent while Shiny
 //! for Python answered a click (captured, decoded by the engine's own decoder): no browser.
 
-use browserflow_cdp::page::network_event;
+use browserflow_cdp::page::{SocketFrame, network_event};
 use browserflow_steps::{SocketPattern, frame_parts};
 use serde_json::Value;
 
@@ -44,6 +44,7 @@ fn search() -> Settle {
                 "recalculating".into(),
             ],
             sends: vec!["method=update".into()],
+            at_rest: true,
         }],
     }
 }
@@ -78,6 +79,70 @@ fn a_socket_answer_completes_at_the_search_values_not_the_flushed_query() {
     );
 }
 
+/// The frames of a capture before its first gesture (the page's `init` and its answer).
+fn before_gestures(capture: &str) -> Vec<SocketFrame> {
+    let mut frames = Vec::new();
+    for line in capture.lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        if line["gesture"].is_string() {
+            break;
+        }
+        if let Some(PageEventKind::WebSocketFrame { sent, text, .. }) =
+            network_event(line["method"].as_str().unwrap(), &line["params"])
+        {
+            frames.push(SocketFrame { sent, text });
+        }
+    }
+    frames
+}
+
+#[test]
+fn a_click_acts_once_the_page_s_init_is_answered_whose_values_would_pass_for_its_own() {
+    let pattern = &search().sockets[0];
+    let init = before_gestures(CLICK_FLUSHES_QUERY);
+    let log = |n: usize| SocketLog {
+        request_id: "s".into(),
+        url: url("s").unwrap(),
+        frames: init[..n].to_vec(),
+        truncated: false,
+    };
+    // Sent, then `config`, `busy`, `recalculating`, `busy=idle`: at rest only at the values.
+    let first_values = init
+        .iter()
+        .position(|f| {
+            f.text
+                .as_deref()
+                .is_some_and(|t| t.starts_with(r#"{"values""#))
+        })
+        .unwrap();
+    for n in 0..=first_values {
+        assert!(!rests(pattern, &log(n)), "{n} frames");
+    }
+    assert!(rests(pattern, &log(first_values + 1)));
+    assert!(rests(pattern, &log(init.len())));
+
+    // Why: a click sent while that answer is still coming (as a replay that acted at once
+    // saw it) takes the init's `values` for the search's.
+    let mut progress = Progress::new(&search());
+    let frame = |sent: bool, text: &str| PageEventKind::WebSocketFrame {
+        request_id: "s".into(),
+        timestamp: 0.0,
+        sent,
+        text: Some(text.into()),
+    };
+    progress.take(
+        frame(true, r#"{"method":"update","data":{"go:shiny.action":1}}"#),
+        url,
+    );
+    for f in &init[2..=first_values] {
+        progress.take(frame(f.sent, f.text.as_deref().unwrap()), url);
+    }
+    assert!(
+        progress.answered(),
+        "the early answer passes for the gesture's"
+    );
+}
+
 #[test]
 fn a_silent_server_leaves_the_answer_begun_and_unfinished_and_says_so() {
     let mut progress = Progress::new(&search());
@@ -91,9 +156,8 @@ fn a_silent_server_leaves_the_answer_begun_and_unfinished_and_says_so() {
         failure.message,
         "waited 5000 ms for what the step set off when recorded:\n  expected a reply on the \
          WebSocket /websocket/ (1 × errors + inputMessages + values after busy=busy or \
-         busy=idle or progress or recalculating); seen: a frame sent, then errors + \
-         inputMessages + values, progress, busy=busy, progress, recalculating (the answer \
-         began, 0 closing)"
+         busy=idle or progress or recalculating); seen: a frame sent, then progress, \
+         busy=busy, progress, recalculating (the answer began, 0 closing)"
     );
 }
 
@@ -139,6 +203,7 @@ fn a_socket_io_update_answers_the_click_that_sent_an_event() {
             times: 1,
             opens: vec![],
             sends: vec![],
+            at_rest: false,
         }],
     };
     let url = |_: &str| {

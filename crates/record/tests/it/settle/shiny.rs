@@ -26,7 +26,11 @@ async fn start(hang: bool) -> PythonApp {
 
 const SHINY: PriceFinder = PriceFinder {
     tool: "shiny-price",
-    connected: "window.Shiny && Shiny.shinyapp && Shiny.shinyapp.isConnected()",
+    // Connected and its first outputs shown, as a person sees the page before typing: a
+    // recording made while the page's own `init` is still answered is not at rest.
+    connected: "window.Shiny && Shiny.shinyapp && Shiny.shinyapp.isConnected() \
+                && 'name' in Shiny.shinyapp.$values \
+                && !document.documentElement.classList.contains('shiny-busy')",
     query: "document.getElementById('query')",
 };
 
