@@ -187,6 +187,16 @@ fn a_poll_a_long_poll_and_a_repeated_call_are_not_waited_for_twice() {
     assert_eq!(paths(&settles[1]), ["GET /suggest answered"]);
 }
 
+/// A frame on the socket `s1` at `at_ms`.
+fn frame(at_ms: f64, sent: bool, text: &str) -> Frame {
+    Frame {
+        socket: "s1".into(),
+        at_ms,
+        sent,
+        parts: frame_parts(Some(text)),
+    }
+}
+
 #[test]
 fn a_socket_the_gesture_sent_on_and_that_answered_is_waited_for() {
     let steps = [click(), click()];
@@ -194,12 +204,6 @@ fn a_socket_the_gesture_sent_on_and_that_answered_is_waited_for() {
     let page = log.pages.get_mut(MAIN_PAGE).unwrap();
     page.sockets
         .insert("s1".into(), "ws://127.0.0.1:4000/websocket/".into());
-    let frame = |at_ms, sent, text: &str| Frame {
-        socket: "s1".into(),
-        at_ms,
-        sent,
-        parts: frame_parts(Some(text)),
-    };
     // A pong before the first click's update (the transport's, not the gesture's); the
     // update answered "busy" at once, the outputs cleared and their values later. The second
     // click: sent, never answered before the recording stopped.
@@ -326,12 +330,6 @@ fn a_socket_opened_while_typing_is_the_page_s_own_and_its_rest_is_recorded() {
     page.sockets
         .insert("s1".into(), "ws://127.0.0.1:4000/websocket/".into());
     page.sockets_opened_ms.insert("s1".into(), 1_100.0);
-    let frame = |at_ms, sent, text: &str| Frame {
-        socket: "s1".into(),
-        at_ms,
-        sent,
-        parts: frame_parts(Some(text)),
-    };
     page.frames = vec![
         frame(1_110.0, true, r#"{"method":"init","data":{}}"#),
         frame(1_280.0, false, r#"{"busy":"busy"}"#),
