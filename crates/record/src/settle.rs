@@ -9,8 +9,9 @@
 //! What is recorded is what the replay can rely on with other inputs:
 //! - only the page's own calls (fetch, XHR) to its own site (the last two labels of the host),
 //!   never a beacon, a script or an image, nor a third party's analytics;
-//! - a request belongs to the gesture it started within [`WINDOW_MS`] of, or within that long
-//!   of the answer of another of the gesture's requests (a chained call); one started while no
+//! - a request belongs to the gesture it started within [`WINDOW_MS`] of (of a fill's last
+//!   input: a page that searches as one types waits for the typing to pause), or within that
+//!   long of the answer of another of the gesture's requests (a chained call); one started while no
 //!   gesture was that recent (a poll, a heartbeat) is unprompted, and its method and path are
 //!   never waited for, in any step;
 //! - only what was answered before the next gesture began (or the recording stopped): a long
@@ -18,13 +19,19 @@
 //! - each method and path pattern once (typing a query that fires one request per key
 //!   replays as one fill, which fires one);
 //! - a WebSocket on which, within the window, a frame was sent and then one received before
-//!   the next gesture.
+//!   the next gesture: the exchange by the kinds of the messages of its answer, in order
+//!   ([`SocketPattern::from_answer`]), the transport's heartbeats left out — never on a socket
+//!   the page opened after the gesture began (a page still connecting while the person
+//!   typed: its first message is the page's own hello) — and whether the socket was at rest
+//!   when the gesture began ([`SocketPattern::at_rest`]: the replay acts only once it is
+//!   again).
 
 use std::collections::{HashMap, HashSet};
 
 use browserflow_cdp::page::{PageEventKind, RequestKind};
 use browserflow_steps::{
-    RequestPattern, Settle, SocketPattern, Step, StepKind, frame_parts, path_pattern, url_path,
+    RequestPattern, Settle, SocketPattern, Step, StepKind, frame_parts, is_heartbeat, path_pattern,
+    url_path,
 };
 
 use super::capture::Builder;
@@ -68,6 +75,8 @@ pub(crate) struct PageLog {
     pub(crate) requests: Vec<Request>,
     /// Socket URLs by request id.
     pub(crate) sockets: HashMap<String, String>,
+    /// When each socket's handshake went out (wall clock), by request id.
+    pub(crate) sockets_opened_ms: HashMap<String, f64>,
     pub(crate) frames: Vec<Frame>,
 }
 
@@ -77,6 +86,8 @@ pub(crate) struct NetworkLog {
     pub(crate) pages: HashMap<String, PageLog>,
     /// When each step's gesture began (ms since the epoch), by the step's serial.
     pub(crate) starts: HashMap<u64, f64>,
+    /// When each step's gesture last reported (a fill's last input), by the step's serial.
+    pub(crate) ends: HashMap<u64, f64>,
     /// When each announced action (a press, a named key) happened, by (document, number).
     acting: HashMap<(String, u64), f64>,
 }
@@ -98,6 +109,8 @@ impl NetworkLog {
             .flatten();
         let began = announced.map_or(at, |a| a.min(at));
         self.starts.entry(serial).or_insert(began);
+        let end = self.ends.entry(serial).or_insert(at);
+        *end = end.max(at);
     }
 
     /// One of a page's network events.
@@ -140,10 +153,14 @@ impl NetworkLog {
                 log.sockets.insert(request_id.clone(), url.clone());
             }
             PageEventKind::WebSocketHandshake {
+                request_id,
                 timestamp,
                 wall_time,
-                ..
-            } => log.socket_offset_ms = Some(wall_time * 1000.0 - timestamp * 1000.0),
+            } => {
+                log.socket_offset_ms = Some(wall_time * 1000.0 - timestamp * 1000.0);
+                log.sockets_opened_ms
+                    .insert(request_id.clone(), wall_time * 1000.0);
+            }
             PageEventKind::WebSocketFrame {
                 request_id,
                 timestamp,
@@ -234,17 +251,24 @@ pub(crate) fn settles(
         .collect();
     let mut unprompted: HashSet<(String, String)> = HashSet::new();
     for (page, page_log) in &log.pages {
-        // The gestures of this page, in time order: (began, step index).
-        let mut gestures: Vec<(f64, usize)> = steps
+        // The gestures of this page, in time order: (began, step index, ended).
+        let mut gestures: Vec<(f64, usize, f64)> = steps
             .iter()
             .zip(serials)
             .enumerate()
             .filter(|(_, (s, _))| s.page == *page)
-            .filter_map(|(i, (_, serial))| Some((*log.starts.get(&(*serial)?)?, i)))
+            .filter_map(|(i, (_, serial))| {
+                let serial = (*serial)?;
+                let began = *log.starts.get(&serial)?;
+                let ended = log.ends.get(&serial).map_or(began, |e| e.max(began));
+                Some((began, i, ended))
+            })
             .collect();
         gestures.sort_by(|a, b| a.0.total_cmp(&b.0));
         let until = |g: usize| gestures.get(g + 1).map_or(end_ms, |next| next.0);
-        let gesture_at = |t: f64| gestures.iter().rposition(|(began, _)| *began <= t);
+        let gesture_at = |t: f64| gestures.iter().rposition(|(began, ..)| *began <= t);
+        // Within the window of the gesture `g` (after its last input).
+        let within = |g: usize, t: f64| t - gestures[g].2 <= WINDOW_MS;
         let mut requests: Vec<&Request> = page_log
             .requests
             .iter()
@@ -260,8 +284,7 @@ pub(crate) fn settles(
             };
             let key = (request.method.to_uppercase(), path_pattern(&path, &typed));
             let prompted = gesture_at(request.sent_ms).filter(|&g| {
-                let began = gestures[g].0;
-                request.sent_ms - began <= WINDOW_MS
+                within(g, request.sent_ms)
                     || answers.get(&g).is_some_and(|a| {
                         a.iter()
                             .any(|&at| at <= request.sent_ms && request.sent_ms - at <= WINDOW_MS)
@@ -289,11 +312,22 @@ pub(crate) fn settles(
         }
         for (n, frame) in page_log.frames.iter().enumerate() {
             let Some(g) = gesture_at(frame.at_ms)
-                .filter(|&g| frame.sent && frame.at_ms - gestures[g].0 <= WINDOW_MS)
+                .filter(|&g| frame.sent && !is_heartbeat(&frame.parts) && within(g, frame.at_ms))
             else {
                 continue;
             };
-            let answer: Vec<&Frame> = page_log.frames[n + 1..]
+            // A socket the page opened after the gesture began is the page's own (a page
+            // still connecting while the person typed): what it sends first is its hello,
+            // never the gesture's message.
+            let began = gestures[g].0;
+            if page_log
+                .sockets_opened_ms
+                .get(&frame.socket)
+                .is_some_and(|&opened| opened > began)
+            {
+                continue;
+            }
+            let answer: Vec<Vec<String>> = page_log.frames[n + 1..]
                 .iter()
                 .filter(|f| {
                     !f.sent
@@ -301,13 +335,8 @@ pub(crate) fn settles(
                         && f.at_ms >= frame.at_ms
                         && f.at_ms <= until(g)
                 })
+                .map(|f| f.parts.clone())
                 .collect();
-            // The answer is the last message, as often as one like it came.
-            let replies: Vec<String> = answer.last().map(|f| f.parts.clone()).unwrap_or_default();
-            let times = answer
-                .iter()
-                .filter(|f| replies.iter().all(|p| f.parts.contains(p)))
-                .count();
             let path = page_log
                 .sockets
                 .get(&frame.socket)
@@ -319,7 +348,7 @@ pub(crate) fn settles(
             let sends: Vec<String> = frame
                 .parts
                 .iter()
-                .filter(|part| part.contains('=') && !part.contains('.'))
+                .filter(|part| part.contains('='))
                 .filter(|part| {
                     let part = part.to_lowercase();
                     !typed
@@ -328,17 +357,20 @@ pub(crate) fn settles(
                 })
                 .cloned()
                 .collect();
-            if let (false, Some(path)) = (replies.is_empty(), path) {
-                let settle = &mut out[gestures[g].1];
-                // The first exchange of the gesture on this socket is the one waited for.
-                if !settle.sockets.iter().any(|s| s.path == path) {
-                    settle.sockets.push(SocketPattern {
-                        path,
-                        replies,
-                        times: u32::try_from(times).unwrap_or(u32::MAX).max(1),
-                        sends,
-                    });
-                }
+            let Some(path) = path else { continue };
+            let settle = &mut out[gestures[g].1];
+            // The first exchange of the gesture on this socket is the one waited for.
+            if settle.sockets.iter().any(|s| s.path == path) {
+                continue;
+            }
+            if let Some(mut exchange) = SocketPattern::from_answer(path, sends, &answer) {
+                let before = page_log
+                    .frames
+                    .iter()
+                    .filter(|f| f.socket == frame.socket && f.at_ms < began);
+                exchange.at_rest =
+                    exchange.rests_after(before.map(|f| (f.sent, f.parts.as_slice())), false);
+                settle.sockets.push(exchange);
             }
         }
     }

@@ -239,7 +239,8 @@ impl<'a> Run<'a> {
         {
             self.watch_focused(&page).await?;
         }
-        let settle = SettleWatch::arm(&page, step.settle()).await?;
+        let settle =
+            SettleWatch::arm(&page, step.settle(), self.budget(step.after_timeout_ms())).await?;
         let outcome = self.act(&page, step, shown).await?;
         if let Some(settle) = settle
             && outcome.navigated_to.is_none()

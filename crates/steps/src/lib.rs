@@ -62,7 +62,8 @@ pub use reads::{ElementIdentity, RecordedRead, TextShape};
 pub use repeat::{CellPlace, ItemPlace, Reliance, Repeat, is_place_candidate, names_element};
 pub use selector::*;
 pub use settle::{
-    RequestPattern, Settle, SocketPattern, frame_parts, path_matches, path_pattern, url_path,
+    AnswerProgress, RequestPattern, Settle, SocketPattern, frame_parts, is_heartbeat, path_matches,
+    path_pattern, url_path,
 };
 pub use step::*;
 pub use tool_file::from_value_located;

@@ -34,57 +34,87 @@ pub struct RequestPattern {
     pub path: String,
 }
 
-/// A WebSocket, by the path pattern of its URL, and the message its answer ended with.
+/// A WebSocket exchange, by the path pattern of the socket's URL, the name of the message the
+/// gesture sent and the kinds ([`frame_parts`]) of the messages that answered it.
+///
+/// Told apart by order, not by shape alone: a framework sends messages of one kind both in
+/// answer to the gesture and to what came before it (Shiny's `values`, flushed after the
+/// page's `init`, after each input and after the search), so a closing message counts only
+/// once the answer has begun — once a message of a kind that came before the closing one in
+/// the recorded answer arrived (`busy=busy`, `progress`, `recalculating`). Kinds are names
+/// only (top-level keys, never which outputs a message carries), so another input's answer,
+/// split or merged differently by the server, is still the same answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SocketPattern {
     /// The socket URL's path, as [`RequestPattern::path`].
     pub path: String,
-    /// What the last message received in answer carried ([`frame_parts`]): the answer is
-    /// complete once `times` messages carrying each of these parts came. A framework that
-    /// first clears its outputs and sends their values later (Shiny) sends the same kind of
-    /// message twice; one that says "busy" first is not answered by that.
+    /// The kinds of the last message of the recorded answer: the answer is complete once
+    /// `times` messages of every one of these kinds came after it began.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replies: Vec<String>,
-    /// How many messages carrying every part of `replies` came while recording (at least 1).
+    /// How many closing messages came after the answer began while recording (at least 1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub times: u32,
+    /// The kinds of the recorded answer's messages before the closing one that are not
+    /// closing kinds themselves: the answer begins with the first message carrying any of
+    /// them; empty when every message of the answer was of the closing kinds (then it begins
+    /// with the first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opens: Vec<String>,
     /// The names of the first message the gesture sent (its `key=name` [`frame_parts`]): the
     /// exchange starts with a frame that carries each (an `update`, not the page's own
     /// `init`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sends: Vec<String>,
+    /// The socket was at rest when the gesture began ([`SocketPattern::rests_after`]): the
+    /// page's own conversation (Shiny's `init` and its answer) was over. The replay acts only
+    /// once it is again; otherwise the answer to what came before is taken for the gesture's,
+    /// and the step reads an output before its answer lands.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_rest: bool,
 }
 
-/// What a WebSocket message carries, by name and never by value, the same for every message
-/// of one purpose whatever it carries: a JSON object's top-level keys, or for a key holding a
-/// non-empty object its keys one level down (`busy`, `values.name`, `values.price`); a JSON
-/// array's leading string (an event name), each after the packet-type digits of
-/// Socket.IO-like framings (`42:update`); `binary` for a binary frame, else the digits alone
-/// or `text`. An answer is complete when the parts received cover the parts recorded, however
-/// the server splits or merges its messages.
+/// The kinds of a WebSocket message, by name and never by value, the same for every message
+/// of one purpose whatever it carries: a JSON object's top-level keys, each `key=name` where
+/// its value is a short protocol word (`method=update`, `busy=idle`,
+/// `target=JS.RenderBatch`); a JSON array's event name, its first protocol word without
+/// digits (Socket.IO's `["update", …]`, Phoenix's `[join, ref, topic, "phx_reply", …]`); each
+/// after the packet-type digits of Socket.IO-like framings (`42:update`); every record of a
+/// frame of records ended by `0x1E` (SignalR); `binary` for a binary frame, else the digits
+/// alone or `text`. Sorted, each once.
 pub fn frame_parts(text: Option<&str>) -> Vec<String> {
     let Some(text) = text else {
         return vec!["binary".into()];
     };
+    let mut parts: Vec<String> = text
+        .split('\u{1e}')
+        .filter(|record| !record.is_empty() || !text.contains('\u{1e}'))
+        .flat_map(record_parts)
+        .collect();
+    parts.sort();
+    parts.dedup();
+    parts
+}
+
+/// The kinds of one message of a frame (see [`frame_parts`]).
+fn record_parts(text: &str) -> Vec<String> {
     let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
     let rest = &text[digits.len()..];
     let parts: Vec<String> = match serde_json::from_str::<serde_json::Value>(rest) {
         Ok(serde_json::Value::Object(map)) => map
             .iter()
-            .flat_map(|(key, value)| match value {
-                serde_json::Value::Object(inner) if !inner.is_empty() => {
-                    inner.keys().map(|k| format!("{key}.{k}")).collect()
-                }
+            .map(|(key, value)| match value {
                 // A short name as a top-level value says which message it is (`method`:
                 // `init` or `update`, `busy`: `busy` or `idle`).
-                serde_json::Value::String(name) if is_name(name) => vec![format!("{key}={name}")],
-                _ => vec![key.clone()],
+                serde_json::Value::String(name) if is_name(name) => format!("{key}={name}"),
+                _ => key.clone(),
             })
             .collect(),
         Ok(serde_json::Value::Array(items)) => items
-            .first()
-            .and_then(|f| f.as_str())
+            .iter()
+            .filter_map(|item| item.as_str())
+            .find(|s| is_name(s) && !s.bytes().any(|b| b.is_ascii_digit()))
             .map(|s| vec![s.to_string()])
             .unwrap_or_default(),
         _ => Vec::new(),
@@ -145,24 +175,133 @@ impl RequestPattern {
 }
 
 impl SocketPattern {
-    /// `a reply on the WebSocket /ws (busy, values)`.
+    /// `a reply on the WebSocket /websocket/ (1 × values after busy=busy, progress)`.
     pub fn describe(&self) -> String {
-        if self.replies.is_empty() {
-            format!("a reply on the WebSocket {}", self.path)
-        } else {
-            format!(
-                "a reply on the WebSocket {} ({} × {})",
-                self.path,
-                self.times,
-                self.replies.join(", ")
-            )
+        let mut text = format!("a reply on the WebSocket {}", self.path);
+        if !self.replies.is_empty() {
+            text.push_str(&format!(" ({} × {}", self.times, self.replies.join(" + ")));
+            if !self.opens.is_empty() {
+                text.push_str(&format!(" after {}", self.opens.join(" or ")));
+            }
+            text.push(')');
         }
+        text
+    }
+
+    /// Whether a message of `kinds` ([`frame_parts`]) begins the answer.
+    pub fn opens_with(&self, kinds: &[String]) -> bool {
+        self.opens.is_empty() || self.opens.iter().any(|k| kinds.contains(k))
+    }
+
+    /// Whether a message of `kinds` is a closing one.
+    pub fn closes_with(&self, kinds: &[String]) -> bool {
+        self.replies.iter().all(|k| kinds.contains(k))
+    }
+
+    /// Whether a socket whose frames so far were `frames` (oldest first: sent or received,
+    /// and their [`frame_parts`]; `truncated` when older ones were left out) is at rest by
+    /// this exchange's kinds: a closing message came, no answer begun since is unfinished (a
+    /// message of an opening kind after the last closing one), and every message the page
+    /// sent was followed by one received. Heartbeats count for nothing. The one rule, for
+    /// the recorder's [`SocketPattern::at_rest`] and the replay's wait before acting.
+    pub fn rests_after<'a>(
+        &self,
+        frames: impl IntoIterator<Item = (bool, &'a [String])>,
+        truncated: bool,
+    ) -> bool {
+        let (mut closed, mut in_flight, mut unanswered) = (truncated, false, false);
+        for (sent, kinds) in frames {
+            if is_heartbeat(kinds) {
+                continue;
+            }
+            if sent {
+                unanswered = true;
+                continue;
+            }
+            unanswered = false;
+            if self.closes_with(kinds) {
+                closed = true;
+                in_flight = false;
+            } else if self.opens_with(kinds) {
+                in_flight = true;
+            }
+        }
+        closed && !in_flight && !unanswered
+    }
+
+    /// Whether a sent message of `kinds` is the one that starts the exchange.
+    pub fn starts_with(&self, kinds: &[String]) -> bool {
+        self.sends.iter().all(|k| kinds.contains(k))
     }
 
     /// Whether a socket to `url` is this one.
     pub fn matches(&self, url: &str) -> bool {
         url_path(url).is_some_and(|path| path_matches(&self.path, &path))
     }
+}
+
+impl SocketPattern {
+    /// The exchange a recording saw: `answer` the kinds of the messages received after the
+    /// gesture's sent message (heartbeats left out), in order; `None` when nothing answered.
+    /// The closing kinds are the last message's; what opens it, every other kind before it;
+    /// `times`, the closing messages counted the way the replay counts them
+    /// ([`AnswerProgress`]).
+    pub fn from_answer(path: String, sends: Vec<String>, answer: &[Vec<String>]) -> Option<Self> {
+        let answer: Vec<&Vec<String>> = answer.iter().filter(|k| !is_heartbeat(k)).collect();
+        let (last, before) = answer.split_last()?;
+        let mut opens: Vec<String> = before
+            .iter()
+            .copied()
+            .flatten()
+            .filter(|kind| !last.contains(kind))
+            .cloned()
+            .collect();
+        opens.sort();
+        opens.dedup();
+        let mut pattern = Self {
+            path,
+            replies: (*last).clone(),
+            times: u32::MAX,
+            opens,
+            sends,
+            at_rest: false,
+        };
+        let mut progress = AnswerProgress::default();
+        for kinds in &answer {
+            progress.take(&pattern, kinds);
+        }
+        pattern.times = progress.closing.max(1);
+        Some(pattern)
+    }
+}
+
+/// How far the answer of one WebSocket exchange got, message by message (the one rule of
+/// when an answer is complete, for the recorder's count and the replay's wait).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AnswerProgress {
+    /// A message that begins the answer came ([`SocketPattern::opens`]).
+    pub opened: bool,
+    /// Closing messages since.
+    pub closing: u32,
+}
+
+impl AnswerProgress {
+    /// Takes one received message of `kinds`: true once the answer is complete.
+    pub fn take(&mut self, pattern: &SocketPattern, kinds: &[String]) -> bool {
+        if !is_heartbeat(kinds) {
+            self.opened |= pattern.opens_with(kinds);
+            if self.opened && pattern.closes_with(kinds) {
+                self.closing = self.closing.saturating_add(1);
+            }
+        }
+        self.closing >= pattern.times
+    }
+}
+
+/// Whether a message of `kinds` is the transport's own (Engine.IO's ping `2`, pong `3`,
+/// noop `6`: packet-type digits and nothing else), never part of an exchange.
+pub fn is_heartbeat(kinds: &[String]) -> bool {
+    !kinds.is_empty() && kinds.iter().all(|k| k.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The path of an absolute URL (percent-encoded as the URL has it), or `None` when it is not
@@ -285,19 +424,168 @@ mod tests {
         assert_eq!(frame_parts(Some(r#"{"busy":"busy"}"#)), ["busy=busy"]);
         assert_eq!(
             frame_parts(Some(r#"{"method":"update","data":{"query":"desk lamp"}}"#)),
-            ["data.query", "method=update"]
+            ["data", "method=update"]
         );
+        // Which outputs a message carries is not its kind: an answer to another input may
+        // carry others, or none.
+        let values = ["errors", "inputMessages", "values"];
         assert_eq!(
             frame_parts(Some(
-                r#"{"errors":{},"values":{"name":"Desk lamp","price":"49.90"}}"#
+                r#"{"values":{"name":"Desk lamp","price":"49.90"},"inputMessages":[],"errors":{}}"#
             )),
-            ["errors", "values.name", "values.price"]
+            values
         );
-        assert_eq!(frame_parts(Some(r#"{"values":{}}"#)), ["values"]);
+        assert_eq!(
+            frame_parts(Some(r#"{"values":{},"inputMessages":[],"errors":{}}"#)),
+            values
+        );
+        // Socket.IO (NiceGUI): the event name after the packet type; Engine.IO's ping.
         assert_eq!(frame_parts(Some(r#"42["update",{"id":3}]"#)), ["42:update"]);
         assert_eq!(frame_parts(Some("2")), ["2"]);
+        // Phoenix LiveView: join ref, ref, a topic with the session's id, then the event.
+        assert_eq!(
+            frame_parts(Some(
+                r#"["4","12","lv:phx-F2x9aQ_7b0","phx_reply",{"status":"ok","response":{}}]"#
+            )),
+            ["phx_reply"]
+        );
+        // SignalR (Blazor Server): records ended by 0x1E, several in one frame.
+        assert_eq!(
+            frame_parts(Some(
+                "{\"type\":1,\"target\":\"JS.RenderBatch\",\"arguments\":[2,\"AQ\"]}\u{1e}{\"type\":6}\u{1e}"
+            )),
+            ["arguments", "target=JS.RenderBatch", "type"]
+        );
         assert_eq!(frame_parts(Some("hello")), ["text"]);
         assert_eq!(frame_parts(None), ["binary"]);
+    }
+
+    fn kinds(frames: &[&str]) -> Vec<Vec<String>> {
+        frames.iter().map(|f| frame_parts(Some(f))).collect()
+    }
+
+    /// What Shiny for Python 1.8 sent after a click on Search, captured: the query the click
+    /// flushed was answered first (an empty `values`), then the search.
+    const SHINY_SEARCH: [&str; 11] = [
+        r#"{"values": {}, "inputMessages": [], "errors": {}}"#,
+        r#"{"progress": {"type": "binding", "message": {"id": "name"}}}"#,
+        r#"{"busy": "busy"}"#,
+        r#"{"progress": {"type": "binding", "message": {"id": "price"}}}"#,
+        r#"{"recalculating": {"name": "name", "status": "recalculating"}}"#,
+        r#"{"recalculating": {"name": "name", "status": "recalculated"}}"#,
+        r#"{"recalculating": {"name": "price", "status": "recalculating"}}"#,
+        r#"{"recalculating": {"name": "price", "status": "recalculated"}}"#,
+        r#"{"busy": "idle"}"#,
+        r#"{"values": {"name": "Desk lamp", "price": "49.90"}, "inputMessages": [], "errors": {}}"#,
+        "2",
+    ];
+
+    #[test]
+    fn an_answer_closes_with_its_last_kind_once_begun() {
+        let pattern = SocketPattern::from_answer(
+            "/websocket/".into(),
+            vec!["method=update".into()],
+            &kinds(&SHINY_SEARCH),
+        )
+        .unwrap();
+        assert_eq!(pattern.replies, ["errors", "inputMessages", "values"]);
+        assert_eq!(
+            pattern.opens,
+            ["busy=busy", "busy=idle", "progress", "recalculating"]
+        );
+        // The empty `values` came before the answer began: not counted.
+        assert_eq!(pattern.times, 1);
+        assert_eq!(
+            pattern.describe(),
+            "a reply on the WebSocket /websocket/ (1 × errors + inputMessages + values after \
+             busy=busy or busy=idle or progress or recalculating)"
+        );
+
+        // Replayed with another input, the answer to the flushed query first: complete at
+        // the search's values, not before.
+        let mut progress = AnswerProgress::default();
+        let complete: Vec<bool> = kinds(&SHINY_SEARCH)
+            .iter()
+            .map(|k| progress.take(&pattern, k))
+            .collect();
+        assert_eq!(complete.iter().position(|c| *c), Some(9));
+        // An answer whose first message is `busy` (no progress) begins there as well.
+        let mut progress = AnswerProgress::default();
+        assert!(!progress.take(&pattern, &kinds(&[SHINY_SEARCH[0]])[0]));
+        assert!(!progress.take(&pattern, &kinds(&[SHINY_SEARCH[2]])[0]));
+        assert!(progress.take(&pattern, &kinds(&[SHINY_SEARCH[9]])[0]));
+    }
+
+    #[test]
+    fn an_answer_of_one_kind_counts_its_messages() {
+        // Cleared, then the values (one kind): both.
+        let answer = kinds(&[r#"{"values":{}}"#, "2", r#"{"values":{"a":1}}"#]);
+        let pattern = SocketPattern::from_answer("/ws".into(), vec![], &answer).unwrap();
+        assert!(pattern.opens.is_empty());
+        assert_eq!(pattern.times, 2);
+        // A heartbeat alone is no answer.
+        assert_eq!(
+            SocketPattern::from_answer("/ws".into(), vec![], &kinds(&["2", "3"])),
+            None
+        );
+        assert!(is_heartbeat(&frame_parts(Some("3"))));
+        assert!(!is_heartbeat(&frame_parts(Some(r#"42["update",{}]"#))));
+    }
+
+    /// What Shiny's page said on its socket before a click, as the replay saw it when it acted
+    /// too early: its `init` sent and answered in part (Shiny answers with `busy`, then
+    /// `recalculating`, `busy=idle` and the outputs' first `values`).
+    const SHINY_INIT: [(bool, &str); 7] = [
+        (true, r#"{"method":"init","data":{"query":""}}"#),
+        (false, r#"{"config": {"sessionId": "84"}}"#),
+        (false, r#"{"busy": "busy"}"#),
+        (
+            false,
+            r#"{"recalculating": {"name": "name", "status": "recalculating"}}"#,
+        ),
+        (false, r#"{"busy": "idle"}"#),
+        (
+            false,
+            r#"{"values": {"name": null}, "inputMessages": [], "errors": {}}"#,
+        ),
+        (false, "2"),
+    ];
+
+    #[test]
+    fn a_socket_rests_once_everything_sent_was_answered_and_no_answer_is_unfinished() {
+        let pattern = SocketPattern::from_answer(
+            "/websocket/".into(),
+            vec!["method=update".into()],
+            &kinds(&SHINY_SEARCH),
+        )
+        .unwrap();
+        let frames: Vec<(bool, Vec<String>)> = SHINY_INIT
+            .iter()
+            .map(|(sent, text)| (*sent, frame_parts(Some(text))))
+            .collect();
+        let rests = |n: usize, truncated: bool| {
+            pattern.rests_after(
+                frames[..n].iter().map(|(s, k)| (*s, k.as_slice())),
+                truncated,
+            )
+        };
+        // Nothing yet, the init sent, its answer begun: not at rest.
+        for n in 0..5 {
+            assert!(!rests(n, false), "{n} frames");
+        }
+        // Its values came (a heartbeat after them changes nothing).
+        assert!(rests(6, false));
+        assert!(rests(7, false));
+        // A message sent since, not answered yet.
+        let mut more = frames.clone();
+        more.push((true, frame_parts(Some(r#"{"method":"update","data":{}}"#))));
+        assert!(!pattern.rests_after(more.iter().map(|(s, k)| (*s, k.as_slice())), false));
+        // A socket busier than the page keeps: what is kept decides.
+        assert!(!rests(0, false));
+        assert!(rests(0, true));
+        assert!(!rests(3, true));
+        // Written only when true.
+        assert!(!serde_json::to_string(&pattern).unwrap().contains("at_rest"));
     }
 
     #[test]

@@ -14,12 +14,14 @@ export const quietMutations = (quietMs: number, capMs: number): Promise<boolean>
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   const tick = () => {
     const now = performance.now();
-    const quiet = now - last >= quietMs;
+    const busy = document.querySelector('[aria-busy="true"]') !== null;
+    const quiet = now - last >= quietMs && !busy;
     if (quiet || now - started >= capMs) {
       observer.disconnect();
       resolve(quiet);
     } else {
-      setTimeout(tick, Math.max(1, quietMs - (now - last)));
+      // Busy: the mark's removal is a mutation, and the window starts again from it.
+      setTimeout(tick, busy ? quietMs : Math.max(1, quietMs - (now - last)));
     }
   };
   setTimeout(tick, quietMs);

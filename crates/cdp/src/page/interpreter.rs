@@ -6,7 +6,7 @@
 //! sends nothing itself, so it is tested by feeding it JSON (`interpreter/tests.rs`); the
 //! watcher (`watcher.rs`) carries out the effects and publishes the events.
 
-use chromiumoxide::cdp::browser_protocol::{fetch, input, inspector, network, page, target};
+use chromiumoxide::cdp::browser_protocol::{fetch, input, inspector, page, target};
 use chromiumoxide::cdp::js_protocol::runtime;
 use serde::de::DeserializeOwned;
 
@@ -217,29 +217,11 @@ pub(super) fn interpret(state: &mut PageState, source: &Source, event: &CdpEvent
         runtime::EventExecutionContextsCleared::IDENTIFIER => {
             Some(Interpreted::event(PageEventKind::ExecutionContextsCleared))
         }
-        network::EventRequestWillBeSent::IDENTIFIER => {
-            decode(event).map(net::request_sent).map(Interpreted::event)
-        }
-        network::EventLoadingFinished::IDENTIFIER => decode(event)
-            .map(net::request_answered)
-            .map(Interpreted::event),
-        network::EventLoadingFailed::IDENTIFIER => decode(event)
-            .map(net::request_failed)
-            .map(Interpreted::event),
-        network::EventWebSocketCreated::IDENTIFIER => {
-            decode(event).map(|e| Interpreted::event(net::socket_opened(&mut state.sockets, e)))
-        }
-        network::EventWebSocketWillSendHandshakeRequest::IDENTIFIER => decode(event)
-            .map(net::socket_handshake)
-            .map(Interpreted::event),
-        network::EventWebSocketFrameSent::IDENTIFIER => {
-            decode(event).map(|e| Interpreted::event(net::socket_frame(e, true)))
-        }
-        network::EventWebSocketFrameReceived::IDENTIFIER => {
-            decode(event).map(|e| Interpreted::event(net::socket_frame(e, false)))
-        }
-        network::EventWebSocketClosed::IDENTIFIER => {
-            decode(event).map(|e| Interpreted::event(net::socket_closed(&mut state.sockets, e)))
+        method if method.starts_with("Network.") => {
+            net::network_event(method, &event.params).map(|kind| {
+                net::track_sockets(&mut state.sockets, &kind);
+                Interpreted::event(kind)
+            })
         }
         // A crash or a detach in any of the page's sessions ends the page, as it always has.
         inspector::EventTargetCrashed::IDENTIFIER => {

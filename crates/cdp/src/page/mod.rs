@@ -41,6 +41,7 @@ use frames::seed_child_tree;
 pub use frames::{FramePoint, FrameState};
 pub use input::{DragError, DragOutcome};
 pub use navigation::NavMark;
+pub use network::{SocketFrame, SocketLog, network_event};
 pub use screenshot::MaskedScreenshotError;
 use worlds::CachedWorld;
 
@@ -67,8 +68,9 @@ struct PageState {
     accept_dialogs: bool,
     closed: bool,
     crashed: bool,
-    /// Open WebSockets' URLs by request id (network events on: `network.rs`).
-    sockets: HashMap<String, String>,
+    /// Open WebSockets by request id, with their latest frames (network events on:
+    /// `network.rs`).
+    sockets: HashMap<String, network::OpenSocket>,
 }
 
 #[derive(Debug)]

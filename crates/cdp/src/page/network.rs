@@ -7,7 +7,7 @@
 //! structs): Chromium adds resource and initiator types faster than the protocol crate
 //! follows, and an event that fails to decode would be a request never seen answered.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use serde::Deserialize;
 use serde_json::json;
@@ -19,7 +19,7 @@ use crate::error::BrowserError;
 /// `Network.requestWillBeSent`, as far as it is read.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct RequestWillBeSent {
+struct RequestWillBeSent {
     request_id: String,
     request: RequestLine,
     /// Monotonic seconds (the clock of every other Network event).
@@ -44,7 +44,7 @@ struct RequestLine {
 /// `Network.webSocketFrameSent` and `Network.webSocketFrameReceived`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct FrameEvent {
+struct FrameEvent {
     request_id: String,
     timestamp: f64,
     response: FramePayload,
@@ -63,7 +63,7 @@ struct FramePayload {
 /// `Network.loadingFinished`, `Network.webSocketClosed` and the frames' events.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct Timed {
+struct Timed {
     request_id: String,
     timestamp: f64,
 }
@@ -71,7 +71,7 @@ pub(super) struct Timed {
 /// `Network.loadingFailed`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct LoadingFailed {
+struct LoadingFailed {
     request_id: String,
     timestamp: f64,
     #[serde(default)]
@@ -83,7 +83,7 @@ pub(super) struct LoadingFailed {
 /// `Network.webSocketCreated`.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct WebSocketCreated {
+struct WebSocketCreated {
     request_id: String,
     url: String,
 }
@@ -91,7 +91,7 @@ pub(super) struct WebSocketCreated {
 /// `Network.webSocketWillSendHandshakeRequest`: carries both clocks.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct WebSocketHandshake {
+struct WebSocketHandshake {
     request_id: String,
     timestamp: f64,
     wall_time: f64,
@@ -108,7 +108,7 @@ fn request_kind(resource_type: Option<&str>) -> RequestKind {
     }
 }
 
-pub(super) fn request_sent(e: RequestWillBeSent) -> PageEventKind {
+fn request_sent(e: RequestWillBeSent) -> PageEventKind {
     PageEventKind::RequestSent {
         kind: request_kind(e.resource_type.as_deref()),
         request_id: e.request_id,
@@ -121,14 +121,14 @@ pub(super) fn request_sent(e: RequestWillBeSent) -> PageEventKind {
     }
 }
 
-pub(super) fn request_answered(e: Timed) -> PageEventKind {
+fn request_answered(e: Timed) -> PageEventKind {
     PageEventKind::RequestAnswered {
         request_id: e.request_id,
         timestamp: e.timestamp,
     }
 }
 
-pub(super) fn request_failed(e: LoadingFailed) -> PageEventKind {
+fn request_failed(e: LoadingFailed) -> PageEventKind {
     PageEventKind::RequestFailed {
         request_id: e.request_id,
         timestamp: e.timestamp,
@@ -137,18 +137,7 @@ pub(super) fn request_failed(e: LoadingFailed) -> PageEventKind {
     }
 }
 
-pub(super) fn socket_opened(
-    sockets: &mut HashMap<String, String>,
-    e: WebSocketCreated,
-) -> PageEventKind {
-    sockets.insert(e.request_id.clone(), e.url.clone());
-    PageEventKind::WebSocketOpened {
-        request_id: e.request_id,
-        url: e.url,
-    }
-}
-
-pub(super) fn socket_handshake(e: WebSocketHandshake) -> PageEventKind {
+fn socket_handshake(e: WebSocketHandshake) -> PageEventKind {
     PageEventKind::WebSocketHandshake {
         request_id: e.request_id,
         timestamp: e.timestamp,
@@ -156,7 +145,7 @@ pub(super) fn socket_handshake(e: WebSocketHandshake) -> PageEventKind {
     }
 }
 
-pub(super) fn socket_frame(e: FrameEvent, sent: bool) -> PageEventKind {
+fn socket_frame(e: FrameEvent, sent: bool) -> PageEventKind {
     let text = e.response.opcode == 1.0;
     PageEventKind::WebSocketFrame {
         request_id: e.request_id,
@@ -166,11 +155,115 @@ pub(super) fn socket_frame(e: FrameEvent, sent: bool) -> PageEventKind {
     }
 }
 
-pub(super) fn socket_closed(sockets: &mut HashMap<String, String>, e: Timed) -> PageEventKind {
-    sockets.remove(&e.request_id);
-    PageEventKind::WebSocketClosed {
-        request_id: e.request_id,
-        timestamp: e.timestamp,
+/// One `Network` event, as Chromium sends it (`method` and its `params`), as the typed event
+/// the page publishes: the one decoding of these events, for the page's interpreter and for
+/// events captured from a browser (the settle tests of the recorder and the replayer).
+/// `None` for another method, or for one whose parameters do not decode (logged).
+pub fn network_event(method: &str, params: &serde_json::Value) -> Option<PageEventKind> {
+    fn decode<T: serde::de::DeserializeOwned>(
+        method: &str,
+        params: &serde_json::Value,
+    ) -> Option<T> {
+        T::deserialize(params)
+            .inspect_err(|error| {
+                tracing::warn!(%method, %error, "skipping a Network event that does not decode");
+            })
+            .ok()
+    }
+    match method {
+        "Network.requestWillBeSent" => decode(method, params).map(request_sent),
+        "Network.loadingFinished" => decode(method, params).map(request_answered),
+        "Network.loadingFailed" => decode(method, params).map(request_failed),
+        "Network.webSocketCreated" => {
+            decode(method, params).map(|e: WebSocketCreated| PageEventKind::WebSocketOpened {
+                request_id: e.request_id,
+                url: e.url,
+            })
+        }
+        "Network.webSocketWillSendHandshakeRequest" => decode(method, params).map(socket_handshake),
+        "Network.webSocketFrameSent" => decode(method, params).map(|e| socket_frame(e, true)),
+        "Network.webSocketFrameReceived" => decode(method, params).map(|e| socket_frame(e, false)),
+        "Network.webSocketClosed" => {
+            decode(method, params).map(|e: Timed| PageEventKind::WebSocketClosed {
+                request_id: e.request_id,
+                timestamp: e.timestamp,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// How many of an open socket's latest frames the page keeps: enough to see whether the
+/// conversation before a step is at rest, bounded for a socket that streams.
+const KEPT_FRAMES: usize = 64;
+
+/// One WebSocket frame as the page kept it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SocketFrame {
+    /// The page sent it (else it received it).
+    pub sent: bool,
+    /// Its text, `None` for a binary frame.
+    pub text: Option<String>,
+}
+
+/// An open WebSocket of the page.
+#[derive(Debug, Default, Clone)]
+pub(super) struct OpenSocket {
+    url: String,
+    /// Its latest frames, oldest first (at most [`KEPT_FRAMES`]).
+    frames: VecDeque<SocketFrame>,
+    /// Whether older frames were dropped.
+    truncated: bool,
+}
+
+/// What a page's open WebSocket said so far: a step that sends on it acts only once the
+/// conversation the recording saw before its gesture is at rest (the replay's settle).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SocketLog {
+    /// The network request that opened it.
+    pub request_id: String,
+    /// Its URL.
+    pub url: String,
+    /// Its latest frames, oldest first.
+    pub frames: Vec<SocketFrame>,
+    /// Whether earlier frames were left out (a socket busier than the page keeps).
+    pub truncated: bool,
+}
+
+/// Keeps the page's open sockets and their latest frames by `event` (one of
+/// [`network_event`]'s).
+pub(super) fn track_sockets(sockets: &mut HashMap<String, OpenSocket>, event: &PageEventKind) {
+    match event {
+        PageEventKind::WebSocketOpened { request_id, url } => {
+            sockets.insert(
+                request_id.clone(),
+                OpenSocket {
+                    url: url.clone(),
+                    ..OpenSocket::default()
+                },
+            );
+        }
+        PageEventKind::WebSocketFrame {
+            request_id,
+            sent,
+            text,
+            ..
+        } => {
+            if let Some(socket) = sockets.get_mut(request_id) {
+                if socket.frames.len() == KEPT_FRAMES {
+                    socket.frames.pop_front();
+                    socket.truncated = true;
+                }
+                socket.frames.push_back(SocketFrame {
+                    sent: *sent,
+                    text: text.clone(),
+                });
+            }
+        }
+        PageEventKind::WebSocketClosed { request_id, .. } => {
+            sockets.remove(request_id);
+        }
+        _ => {}
     }
 }
 
@@ -202,7 +295,27 @@ impl Page {
     /// The URL of the open WebSocket `request_id` names, when it was created while the
     /// page's network events were on.
     pub fn socket_url(&self, request_id: &str) -> Option<String> {
-        self.shared.state().sockets.get(request_id).cloned()
+        self.shared
+            .state()
+            .sockets
+            .get(request_id)
+            .map(|s| s.url.clone())
+    }
+
+    /// The page's open WebSockets created while its network events were on, each with its
+    /// latest frames.
+    pub fn open_sockets(&self) -> Vec<SocketLog> {
+        self.shared
+            .state()
+            .sockets
+            .iter()
+            .map(|(id, socket)| SocketLog {
+                request_id: id.clone(),
+                url: socket.url.clone(),
+                frames: socket.frames.iter().cloned().collect(),
+                truncated: socket.truncated,
+            })
+            .collect()
     }
 
     /// Whether [`Page::enable_network`] turned the page's network events on.

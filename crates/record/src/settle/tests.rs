@@ -1,6 +1,7 @@
 //! The attribution of requests and WebSocket frames to gestures, without a browser.
 
 use browserflow_steps::{ClickStep, FillStep, Selector, SelectorCandidate};
+use serde_json::Value;
 
 use super::*;
 use crate::MAIN_PAGE;
@@ -187,6 +188,16 @@ fn a_poll_a_long_poll_and_a_repeated_call_are_not_waited_for_twice() {
     assert_eq!(paths(&settles[1]), ["GET /suggest answered"]);
 }
 
+/// A frame on the socket `s1` at `at_ms`.
+fn frame(at_ms: f64, sent: bool, text: &str) -> Frame {
+    Frame {
+        socket: "s1".into(),
+        at_ms,
+        sent,
+        parts: frame_parts(Some(text)),
+    }
+}
+
 #[test]
 fn a_socket_the_gesture_sent_on_and_that_answered_is_waited_for() {
     let steps = [click(), click()];
@@ -194,32 +205,172 @@ fn a_socket_the_gesture_sent_on_and_that_answered_is_waited_for() {
     let page = log.pages.get_mut(MAIN_PAGE).unwrap();
     page.sockets
         .insert("s1".into(), "ws://127.0.0.1:4000/websocket/".into());
-    let frame = |at_ms, sent, parts: &[&str]| Frame {
-        socket: "s1".into(),
-        at_ms,
-        sent,
-        parts: parts.iter().map(|p| p.to_string()).collect(),
-    };
-    // The first click: sent, answered "busy" at once, the outputs cleared and their values
-    // later. The second: sent, never answered before the recording stopped.
+    // A pong before the first click's update (the transport's, not the gesture's); the
+    // update answered "busy" at once, the outputs cleared and their values later. The second
+    // click: sent, never answered before the recording stopped.
     page.frames = vec![
-        frame(1_020.0, true, &["method=update", "data.query"]),
-        frame(1_030.0, false, &["busy=busy"]),
-        frame(1_040.0, false, &["values.name", "errors"]),
-        frame(1_050.0, false, &["busy=idle"]),
-        frame(1_200.0, false, &["values.name", "errors"]),
-        frame(4_010.0, true, &["method=update"]),
+        frame(1_010.0, true, "3"),
+        frame(1_020.0, true, r#"{"method":"update","data":{"q":"x"}}"#),
+        frame(1_030.0, false, r#"{"busy":"busy"}"#),
+        frame(1_040.0, false, r#"{"values":{},"errors":{}}"#),
+        frame(1_045.0, false, "2"),
+        frame(1_050.0, false, r#"{"busy":"idle"}"#),
+        frame(1_200.0, false, r#"{"values":{"name":"a"},"errors":{}}"#),
+        frame(4_010.0, true, r#"{"method":"update","data":{}}"#),
     ];
     let settles = settles(&log, &steps, &[Some(1), Some(2)], 4_500.0);
     assert_eq!(
         paths(&settles[0]),
-        ["a reply on the WebSocket /websocket/ (2 × values.name, errors)"]
+        ["a reply on the WebSocket /websocket/ (2 × errors + values after busy=busy or busy=idle)"]
     );
     assert_eq!(
         settles[0].as_ref().unwrap().sockets[0].sends,
         ["method=update"]
     );
     assert_eq!(settles[1], None);
+}
+
+/// A capture of `tests/fixtures/settle/shiny/captured` (Chromium's `Network` events, the
+/// page's clock at each gesture) as the recorder's log: the fill is serial 1, the click 2.
+fn captured(capture: &str) -> NetworkLog {
+    let mut log = NetworkLog::default();
+    for line in capture.lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        match (line["gesture"].as_str(), line["method"].as_str()) {
+            (Some(gesture), _) => {
+                let serial = if gesture == "fill" { 1 } else { 2 };
+                let kind = StepKind::from_name(gesture).expect("a step kind");
+                let moment = Moment {
+                    doc: String::new(),
+                    seq: 0,
+                    at: line["at"].as_f64().expect("the gesture's clock"),
+                };
+                log.step_reported(serial, kind, &moment);
+            }
+            // Events the engine does not decode (the handshake's response) never reach
+            // the recorder either.
+            (None, Some(method)) => {
+                if let Some(event) = browserflow_cdp::page::network_event(method, &line["params"]) {
+                    log.network(MAIN_PAGE, &event);
+                }
+            }
+            (None, None) => panic!("{line}"),
+        }
+    }
+    log
+}
+
+const SHINY_VALUES: &str = "errors + inputMessages + values";
+const SHINY_SEARCH: &str = "a reply on the WebSocket /websocket/ (1 × errors + inputMessages + \
+                            values after busy=busy or busy=idle or progress or recalculating)";
+
+#[test]
+fn shiny_a_fill_waits_for_its_input_sent_and_the_click_for_its_search() {
+    // Typed, a pause (Shiny sends the query 250 ms after the last key), then the click.
+    let log = captured(include_str!(
+        "../../../../tests/fixtures/settle/shiny/captured/typed-then-click.jsonl"
+    ));
+    let steps = [fill("lamp"), click()];
+    let settles = settles(&log, &steps, &[Some(1), Some(2)], f64::MAX);
+    assert_eq!(
+        paths(&settles[0]),
+        [format!(
+            "a reply on the WebSocket /websocket/ (1 × {SHINY_VALUES})"
+        )]
+    );
+    assert_eq!(paths(&settles[1]), [SHINY_SEARCH]);
+    // The page's init had been answered before each gesture: the replay waits for as much.
+    for settle in &settles {
+        assert!(settle.as_ref().unwrap().sockets[0].at_rest, "{settles:?}");
+    }
+}
+
+#[test]
+fn shiny_a_click_that_flushes_the_query_waits_for_the_search_not_the_query() {
+    // Typed and clicked at once: the click sends the query, then itself; the query's empty
+    // `values` comes first and is not the answer.
+    let log = captured(include_str!(
+        "../../../../tests/fixtures/settle/shiny/captured/click-flushes-query.jsonl"
+    ));
+    let steps = [fill("kettle"), click()];
+    let settles = settles(&log, &steps, &[Some(1), Some(2)], f64::MAX);
+    assert_eq!(settles[0], None, "{settles:?}");
+    assert_eq!(paths(&settles[1]), [SHINY_SEARCH]);
+    assert!(settles[1].as_ref().unwrap().sockets[0].at_rest);
+}
+
+#[test]
+fn nicegui_a_click_waits_for_its_update_and_heartbeats_are_no_answer() {
+    // Typed (one `event` per key, never answered), a pause over the transport's ping and
+    // pong, then the click: its `event`, then one `update`.
+    let log = captured(include_str!(
+        "../../../../tests/fixtures/settle/nicegui/captured/typed-then-click.jsonl"
+    ));
+    let steps = [fill("chair"), click()];
+    let settles = settles(&log, &steps, &[Some(1), Some(2)], f64::MAX);
+    assert_eq!(settles[0], None, "{settles:?}");
+    let settle = settles[1].as_ref().unwrap();
+    assert_eq!(
+        settle.sockets,
+        [SocketPattern {
+            path: "/_nicegui_ws/socket.io/".into(),
+            replies: vec!["42:update".into()],
+            times: 1,
+            opens: vec![],
+            sends: vec![],
+            // No `update` had come before the click: nothing to wait for before acting.
+            at_rest: false,
+        }]
+    );
+}
+
+#[test]
+fn a_socket_opened_while_typing_is_the_page_s_own_and_its_rest_is_recorded() {
+    // Typed at 1 000 while the page still connected (its socket's handshake at 1 100, its
+    // `init` sent at 1 110): the init and its answer are not the fill's. The click at 1 300
+    // came while the init's answer had begun and not finished: not at rest. The click at
+    // 4 000, after the first click's answer: at rest.
+    let steps = [fill("lamp"), click(), click()];
+    let mut log = log(&[(1, 1_000.0), (2, 1_300.0), (3, 4_000.0)], &[]);
+    let page = log.pages.get_mut(MAIN_PAGE).unwrap();
+    page.sockets
+        .insert("s1".into(), "ws://127.0.0.1:4000/websocket/".into());
+    page.sockets_opened_ms.insert("s1".into(), 1_100.0);
+    page.frames = vec![
+        frame(1_110.0, true, r#"{"method":"init","data":{}}"#),
+        frame(1_280.0, false, r#"{"busy":"busy"}"#),
+        frame(1_310.0, true, r#"{"method":"update","data":{"go":1}}"#),
+        frame(1_320.0, false, r#"{"values":{},"errors":{}}"#),
+        frame(1_330.0, false, r#"{"busy":"busy"}"#),
+        frame(1_400.0, false, r#"{"values":{"name":"a"},"errors":{}}"#),
+        frame(4_010.0, true, r#"{"method":"update","data":{"go":2}}"#),
+        frame(4_030.0, false, r#"{"busy":"busy"}"#),
+        frame(4_100.0, false, r#"{"values":{"name":"b"},"errors":{}}"#),
+    ];
+    let settles = settles(&log, &steps, &[Some(1), Some(2), Some(3)], 5_000.0);
+    assert_eq!(settles[0], None, "{settles:?}");
+    let rest = |n: usize| settles[n].as_ref().unwrap().sockets[0].at_rest;
+    assert!(!rest(1));
+    assert!(rest(2));
+}
+
+#[test]
+fn a_fill_s_window_runs_from_its_last_input() {
+    // Typed for 2 s; the page searches 300 ms after the last key.
+    let steps = [fill("desk lamp"), click()];
+    let mut log = log(
+        &[(1, 1_000.0), (2, 5_000.0)],
+        &[(
+            "GET",
+            "http://127.0.0.1:4000/suggest?q=desk+lamp",
+            RequestKind::Fetch,
+            3_300.0,
+            Some(3_400.0),
+        )],
+    );
+    log.ends.insert(1, 3_000.0);
+    let settles = settles(&log, &steps, &[Some(1), Some(2)], 6_000.0);
+    assert_eq!(paths(&settles[0]), ["GET /suggest answered"]);
 }
 
 #[test]
@@ -242,6 +393,7 @@ fn a_click_begins_at_its_press() {
     log.step_reported(8, StepKind::Fill, &at(1_300.0));
     assert_eq!(log.starts[&7], 900.0);
     assert_eq!(log.starts[&8], 1_200.0);
+    assert_eq!(log.ends[&8], 1_300.0);
 }
 
 #[test]

@@ -35,12 +35,13 @@ var __browserflow_bundle = (() => {
     observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
     const tick = () => {
       const now = performance.now();
-      const quiet = now - last >= quietMs;
+      const busy = document.querySelector('[aria-busy="true"]') !== null;
+      const quiet = now - last >= quietMs && !busy;
       if (quiet || now - started >= capMs) {
         observer.disconnect();
         resolve(quiet);
       } else {
-        setTimeout(tick, Math.max(1, quietMs - (now - last)));
+        setTimeout(tick, busy ? quietMs : Math.max(1, quietMs - (now - last)));
       }
     };
     setTimeout(tick, quietMs);

@@ -4,5 +4,7 @@
 //! answering, which must fail at the step that waited, naming what it waited for.
 
 mod htmx;
+mod nicegui;
+mod python;
 mod server;
 mod shiny;
