@@ -9,8 +9,19 @@
   const { norm, textOf, roleOf, accessibleName, labelOf } = ROLES;
   const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
   const LETTER = /\p{L}/u;
-  // A value still coming says so with a trailing ellipsis: "Loading…", "Searching...".
+  // A value still coming says so with a trailing ellipsis ("Loading…", "Searching..."), or in
+  // the words pages show while they wait, the whole text: "Loading", "Please wait",
+  // "Calculating" (and a gerund with its object: "Loading results"), and the loading texts
+  // of the locales component libraries ship (de, fr, es, it, pt, nl, ru, ja, zh, ko).
+  const PLACEHOLDER = new RegExp('^(?:(?:loading|calculating|computing|fetching|updating|refreshing|processing'
+    + '|searching|retrieving)(?: \\p{L}+)?|please wait|one moment(?: please)?|just a (?:moment|second)'
+    + '|lädt|wird geladen|bitte warten|einen moment(?: bitte)?|wird berechnet'
+    + '|chargement(?: en cours)?|veuillez patienter|calcul en cours|cargando|por favor,? espere|espere(?: por favor)?'
+    + '|calculando|caricamento(?: in corso)?|attendere(?: prego)?|calcolo in corso|carregando|a carregar|aguarde'
+    + '|bezig met laden|even geduld|загрузка|подождите|пожалуйста,? подождите|読み込み中|ロード中|計算中'
+    + '|お待ちください|加载中|正在加载|載入中|计算中|请稍候|請稍候|로딩 중|로드 중|잠시만 기다려 주세요)[.!。]*$', 'iu');
   const TRAILING_ELLIPSIS = /(?:\u2026|\.\.\.)$/;
+  const stillComing = (t) => TRAILING_ELLIPSIS.test(t) || PLACEHOLDER.test(t);
   const DIGITS = "\\d(?:[\\d.,'\\u00a0\\u202f ]*\\d)?";
   const SIGN = '[+\\-\\u2212]?';
   const NUMBER = new RegExp('^' + SIGN + DIGITS + '(?: ?%)?$', 'u');
@@ -32,7 +43,7 @@
     if (DATES.some((d) => d.test(t))) return 'date';
     if (NUMBER.test(t)) return 'number';
     if (AMOUNT.test(t) && HAS_CURRENCY.test(t)) return 'amount';
-    if (LETTER_OR_DIGIT.test(t) && !TRAILING_ELLIPSIS.test(t)) return 'text';
+    if (LETTER_OR_DIGIT.test(t) && !stillComing(t)) return 'text';
     return 'symbols';
   };
   const SHAPE_WORDS = {
@@ -43,12 +54,12 @@
     switch (shape) {
       case 'empty': return true;
       case 'symbols': return t !== '';
-      case 'text': return LETTER_OR_DIGIT.test(t) && !TRAILING_ELLIPSIS.test(t);
+      case 'text': return LETTER_OR_DIGIT.test(t) && !stillComing(t);
       case 'number': return NUMBER.test(t);
       case 'amount': return AMOUNT.test(t) && HAS_CURRENCY.test(t);
       case 'date': return DATES.some((d) => d.test(t));
       // What a typed field needs when nothing was recorded: a figure, not a placeholder.
-      case 'digits': return /\p{N}/u.test(t) && !TRAILING_ELLIPSIS.test(t);
+      case 'digits': return /\p{N}/u.test(t) && !stillComing(t);
       default: return false;
     }
   };
@@ -192,7 +203,7 @@
     const add = (within, members) => {
       const at = members.indexOf(el);
       if (at < 0) return;
-      out.push({ role, structure: members.length === 1 ? { within } : { within, pick: { nth: at + 1 } } });
+      out.push({ role, structure: members.length === 1 ? { within } : { within, pick: { nth: at + 1 }, of: members.length } });
     };
     const label = nearLabel(el);
     if (label && label !== own) add({ beside_label: label }, besideLabel(root, role, label));
@@ -201,18 +212,17 @@
     return out;
   };
 
-  // The `beside_label` and `under_heading` anchors of a structure candidate `c` (`s` its
-  // structure): {els} or {error}; null for the other anchors, which resolve.js finds.
+  // The elements of the role beside the label or under the heading of a structure candidate
+  // `c` (`s` its structure) — resolve.js picks among them as in any anchor —, or {error}; null
+  // for the other anchors, which resolve.js finds.
   const structureMembers = (c, s, root) => {
     const w = s.within;
     if (w.beside_label == null && w.under_heading == null) return null;
-    const role = norm(c.value);
-    const members = w.beside_label != null
-      ? besideLabel(root, role, norm(w.beside_label)) : underHeading(root, role, norm(w.under_heading));
     const pick = s.pick || 'only';
-    if (pick === 'only') return { els: members };
-    if (pick.nth) return { els: members[pick.nth - 1] ? [members[pick.nth - 1]] : [] };
-    return { error: 'the pick ' + JSON.stringify(pick) + ' needs a form', permanent: true };
+    if (pick !== 'only' && !pick.nth) return { error: 'the pick ' + JSON.stringify(pick) + ' needs a form', permanent: true };
+    const role = norm(c.value);
+    return { members: w.beside_label != null
+      ? besideLabel(root, role, norm(w.beside_label)) : underHeading(root, role, norm(w.under_heading)) };
   };
   const describeIdentity = (id) => '<' + id.tag + '>' + (id.role ? ' (' + id.role + ')' : '')
     + (id.label ? ' beside ' + JSON.stringify(id.label) : '') + (id.heading ? ' under ' + JSON.stringify(id.heading) : '');

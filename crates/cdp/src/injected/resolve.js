@@ -88,16 +88,21 @@ async (spec) => {
     return null;
   };
   const byIdIn = (root, id) => (root.getElementById ? root.getElementById(id) : document.getElementById(id));
+  // An `nth` pick names an element by position only among as many elements of its role as
+  // the recording saw there (`s.of`): an anchor holding more (a second copy of a web
+  // component, an item added to a list) or fewer is an ambiguity the recording did not see,
+  // and the candidate finds nothing, naming what the anchor now holds.
   const queryStructure = (c, root) => {
     const s = c.structure;
     if (!s || !s.within) return { error: 'a structure candidate needs `structure.within`', permanent: true };
     const read = READS.structureMembers(c, s, root);
-    if (read) return read;
-    const anchors = anchorsOf(s.within, root);
+    if (read && read.error) return read;
+    const anchors = read ? [null] : anchorsOf(s.within, root);
     if (!anchors) return { error: 'unknown structure anchor ' + JSON.stringify(Object.keys(s.within)), permanent: true };
     const role = norm(c.value);
     const pick = s.pick || 'only';
     const found = new Set();
+    let moved = null;
     for (const anchor of anchors) {
       if (pick === 'default_button') {
         // The form's default button: its first submit button in tree order (HTML §4.10.21.2).
@@ -107,9 +112,14 @@ async (spec) => {
         continue;
       }
       if (pick.cell || pick.item) { REPEAT.pick(anchor, role, pick).forEach((e) => found.add(e)); continue; }
-      const members = allElements(anchor).filter((e) => roleOf(e) === role);
+      const members = read ? read.members : allElements(anchor).filter((e) => roleOf(e) === role);
       if (pick === 'only') members.forEach((e) => found.add(e));
+      else if (pick.nth && s.of && members.length !== s.of) moved = moved || members;
       else if (pick.nth && members[pick.nth - 1]) found.add(members[pick.nth - 1]);
+    }
+    if (moved) {
+      return { error: 'holds ' + moved.length + ' elements of role ' + role + ' where the recording saw ' + s.of
+        + ': position does not tell which is meant: ' + matchesOf(moved) };
     }
     return { els: Array.from(found) };
   };
@@ -354,10 +364,17 @@ async (spec) => {
   // swapping its rows) is waited for, not stepped over. Either way, an element in a row that
   // is still moving or fading (a finite CSS animation or transition on it or around it: a
   // grid animates rows in and out after a filter) is waited for: a fading row is one the page
-  // is removing.
+  // is removing. Any other step holds to the same rule: once a candidate that names the
+  // element matches several, no candidate below it that finds by position (an `nth` pick, a
+  // CSS path through `:nth-…`/`:first-…`/`:last-…`, an XPath through `[n]`) chooses among
+  // them — anchors that are not positions (a form's default button, the label beside a
+  // value) still may.
   function relianceRule(s) {
     const NAMING = new Set(['test_id', 'role', 'label', 'placeholder', 'text', 'accessible_name', 'id']);
     const isPlace = (c) => !!(c.structure && c.structure.pick && (c.structure.pick.cell || c.structure.pick.item));
+    const positional = (c) => isPlace(c) || !!(c.structure && c.structure.pick && c.structure.pick.nth)
+      || (c.kind === 'css' && /:(?:nth-|first-|last-|only-)/.test(c.value))
+      || (c.kind === 'xpath' && /\[\s*(?:\d|last\(|position\()/.test(c.value));
     const decides = s.reliesOn === 'content' ? (c) => NAMING.has(c.kind)
       : s.reliesOn === 'position' ? (c) => !NAMING.has(c.kind) : null;
     const on = !!decides && s.candidates.some((c) => (s.reliesOn === 'content' ? NAMING.has(c.kind) : isPlace(c)));
@@ -365,11 +382,23 @@ async (spec) => {
       const t = a.playState === 'running' && a.effect && a.effect.target;
       return !!t && t.contains(el) && a.effect.getComputedTiming().iterations !== Infinity;
     });
+    // The first candidate that names the element and matched several in this pass (-1: none).
+    let namedSeveral = -1;
     return {
       settling: (el) => !!decides && animating(el),
-      skipped: 'not consulted: the step relies on its ' + s.reliesOn,
-      skips: (c) => on && !decides(c),
-      stopsAt: (c) => on && (s.reliesOn === 'content' ? NAMING.has(c.kind) : isPlace(c)),
+      pass: () => { namedSeveral = -1; },
+      // Why candidate `c` is not consulted in this pass; null when it is.
+      skips: (c) => {
+        if (on && !decides(c)) return 'not consulted: the step relies on its ' + s.reliesOn;
+        if (namedSeveral >= 0 && positional(c)) {
+          return 'not consulted: candidate ' + (namedSeveral + 1) + ' names several elements, and position does not choose among them';
+        }
+        return null;
+      },
+      stopsAt: (c, i) => {
+        if (s.reliesOn !== 'position' && namedSeveral < 0 && NAMING.has(c.kind)) namedSeveral = i;
+        return on && (s.reliesOn === 'content' ? NAMING.has(c.kind) : isPlace(c));
+      },
       stop: (states, i, els) => {
         const named = els.slice(0, 5).map((e) => describe(e) + ' "' + textOf(e).slice(0, 40) + '"').join(', ');
         states[i] += ': ' + named + (els.length > 5 ? ', …' : '');
@@ -384,8 +413,10 @@ async (spec) => {
     lastRead = null;
     let chosen = null;
     let stabilizing = false;
+    reliance.pass();
     for (let i = 0; i < spec.candidates.length; i++) {
-      if (reliance.skips(spec.candidates[i])) { states[i] = reliance.skipped; continue; }
+      const skipped = reliance.skips(spec.candidates[i]);
+      if (skipped) { states[i] = skipped; continue; }
       const r = query(spec.candidates[i]);
       if (r.error) { states[i] = r.error; continue; }
       let els = r.els;
@@ -406,7 +437,7 @@ async (spec) => {
       if (els.length === 0) { states[i] = 'matched no element'; continue; }
       if (els.length > 1) {
         states[i] = 'matched ' + els.length + ' elements (needs exactly one): ' + matchesOf(els);
-        if (reliance.stopsAt(spec.candidates[i])) { reliance.stop(states, i, els); break; }
+        if (reliance.stopsAt(spec.candidates[i], i)) { reliance.stop(states, i, els); break; }
         continue;
       }
       // A read takes a lower-ranked candidate only on the element the recording read.
