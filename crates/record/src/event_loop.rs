@@ -474,8 +474,7 @@ fn browser_event(
             match closed {
                 Some(name) if name == MAIN_PAGE => close(shared),
                 Some(name) if state.closed_popups.insert(name.clone()) => {
-                    let events =
-                        lock(&shared.builder).observe(Observed::PopupClosed { name }, &[]);
+                    let events = lock(&shared.builder).observe(Observed::PopupClosed { name }, &[]);
                     shared.emit(events);
                 }
                 _ => {}

@@ -285,9 +285,9 @@ impl Draft {
         let Step::Fill(fill) = &recorded.step else {
             return Err(mark_error("only a fill step types an input"));
         };
-        let [name] = references(&fill.value).try_into().map_err(|_: Vec<String>| {
-            mark_error("the fill does not type exactly one input")
-        })?;
+        let [name]: [String; 1] = references(&fill.value)
+            .try_into()
+            .map_err(|_: Vec<String>| mark_error("the fill does not type exactly one input"))?;
         let typed = recorded
             .recorded_value
             .clone()

@@ -75,13 +75,15 @@ impl Draft {
             return;
         };
         for i in self.followers_of(&fill) {
-            if self.steps[i].step.selector().and_then(Selector::reliance)
-                != Some(Reliance::Content)
+            if self.steps[i].step.selector().and_then(Selector::reliance) != Some(Reliance::Content)
             {
                 continue;
             }
             // Checked by `followers_of`: the step has a repeating structure.
-            for j in self.switch_reliance(i, Reliance::Position).unwrap_or_default() {
+            for j in self
+                .switch_reliance(i, Reliance::Position)
+                .unwrap_or_default()
+            {
                 self.steps[j].position_follows_input = true;
             }
         }
@@ -101,13 +103,18 @@ impl Draft {
             .filter(|&i| {
                 let step = &self.steps[i];
                 step.position_follows_input
-                    && !inputs
-                        .iter()
-                        .any(|fill| step.content_follows.iter().any(|c| fill.candidates.contains(c)))
+                    && !inputs.iter().any(|fill| {
+                        step.content_follows
+                            .iter()
+                            .any(|c| fill.candidates.contains(c))
+                    })
             })
             .collect();
         for i in released {
-            for j in self.switch_reliance(i, Reliance::Content).unwrap_or_default() {
+            for j in self
+                .switch_reliance(i, Reliance::Content)
+                .unwrap_or_default()
+            {
                 self.steps[j].position_follows_input = false;
             }
         }

@@ -159,10 +159,12 @@ for (const [i, name] of names.entries()) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn position_decides_only_among_as_many_as_the_recording_saw_and_never_between_names() {
     let h = Harness::start().await;
-    let server = browserflow_shop::FixtureServer::serve_files(std::collections::BTreeMap::from(
-        [("nav.html".to_string(), NAV.as_bytes().to_vec())],
-    ))
-    .expect("fixture server starts");
+    let server =
+        browserflow_shop::FixtureServer::serve_files(std::collections::BTreeMap::from([(
+            "nav.html".to_string(),
+            NAV.as_bytes().to_vec(),
+        )]))
+        .expect("fixture server starts");
     let nth = |of: Option<u32>| {
         let mut structure = json!({ "within": { "region": { "role": "navigation", "name": "Account" } },
             "pick": { "nth": 2 } });

@@ -225,7 +225,12 @@ async fn an_extra_card_of_the_same_kind_fails_a_content_relying_step_naming_the_
     // Every selector as recorded (the place candidate below the names again), the fill
     // typing "Rome".
     for (now, then) in draft.steps.iter().zip(&recorded.steps) {
-        assert_eq!(now.step.selector(), then.step.selector(), "{:#?}", draft.steps);
+        assert_eq!(
+            now.step.selector(),
+            then.step.selector(),
+            "{:#?}",
+            draft.steps
+        );
         if let (Step::Fill(now), Step::Fill(then)) = (&now.step, &then.step) {
             assert_eq!(now.value, then.value);
         }

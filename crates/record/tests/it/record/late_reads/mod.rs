@@ -22,21 +22,37 @@ use server::{PRODUCTS, QuoteServer};
 /// quote", wait for the answer; the input is `code`, the outputs the name and the price,
 /// marked by selector in the live page.
 async fn record_quote(h: &Harness, server: &QuoteServer, page: &str) -> ToolFile {
+    let outputs = vec![
+        OutputBySelector::new("name", "#name", OutputKind::String),
+        OutputBySelector::new("price", "#price", OutputKind::Number),
+    ];
+    let answered = "document.getElementById('name')?.textContent === 'Mechanical Keyboard'";
+    record_on(h, server, page, ("q", "go"), answered, outputs).await
+}
+
+/// Records on `page` with trusted input: type `keyboard` into the field of id `field`, click
+/// the button of id `button`, wait until `answered` (a JS expression) holds; the input is
+/// `code`, `outputs` are marked by selector in the live page.
+async fn record_on(
+    h: &Harness,
+    server: &QuoteServer,
+    page: &str,
+    (field, button): (&str, &str),
+    answered: &str,
+    outputs: Vec<OutputBySelector>,
+) -> ToolFile {
     let recorder = Recorder::start_on(&h.browser, &options(server.url(page)))
         .await
         .unwrap();
     let d = Driver::new(recorder.page());
     d.wait_js("document.readyState === 'complete'").await;
-    d.click("document.getElementById('q')").await;
-    d.type_keys("keyboard").await;
-    d.click("document.getElementById('go')").await;
-    d.wait_js("document.getElementById('name')?.textContent === 'Mechanical Keyboard'")
+    d.click(&format!("document.getElementById('{field}')"))
         .await;
+    d.type_keys("keyboard").await;
+    d.click(&format!("document.getElementById('{button}')"))
+        .await;
+    d.wait_js(answered).await;
     wait_for_steps(&recorder, "click", 1).await;
-    let outputs = vec![
-        OutputBySelector::new("name", "#name", OutputKind::String),
-        OutputBySelector::new("price", "#price", OutputKind::Number),
-    ];
     let marks = recorder.resolve_marks(Vec::new(), outputs).await;
     let mut draft = recorder.stop().await.unwrap();
     assert_eq!(
@@ -240,37 +256,21 @@ async fn a_redesigned_results_page_is_read_beside_the_same_labels_in_the_same_ca
 async fn a_figure_without_label_or_heading_is_read_by_its_stable_classes_after_a_redesign() {
     let h = Harness::start().await;
     let server = QuoteServer::start();
-    let recorder = Recorder::start_on(&h.browser, &options(server.url("/total.html")))
-        .await
-        .unwrap();
-    let d = Driver::new(recorder.page());
-    d.wait_js("document.readyState === 'complete'").await;
-    d.click("document.getElementById('code-1')").await;
-    d.type_keys("keyboard").await;
-    d.click("document.getElementById('ask-1')").await;
-    d.wait_js("document.getElementById('amount-1').textContent === '$89.00'")
-        .await;
-    wait_for_steps(&recorder, "click", 1).await;
     let outputs = vec![OutputBySelector::new(
         "price",
         "#amount-1",
         OutputKind::Number,
     )];
-    let marks = recorder.resolve_marks(Vec::new(), outputs).await;
-    let mut draft = recorder.stop().await.unwrap();
-    assert_eq!(
-        kinds(&draft),
-        ["navigate", "fill", "click"],
-        "{:#?}",
-        draft.steps
-    );
-    draft.mark_input(1, InputMark::string("code")).unwrap();
-    draft.apply_marks(marks).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let file = save_and_load(
-        &draft.into_tool_file("total", "1.0.0", None).unwrap(),
-        dir.path(),
-    );
+    let answered = "document.getElementById('amount-1').textContent === '$89.00'";
+    let file = record_on(
+        &h,
+        &server,
+        "/total.html",
+        ("code-1", "ask-1"),
+        answered,
+        outputs,
+    )
+    .await;
     let price = extract(&file, "price");
     let candidates = &price.selector.candidates;
     // Nothing to read it by but where it stands: no label, no heading, no anchor.
