@@ -78,4 +78,5 @@ export type RecorderMessage = (
 ) & Sequenced & { frame?: FrameInfo };
 
 /// A structure candidate's anchor and pick, as recorded.
-export interface RecordedStructure { within: Within; pick?: Pick }
+/// `of`: how many elements of the role were at the anchor, with an `nth` pick.
+export interface RecordedStructure { within: Within; pick?: Pick; of?: number }

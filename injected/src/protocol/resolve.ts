@@ -17,7 +17,8 @@ export interface CellPlace { row: number; column: string; nth?: number }
 export interface ItemPlace { item: number; nth?: number }
 /// Which of the elements of the candidate's role at the anchor (`Pick`).
 export type Pick = 'only' | 'default_button' | { nth: number } | { cell: CellPlace } | { item: ItemPlace };
-export interface Structure { within: Within; pick?: Pick }
+/// `of`: how many elements of the role the recording saw at the anchor, with an `nth` pick.
+export interface Structure { within: Within; pick?: Pick; of?: number }
 
 export type CandidateKind = 'css' | 'id' | 'test_id' | 'placeholder' | 'xpath' | 'role' | 'accessible_name'
   | 'label' | 'text' | 'structure';
