@@ -206,7 +206,10 @@ export const anchorsFor = (el: Element): { role: string; structure: Structure }[
   const add = (within: Within, members: Element[]) => {
     const at = members.indexOf(el);
     if (at < 0) return;
-    out.push({ role, structure: members.length === 1 ? { within } : { within, pick: { nth: at + 1 }, of: members.length } });
+    // No count (`of`) kept with the place: the wrappers around a value are what a redesign
+    // changes, and a lower-ranked candidate reads only an element of the recorded identity
+    // (the label beside it, the heading above it: `notRecorded`), which tells values apart.
+    out.push({ role, structure: members.length === 1 ? { within } : { within, pick: { nth: at + 1 } } });
   };
   const label = nearLabel(el);
   if (label && label !== own) add({ beside_label: label }, besideLabel(root, role, label));

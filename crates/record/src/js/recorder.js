@@ -633,7 +633,7 @@
     const add = (within, members) => {
       const at = members.indexOf(el);
       if (at < 0) return;
-      out.push({ role, structure: members.length === 1 ? { within } : { within, pick: { nth: at + 1 }, of: members.length } });
+      out.push({ role, structure: members.length === 1 ? { within } : { within, pick: { nth: at + 1 } } });
     };
     const label = nearLabel(el);
     if (label && label !== own) add({ beside_label: label }, besideLabel(root, role, label));

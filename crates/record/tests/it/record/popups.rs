@@ -6,7 +6,7 @@
 
 use browserflow_record::{OutputMark, Recorder};
 use browserflow_shop::{FixtureServer, read_dir_files};
-use browserflow_steps::{OutputKind, Step, ToolFile};
+use browserflow_steps::{OutputKind, Step, StepKind, ToolFile};
 use serde_json::json;
 
 use crate::record::driver::*;
@@ -44,7 +44,9 @@ async fn record(h: &Harness, server: &FixtureServer, person_closes: bool) -> Too
     }
     assert!(
         recorder
-            .wait_until(WAIT, |s| s.iter().any(|s| s.step.kind() == "close_page"))
+            .wait_until(WAIT, |s| s
+                .iter()
+                .any(|s| s.step.kind() == StepKind::ClosePage))
             .await,
         "{:#?}",
         recorder.steps()
