@@ -9,8 +9,20 @@ import type { Candidate, Identity, Read, Shape, Structure, Within } from './prot
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 const LETTER = /\p{L}/u;
-// A value still coming says so with a trailing ellipsis: "Loading…", "Searching...".
+// A value still coming says so with a trailing ellipsis ("Loading…", "Searching..."), or in
+// the words pages show while they wait, the whole text: "Loading", "Please wait",
+// "Calculating" (and a gerund with its object: "Loading results"), and the loading texts
+// of the locales component libraries ship (de, fr, es, it, pt, nl, ru, ja, zh, ko).
+const PLACEHOLDER = new RegExp('^(?:(?:loading|calculating|computing|fetching|updating|refreshing|processing'
+  + '|searching|retrieving)(?: \\p{L}+)?|please wait|one moment(?: please)?|just a (?:moment|second)'
+  + '|lädt|wird geladen|bitte warten|einen moment(?: bitte)?|wird berechnet'
+  + '|chargement(?: en cours)?|veuillez patienter|calcul en cours|cargando|por favor,? espere|espere(?: por favor)?'
+  + '|calculando|caricamento(?: in corso)?|attendere(?: prego)?|calcolo in corso|carregando|a carregar|aguarde'
+  + '|bezig met laden|even geduld|загрузка|подождите|пожалуйста,? подождите|読み込み中|ロード中|計算中'
+  + '|お待ちください|加载中|正在加载|載入中|计算中|请稍候|請稍候|로딩 중|로드 중|잠시만 기다려 주세요)[.!。]*$', 'iu');
 const TRAILING_ELLIPSIS = /(?:\u2026|\.\.\.)$/;
+/// Whether a text says its value is still coming (a placeholder, not a value).
+export const stillComing = (t: string): boolean => TRAILING_ELLIPSIS.test(t) || PLACEHOLDER.test(t);
 const DIGITS = "\\d(?:[\\d.,'\\u00a0\\u202f ]*\\d)?";
 const SIGN = '[+\\-\\u2212]?';
 const NUMBER = new RegExp('^' + SIGN + DIGITS + '(?: ?%)?$', 'u');
@@ -32,7 +44,7 @@ export const shapeOf = (text: string): Exclude<Shape, 'digits'> => {
   if (DATES.some((d) => d.test(t))) return 'date';
   if (NUMBER.test(t)) return 'number';
   if (AMOUNT.test(t) && HAS_CURRENCY.test(t)) return 'amount';
-  if (LETTER_OR_DIGIT.test(t) && !TRAILING_ELLIPSIS.test(t)) return 'text';
+  if (LETTER_OR_DIGIT.test(t) && !stillComing(t)) return 'text';
   return 'symbols';
 };
 const SHAPE_WORDS: Record<Shape, string> = {
@@ -43,12 +55,12 @@ const fits = (t: string, shape: Shape): boolean => {
   switch (shape) {
     case 'empty': return true;
     case 'symbols': return t !== '';
-    case 'text': return LETTER_OR_DIGIT.test(t) && !TRAILING_ELLIPSIS.test(t);
+    case 'text': return LETTER_OR_DIGIT.test(t) && !stillComing(t);
     case 'number': return NUMBER.test(t);
     case 'amount': return AMOUNT.test(t) && HAS_CURRENCY.test(t);
     case 'date': return DATES.some((d) => d.test(t));
     // What a typed field needs when nothing was recorded: a figure, not a placeholder.
-    case 'digits': return /\p{N}/u.test(t) && !TRAILING_ELLIPSIS.test(t);
+    case 'digits': return /\p{N}/u.test(t) && !stillComing(t);
     default: return false;
   }
 };
@@ -194,6 +206,9 @@ export const anchorsFor = (el: Element): { role: string; structure: Structure }[
   const add = (within: Within, members: Element[]) => {
     const at = members.indexOf(el);
     if (at < 0) return;
+    // No count (`of`) kept with the place: the wrappers around a value are what a redesign
+    // changes, and a lower-ranked candidate reads only an element of the recorded identity
+    // (the label beside it, the heading above it: `notRecorded`), which tells values apart.
     out.push({ role, structure: members.length === 1 ? { within } : { within, pick: { nth: at + 1 } } });
   };
   const label = nearLabel(el);
@@ -203,24 +218,25 @@ export const anchorsFor = (el: Element): { role: string; structure: Structure }[
   return out;
 };
 
-/// What a structure query found: the elements, or why it cannot (permanent: waiting will not
-/// change it).
-export type Found = { els: Element[] } | { error: string; permanent?: boolean };
+/// Why a structure query cannot find (permanent: waiting will not change it).
+export type StructureError = { error: string; permanent?: boolean };
+/// What a structure query found: the elements, or why it cannot.
+export type Found = { els: Element[] } | StructureError;
 
-/// The `beside_label` and `under_heading` anchors of a structure candidate `c` (`s` its
-/// structure); null for the other anchors, which resolve.ts finds.
-export const structureMembers = (c: Candidate, s: Structure, root: ParentNode): Found | null => {
+/// The elements of the role beside the label or under the heading of a structure candidate `c`
+/// (`s` its structure) — resolve.ts picks among them as in any anchor —, or why not; null for
+/// the other anchors, which resolve.ts finds.
+export const structureMembers = (c: Candidate, s: Structure, root: ParentNode)
+  : { members: Element[] } | StructureError | null => {
   const w = s.within;
   const members = 'beside_label' in w ? besideLabel(root, norm(c.value), norm(w.beside_label))
     : 'under_heading' in w ? underHeading(root, norm(c.value), norm(w.under_heading)) : null;
   if (!members) return null;
   const pick = s.pick || 'only';
-  if (pick === 'only') return { els: members };
-  if (typeof pick === 'object' && 'nth' in pick && pick.nth) {
-    const m = members[pick.nth - 1];
-    return { els: m ? [m] : [] };
+  if (pick !== 'only' && !(typeof pick === 'object' && 'nth' in pick && pick.nth)) {
+    return { error: 'the pick ' + JSON.stringify(pick) + ' needs a form', permanent: true };
   }
-  return { error: 'the pick ' + JSON.stringify(pick) + ' needs a form', permanent: true };
+  return { members };
 };
 const describeIdentity = (id: Identity): string => '<' + id.tag + '>' + (id.role ? ' (' + id.role + ')' : '')
   + (id.label ? ' beside ' + JSON.stringify(id.label) : '') + (id.heading ? ' under ' + JSON.stringify(id.heading) : '');

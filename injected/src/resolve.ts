@@ -87,34 +87,52 @@ const anchorsOf = (within: Within, root: ParentNode): Element[] | null => {
   }
   return null;
 };
+// An `nth` pick names an element by position only among as many elements of its role as the
+// recording saw there (`s.of`): an anchor holding more (a second copy of a web component, an
+// item added to a list) or fewer is an ambiguity the recording did not see, and the candidate
+// finds nothing, naming what the anchor now holds.
 const queryStructure = (c: Candidate, root: ParentNode): Found => {
   const s: Structure | undefined = c.structure;
   if (!s || !s.within) return { error: 'a structure candidate needs `structure.within`', permanent: true };
   const read = READS.structureMembers(c, s, root);
-  if (read) return read;
-  const anchors = anchorsOf(s.within, root);
-  if (!anchors) return { error: 'unknown structure anchor ' + JSON.stringify(Object.keys(s.within)), permanent: true };
+  if (read && 'error' in read) return read;
   const role = norm(c.value);
   const pick = s.pick || 'only';
+  // The elements of the role at each anchor: the label and heading anchors give theirs at
+  // once (as one anchor), the others are found here.
+  let groups: Element[][];
   const found = new Set<Element>();
-  for (const anchor of anchors) {
+  if (read) groups = [read.members];
+  else {
+    const anchors = anchorsOf(s.within, root);
+    if (!anchors) return { error: 'unknown structure anchor ' + JSON.stringify(Object.keys(s.within)), permanent: true };
     if (pick === 'default_button') {
-      // The form's default button: its first submit button in tree order (HTML §4.10.21.2).
-      const form = anchor instanceof HTMLFormElement ? anchor : null;
-      const button = form && Array.from(form.elements).find(isSubmitButton);
-      if (button && roleOf(button) === role) found.add(button);
-      continue;
+      for (const anchor of anchors) {
+        // The form's default button: its first submit button in tree order (HTML §4.10.21.2).
+        const form = anchor instanceof HTMLFormElement ? anchor : null;
+        const button = form && Array.from(form.elements).find(isSubmitButton);
+        if (button && roleOf(button) === role) found.add(button);
+      }
+      return { els: Array.from(found) };
     }
     if (typeof pick === 'object' && ('cell' in pick || 'item' in pick)) {
-      REPEAT.pick(anchor, role, pick).forEach((e) => found.add(e));
-      continue;
+      for (const anchor of anchors) REPEAT.pick(anchor, role, pick).forEach((e) => found.add(e));
+      return { els: Array.from(found) };
     }
-    const members = deepElements(anchor).filter((e) => roleOf(e) === role);
+    groups = anchors.map((anchor) => deepElements(anchor).filter((e) => roleOf(e) === role));
+  }
+  let moved: Element[] | null = null;
+  for (const members of groups) {
     if (pick === 'only') members.forEach((e) => found.add(e));
     else if (typeof pick === 'object' && 'nth' in pick) {
+      if (s.of && members.length !== s.of) { moved = moved || members; continue; }
       const m = members[pick.nth - 1];
       if (m) found.add(m);
     }
+  }
+  if (moved) {
+    return { error: 'holds ' + moved.length + ' elements of role ' + role + ' where the recording saw ' + s.of
+      + ': position does not tell which is meant: ' + matchesOf(moved) };
   }
   return { els: Array.from(found) };
 };
@@ -336,12 +354,22 @@ const act = (el: Element, a: ActionSpec['act']): Acted | null => {
 // wherever the input put it), and a place that matches several (a grid still swapping its
 // rows) is waited for, not stepped over. Either way, an element in a row that is still moving
 // or fading (a finite CSS animation or transition on it or around it: a grid animates rows in
-// and out after a filter) is waited for: a fading row is one the page is removing.
+// and out after a filter) is waited for: a fading row is one the page is removing. Any other
+// step holds to the same rule: once a candidate that names the element matches several, no
+// candidate below it that finds by position (an `nth` pick, a CSS path through
+// `:nth-…`/`:first-…`/`:last-…`/`:only-…`, an XPath through `[n]`) chooses among them —
+// anchors that are not positions (a form's default button, the label beside a value) still may.
 const NAMING = new Set(['test_id', 'role', 'label', 'placeholder', 'text', 'accessible_name', 'id']);
 const relianceRule = (s: Spec) => {
   const isPlace = (c: Candidate) => {
     const p = c.structure && c.structure.pick;
     return !!(p && typeof p === 'object' && ('cell' in p || 'item' in p));
+  };
+  const positional = (c: Candidate) => {
+    const p = c.structure && c.structure.pick;
+    return isPlace(c) || !!(p && typeof p === 'object' && 'nth' in p)
+      || (c.kind === 'css' && /:(?:nth-|first-|last-|only-)/.test(c.value))
+      || (c.kind === 'xpath' && /\[\s*(?:\d|last\(|position\()/.test(c.value));
   };
   const decides = s.reliesOn === 'content' ? (c: Candidate) => NAMING.has(c.kind)
     : s.reliesOn === 'position' ? (c: Candidate) => !NAMING.has(c.kind) : null;
@@ -351,11 +379,25 @@ const relianceRule = (s: Spec) => {
     const t = a.playState === 'running' && effect && effect.target;
     return !!t && t.contains(el) && effect.getComputedTiming().iterations !== Infinity;
   });
+  // The first candidate that names the element and matched several in this pass (-1: none).
+  let namedSeveral = -1;
   return {
     settling: (el: Element) => !!decides && rowAnimating(el),
-    skipped: 'not consulted: the step relies on its ' + s.reliesOn,
-    skips: (c: Candidate) => on && !!decides && !decides(c),
-    stopsAt: (c: Candidate) => on && (s.reliesOn === 'content' ? NAMING.has(c.kind) : isPlace(c)),
+    /// Starts a pass over the candidates.
+    pass: () => { namedSeveral = -1; },
+    /// Why candidate `c` is not consulted in this pass; null when it is.
+    skips: (c: Candidate): string | null => {
+      if (on && !!decides && !decides(c)) return 'not consulted: the step relies on its ' + s.reliesOn;
+      if (namedSeveral >= 0 && positional(c)) {
+        return 'not consulted: candidate ' + (namedSeveral + 1) + ' names several elements, and position does not choose among them';
+      }
+      return null;
+    },
+    /// Whether candidate `c` (at `i`), which matched several, ends the search.
+    stopsAt: (c: Candidate, i: number) => {
+      if (s.reliesOn !== 'position' && namedSeveral < 0 && NAMING.has(c.kind)) namedSeveral = i;
+      return on && (s.reliesOn === 'content' ? NAMING.has(c.kind) : isPlace(c));
+    },
     stop: (states: string[], i: number, els: Element[]) => {
       const named = els.slice(0, 5).map((e) => describe(e) + ' "' + textOf(e).slice(0, 40) + '"').join(', ');
       states[i] += ': ' + named + (els.length > 5 ? ', …' : '');
@@ -412,9 +454,11 @@ export const resolve = async (spec: Spec): Promise<Answer> => {
     lastRead = null;
     let chosen: { index: number; el: Element } | null = null;
     let stabilizing = false;
+    reliance.pass();
     for (let i = 0; i < spec.candidates.length; i++) {
       const candidate = spec.candidates[i] as Candidate;
-      if (reliance.skips(candidate)) { states[i] = reliance.skipped; continue; }
+      const skipped = reliance.skips(candidate);
+      if (skipped) { states[i] = skipped; continue; }
       const r = query(candidate);
       if ('error' in r) { states[i] = r.error; continue; }
       let els = r.els;
@@ -436,7 +480,7 @@ export const resolve = async (spec: Spec): Promise<Answer> => {
       if (!first) { states[i] = 'matched no element'; continue; }
       if (els.length > 1) {
         states[i] = 'matched ' + els.length + ' elements (needs exactly one): ' + matchesOf(els);
-        if (reliance.stopsAt(candidate)) { reliance.stop(states, i, els); break; }
+        if (reliance.stopsAt(candidate, i)) { reliance.stop(states, i, els); break; }
         continue;
       }
       // A read takes a lower-ranked candidate only on the element the recording read.

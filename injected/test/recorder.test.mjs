@@ -89,3 +89,17 @@ test('an element shown at opacity 0 under the pointer needs no recorded hover', 
   const clicks = await messages('click', 2);
   assert.ok(clicks[1].hover, 'a display:none menu revealed by a hover keeps its hover');
 });
+
+test('a read keeps a path through its stable classes alone, and generated classes are left out of every path', async () => {
+  const { page, messages } = await recorded(`<section id="s-1"><div class="card card--total Card_box__3xYz_">
+    <span class="card__label">Total</span><span id="total-7f3a9c21" data-testid="total" class="card__amount css-1h2k3 md:flex">42</span></div>
+    <div class="card"><span class="card__label">Tax</span><span class="card__amount">4</span></div></section>`);
+  await messages('ready');
+  const described = await page.evaluate(() => window.__bflowRecorder.describeCss('[data-testid="total"]'));
+  const css = described.target.candidates.filter((c) => c.kind === 'css').map((c) => c.value);
+  // Unique by the card's and the amount's classes: no id, test id, position or text; the
+  // generated classes (CSS modules, emotion, Tailwind's variants) left out.
+  const classOnly = css.filter((v) => !/[#[:]/.test(v));
+  assert.deepEqual(classOnly, ['.card.card--total .card__amount'], JSON.stringify(css));
+  assert.equal(await page.evaluate((sel) => document.querySelector(sel).textContent, classOnly[0]), '42');
+});

@@ -119,3 +119,77 @@ test('a fill selects the text to be typed, a select takes its option, and a wron
     candidates: [{ kind: 'css', value: '#s' }] });
   assert.equal(wrong.fatal, 'no option `Cherry` (options: a, b)');
 });
+
+test('an nth pick finds by position only among as many elements as the recording saw there', async () => {
+  const p = await page(`<input role="combobox" aria-label="City" aria-controls="cities">
+    <ul role="listbox" id="cities"><li role="option">Bern</li><li role="option">Basel</li><li role="option">Zug</li></ul>
+    <dl><dt>Total</dt><dd>12</dd><dd>14</dd></dl>`);
+  const nth = (of) => ({ kind: 'structure', value: 'option',
+    structure: { within: { controlled_by: { role: 'combobox', name: 'City' } }, pick: { nth: 2 }, ...(of ? { of } : {}) } });
+  const same = await resolve(p, { mode: 'action', timeoutMs: 300, require: NONE, read: { from: 'text', nonEmpty: true }, candidates: [nth(3)] });
+  assert.deepEqual([same.ok, same.result], [true, 'Basel']);
+  // The list grew an item: the second of four is not the second of three.
+  await p.evaluate(() => document.getElementById('cities').insertAdjacentHTML('afterbegin', '<li role="option">Aarau</li>'));
+  const grown = await resolve(p, { mode: 'action', timeoutMs: 150, require: NONE, candidates: [nth(3)] });
+  assert.equal(grown.ok, false);
+  assert.match(grown.states[0], /^holds 4 elements of role option where the recording saw 3: position does not tell which is meant: <li>, <li>, <li>, …$/);
+  // Without a recorded count (a tool file written before it was recorded), the n-th as before.
+  const old = await resolve(p, { mode: 'action', timeoutMs: 300, require: NONE, read: { from: 'text', nonEmpty: true }, candidates: [nth(null)] });
+  assert.deepEqual([old.ok, old.result], [true, 'Bern']);
+  // The label anchor holds to the same count.
+  const beside = (of) => ({ kind: 'structure', value: 'definition', structure: { within: { beside_label: 'Total' }, pick: { nth: 2 }, of } });
+  const label = await resolve(p, { mode: 'action', timeoutMs: 300, require: NONE, read: { from: 'text', nonEmpty: true }, candidates: [beside(2)] });
+  assert.deepEqual([label.ok, label.result], [true, '14']);
+  const fewer = await resolve(p, { mode: 'action', timeoutMs: 150, require: NONE, candidates: [beside(3)] });
+  assert.match(fewer.states[0], /^holds 2 elements of role definition where the recording saw 3/);
+});
+
+test('below a name that matches several, no candidate that finds by position is consulted; other anchors are', async () => {
+  const p = await page(`<form aria-label="Pick"><input aria-label="City">
+    <ul role="listbox" aria-label="Cities" id="l"><li role="option">Basel</li><li role="option">Basel</li></ul>
+    <button type="submit" onclick="event.preventDefault()">Basel</button></form>`);
+  const positional = [
+    { kind: 'structure', value: 'option', structure: { within: { region: { role: 'listbox', name: 'Cities' } }, pick: { nth: 2 } } },
+    { kind: 'css', value: '#l > li:nth-of-type(2)' },
+    { kind: 'css', value: '#l > li:last-child' },
+    { kind: 'xpath', value: '//*[@id="l"]/li[2]' },
+  ];
+  const ambiguous = await resolve(p, { mode: 'action', timeoutMs: 150, require: NONE,
+    candidates: [{ kind: 'role', value: 'option', name: 'Basel' }, ...positional] });
+  assert.equal(ambiguous.ok, false);
+  assert.match(ambiguous.states[0], /^matched 2 elements/);
+  for (const s of ambiguous.states.slice(1)) {
+    assert.equal(s, 'not consulted: candidate 1 names several elements, and position does not choose among them');
+  }
+  // Each of those candidates alone finds the second option: only the rule keeps them out.
+  for (const c of positional) {
+    const alone = await resolve(p, { mode: 'action', timeoutMs: 300, require: NONE, read: { from: 'text', nonEmpty: true }, candidates: [c] });
+    assert.deepEqual([alone.ok, alone.result], [true, 'Basel'], JSON.stringify(c));
+  }
+  // An anchor that is not a position still decides: the form's default button.
+  const button = await resolve(p, { mode: 'action', timeoutMs: 300, require: NONE, candidates: [
+    { kind: 'text', value: 'Basel' },
+    { kind: 'css', value: 'form > :nth-child(3)' },
+    { kind: 'structure', value: 'button', structure: { within: { form_with_field: { label: 'City' } }, pick: 'default_button' } },
+  ] });
+  assert.equal(button.ok, true);
+  assert.equal(button.winner, 2);
+  // With no ambiguous name above them, positions decide as before.
+  const unnamed = await resolve(p, { mode: 'action', timeoutMs: 300, require: NONE,
+    candidates: [{ kind: 'role', value: 'option', name: 'Zug' }, positional[1]] });
+  assert.deepEqual([unnamed.ok, unnamed.winner], [true, 1]);
+});
+
+test('a read waits past the words a page shows while it waits, in any of the shipped locales', async () => {
+  const p = await page('<dl><dt>Total</dt><dd id="out">Please wait</dd></dl>');
+  setTimeout(() => p.evaluate(() => { document.getElementById('out').textContent = 'Ready to ship'; }), 150);
+  const read = { from: 'text', nonEmpty: true, shape: 'text' };
+  const later = await resolve(p, { mode: 'action', timeoutMs: 3000, require: NONE, read, candidates: [{ kind: 'css', value: '#out' }] });
+  assert.deepEqual([later.ok, later.result], [true, 'Ready to ship']);
+  for (const word of ['Loading', 'Loading results', 'Bitte warten', 'Chargement en cours', '加载中', 'Calculating.']) {
+    await p.evaluate((w) => { document.getElementById('out').textContent = w; }, word);
+    const still = await resolve(p, { mode: 'action', timeoutMs: 100, require: NONE, read, candidates: [{ kind: 'css', value: '#out' }] });
+    assert.equal(still.ok, false, word);
+    assert.deepEqual(still.lastRead, { candidate: 0, value: word });
+  }
+});

@@ -58,6 +58,13 @@ pub enum CdpError {
     /// The websocket to the browser is closed (the browser exited or the endpoint went away).
     #[error("the connection to the browser is closed")]
     Closed,
+    /// The session's target went away before answering (a page that closed itself while the
+    /// call was under way: Chromium never answers it).
+    #[error("{method} was not answered: its page closed")]
+    Detached {
+        /// The method left unanswered.
+        method: String,
+    },
     /// The answer could not be decoded.
     #[error("could not decode the answer to {method}: {message}")]
     Decode {
@@ -83,6 +90,7 @@ impl CdpError {
                     || message.contains("Session with given id not found")
                     || message.contains("No target with given id")
             }
+            CdpError::Detached { .. } => true,
             _ => false,
         }
     }
@@ -101,7 +109,8 @@ struct Outgoing {
 pub trait EventHandler: Send + Sync + 'static {
     /// Handles one event; returning false unsubscribes the handler.
     fn on_event(&self, event: &CdpEvent) -> bool;
-    /// The connection closed: no event will come any more.
+    /// No event will come any more: the connection closed, or the session detached from its
+    /// target (`Target.detachedFromTarget`: a page that closed itself, `window.close()`).
     fn on_closed(&self) {}
 }
 
@@ -268,19 +277,25 @@ impl CdpSession {
     }
 }
 
+/// A call sent and not answered yet.
+struct Pending {
+    method: String,
+    session_id: Option<String>,
+    reply: oneshot::Sender<Result<Value, CdpError>>,
+}
+
 async fn run_socket(
     mut conn: Connection<CdpEvent>,
     mut incoming: mpsc::UnboundedReceiver<Outgoing>,
     subscribers: Subscribers,
 ) {
-    let mut pending: HashMap<CallId, (String, oneshot::Sender<Result<Value, CdpError>>)> =
-        HashMap::new();
+    let mut pending: HashMap<CallId, Pending> = HashMap::new();
     loop {
         tokio::select! {
             call = incoming.recv() => {
                 let Some(call) = call else { break };
-                match conn.submit_command(call.method.clone().into(), call.session_id.map(Into::into), call.params) {
-                    Ok(id) => { pending.insert(id, (call.method, call.reply)); }
+                match conn.submit_command(call.method.clone().into(), call.session_id.clone().map(Into::into), call.params) {
+                    Ok(id) => { pending.insert(id, Pending { method: call.method, session_id: call.session_id, reply: call.reply }); }
                     Err(e) => {
                         let _ = call.reply.send(Err(CdpError::Decode { method: call.method, message: e.to_string() }));
                     }
@@ -289,7 +304,7 @@ async fn run_socket(
             message = conn.next() => {
                 match message {
                     Some(Ok(Message::Response(response))) => {
-                        if let Some((method, reply)) = pending.remove(&response.id) {
+                        if let Some(Pending { method, reply, .. }) = pending.remove(&response.id) {
                             let answer = match response.error {
                                 Some(error) => Err(CdpError::Protocol { method, code: error.code, message: error.message }),
                                 None => Ok(response.result.unwrap_or(Value::Null)),
@@ -297,7 +312,21 @@ async fn run_socket(
                             let _ = reply.send(answer);
                         }
                     }
-                    Some(Ok(Message::Event(event))) => route_event(&subscribers, event),
+                    Some(Ok(Message::Event(event))) => {
+                        // A detached session's calls are never answered: they fail now.
+                        if let Some(detached) = detached_session(&event) {
+                            let ids: Vec<CallId> = pending.iter()
+                                .filter(|(_, p)| p.session_id.as_deref() == Some(detached.as_str()))
+                                .map(|(id, _)| *id)
+                                .collect();
+                            for id in ids {
+                                if let Some(Pending { method, reply, .. }) = pending.remove(&id) {
+                                    let _ = reply.send(Err(CdpError::Detached { method }));
+                                }
+                            }
+                        }
+                        route_event(&subscribers, event);
+                    }
                     Some(Err(error)) => {
                         // A message we could not parse is logged and skipped; a socket error ends
                         // the connection.
@@ -316,7 +345,7 @@ async fn run_socket(
     // Closed before anyone hears of it (answers, ended event streams): whoever then asks
     // `is_closed` is told the truth.
     incoming.close();
-    for (_, (_, reply)) in pending.drain() {
+    for (_, Pending { reply, .. }) in pending.drain() {
         let _ = reply.send(Err(CdpError::Closed));
     }
     let handlers = match subscribers.lock() {
@@ -332,6 +361,7 @@ async fn run_socket(
 }
 
 fn route_event(subscribers: &Subscribers, event: CdpEvent) {
+    let detached = detached_session(&event);
     let key = event.session_id.clone();
     let handlers = {
         let Ok(mut subs) = subscribers.lock() else {
@@ -350,16 +380,41 @@ fn route_event(subscribers: &Subscribers, event: CdpEvent) {
         .into_iter()
         .filter(|handler| !handler.on_event(&event))
         .collect();
-    if done.is_empty() {
-        return;
-    }
-    if let Ok(mut subs) = subscribers.lock()
+    if !done.is_empty()
+        && let Ok(mut subs) = subscribers.lock()
         && let Some(list) = subs.handlers.get_mut(&key)
     {
         list.retain(|handler| !done.iter().any(|d| Arc::ptr_eq(d, handler)));
         if list.is_empty() {
             subs.handlers.remove(&key);
         }
+    }
+    if let Some(session_id) = detached {
+        end_session(subscribers, session_id);
+    }
+}
+
+/// The session an event says detached from its target. Chromium says so on the session that
+/// attached it (the browser's, or a page's for its auto-attached children), never on the
+/// detached session itself: a page that closes itself sends its own session nothing.
+fn detached_session(event: &CdpEvent) -> Option<String> {
+    (event.method.as_str() == "Target.detachedFromTarget")
+        .then(|| event.params.get("sessionId")?.as_str().map(str::to_string))
+        .flatten()
+}
+
+/// Ends the routes of a session that detached: its event streams end and its handlers hear
+/// `on_closed`, as when the connection closes.
+fn end_session(subscribers: &Subscribers, session_id: String) {
+    let handlers = match subscribers.lock() {
+        Ok(mut subs) => {
+            subs.channels.remove(&Some(session_id.clone()));
+            subs.handlers.remove(&Some(session_id)).unwrap_or_default()
+        }
+        Err(_) => return,
+    };
+    for handler in handlers {
+        handler.on_closed();
     }
 }
 
@@ -451,5 +506,67 @@ mod tests {
         assert_eq!(child.heard.load(Ordering::SeqCst), 1);
         assert_eq!(rx.try_recv().map(|e| e.session_id).ok(), Some(None));
         assert!(rx.try_recv().is_err());
+    }
+
+    /// Hears whether its session ended.
+    #[derive(Default)]
+    struct Ending {
+        closed: AtomicUsize,
+    }
+
+    impl EventHandler for Ending {
+        fn on_event(&self, _event: &CdpEvent) -> bool {
+            true
+        }
+        fn on_closed(&self) {
+            self.closed.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_session_detached_from_its_target_ends_though_it_heard_nothing_itself() {
+        let routes = Subscribers::default();
+        let popup = Arc::new(Ending::default());
+        let other = Arc::new(Ending::default());
+        for (session, handler) in [("POPUP", popup.clone()), ("OTHER", other.clone())] {
+            routes
+                .lock()
+                .unwrap()
+                .handlers
+                .entry(Some(session.into()))
+                .or_default()
+                .push(handler);
+        }
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        routes
+            .lock()
+            .unwrap()
+            .channels
+            .entry(Some("POPUP".into()))
+            .or_default()
+            .push(tx);
+        // Said on the browser's session, as Chromium does when a page calls `window.close()`.
+        route_event(
+            &routes,
+            CdpEvent {
+                method: "Target.detachedFromTarget".into(),
+                session_id: None,
+                params: serde_json::json!({ "sessionId": "POPUP", "targetId": "T" }),
+            },
+        );
+        assert_eq!(popup.closed.load(Ordering::SeqCst), 1);
+        assert_eq!(other.closed.load(Ordering::SeqCst), 0);
+        assert!(
+            !routes
+                .lock()
+                .unwrap()
+                .handlers
+                .contains_key(&Some("POPUP".into()))
+        );
+        // Its event stream ended.
+        assert!(matches!(
+            rx.try_recv(),
+            Err(mpsc::error::TryRecvError::Disconnected)
+        ));
     }
 }

@@ -18,7 +18,7 @@ use super::selectors::{frame_identity, insert_ranked, rank, selector};
 use super::{FileChooserRequest, MAIN_PAGE, PickedElement, RecordEvent, RecordedStep};
 use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{
-    CheckSubject, CheckedState, ClickStep, DragStep, ExpectedNavigation, FillStep,
+    CheckSubject, CheckedState, ClickStep, ClosePageStep, DragStep, ExpectedNavigation, FillStep,
     HandleDialogStep, KeyPressStep, Modifier, MouseButton, NavigateStep, Offset, Selector,
     SelectorCandidate, SelectorKind, SetViewportStep, StateCheck, Step, SwitchPageStep,
     WaitForElementStep, web_origin,
@@ -64,6 +64,8 @@ pub(crate) enum Observed {
         name: String,
         url: String,
     },
+    /// A popup's window closed (the page closed itself, or the person closed it).
+    PopupClosed { name: String },
     /// A frame of `page` started a download.
     DownloadStarted {
         page: String,
@@ -270,6 +272,7 @@ impl Builder {
             download: None,
             no_effect: false,
             content_follows: target.map(|t| self.fills_followed(t)).unwrap_or_default(),
+            position_follows_input: false,
         }
     }
 
@@ -411,6 +414,7 @@ impl Builder {
                 user_input,
             } => self.dialog_closed(&page, accepted, user_input),
             Observed::PopupOpened { opener, name, url } => self.popup(&opener, name, url),
+            Observed::PopupClosed { name } => self.popup_closed(&name),
             Observed::ChildFrameNavigated {
                 page,
                 name,

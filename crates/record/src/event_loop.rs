@@ -123,6 +123,8 @@ struct LoopState {
     child_urls: std::collections::HashMap<String, String>,
     /// The fields (by token) typed into so far.
     typed_fields: std::collections::HashSet<String>,
+    /// The popups (by name) whose window closed.
+    closed_popups: std::collections::HashSet<String>,
 }
 
 /// The token of the field an `input` message names, the first time one does (a password
@@ -485,11 +487,20 @@ fn browser_event(
                 }
             });
         }
-        // The recorded window (the main page) closed.
+        // The recorded window (the main page) closed: the recording ends. A popup closed (by
+        // the page or by the person): recorded, so the replay closes it too.
         BrowserEvent::TargetDestroyed { target_id } => {
-            let main = shared.page(MAIN_PAGE).map(|p| p.target_id().to_string());
-            if main.as_deref() == Some(target_id.as_str()) {
-                close(shared);
+            let closed = lock(&shared.pages)
+                .iter()
+                .find(|(_, p)| p.target_id() == target_id)
+                .map(|(name, _)| name.clone());
+            match closed {
+                Some(name) if name == MAIN_PAGE => close(shared),
+                Some(name) if state.closed_popups.insert(name.clone()) => {
+                    let events = lock(&shared.builder).observe(Observed::PopupClosed { name }, &[]);
+                    shared.emit(events);
+                }
+                _ => {}
             }
         }
         BrowserEvent::SessionDetached { session_id } => {

@@ -196,6 +196,11 @@ pub struct RecordedStep {
     /// as an input makes the step rely on its position (`Draft::mark_input`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub content_follows: Vec<SelectorCandidate>,
+    /// The step relies on its position because one of those fills became an input, not by
+    /// the person's choice: once none of them is an input any more (its mark or its step
+    /// removed), it relies on its content again (`draft/reliance.rs`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub position_follows_input: bool,
 }
 
 /// A file chooser the page opened while recording: answer it with

@@ -178,6 +178,7 @@ mod tests {
                 "Query".into(),
             )),
             pick: browserflow_steps::Pick::DefaultButton,
+            of: None,
         };
         let mut anchored = raw(SelectorKind::Structure, "button", 1, true, false);
         anchored.structure = Some(structure.clone());

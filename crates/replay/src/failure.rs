@@ -110,6 +110,7 @@ impl FailureKind {
     fn of_cdp(error: &CdpError) -> Self {
         match error {
             CdpError::Closed => FailureKind::BrowserDisconnected,
+            CdpError::Detached { .. } => FailureKind::Gone,
             _ => FailureKind::Browser,
         }
     }

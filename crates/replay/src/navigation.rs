@@ -164,6 +164,13 @@ impl Run<'_> {
                 .wait_navigation_settled(&main, &mark, self.options.navigation_timeout)
                 .await
             {
+                // A page that closed itself in answer to the action (a payment or sign-in
+                // window's last button: `window.close()`) went nowhere: the step is done, and
+                // the step after it — the recorded `close_page` — finds it closed (any other
+                // fails there, naming the closed page).
+                if page.closed_alone() && expected.is_none() && follow.opens_popup.is_none() {
+                    return Ok(None);
+                }
                 if let Some(gone) = page.gone() {
                     return Err(Failure::new(
                         gone_kind(page),

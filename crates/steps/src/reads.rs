@@ -26,10 +26,13 @@ pub struct RecordedRead {
 pub enum TextShape {
     /// Nothing (the recording read an empty text: any value is consistent with it).
     Empty,
-    /// Some characters, but no letter or digit (a dash, a symbol).
+    /// Some characters, but no letter or digit (a dash, a symbol), or words that say a value
+    /// is still coming (below).
     Symbols,
-    /// Words or figures: at least one letter or digit, and no trailing ellipsis (which marks a
-    /// value still coming: "Loading…").
+    /// Words or figures: at least one letter or digit, and not a value still coming — no
+    /// trailing ellipsis ("Loading…"), and not, as the whole text, a word pages show while
+    /// they wait ("Loading", "Please wait", "Calculating", "Bitte warten", "Chargement en
+    /// cours", "加载中"…: `injected/src/reads.ts` lists them).
     Text,
     /// A number alone: `42`, `-3.5`, `1,299`, `12 %`.
     Number,
@@ -45,7 +48,9 @@ impl TextShape {
         match self {
             TextShape::Empty => "any text",
             TextShape::Symbols => "a non-empty text",
-            TextShape::Text => "a text with letters or digits (not empty, not still loading)",
+            TextShape::Text => {
+                "a text with letters or digits (not empty, not a placeholder such as \"Loading\")"
+            }
             TextShape::Number => "a number",
             TextShape::Amount => "an amount (digits with a currency sign or code)",
             TextShape::Date => "a date",

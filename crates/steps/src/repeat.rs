@@ -191,6 +191,7 @@ mod tests {
                     name: None,
                 }),
                 pick: Pick::cell(1.try_into().unwrap(), "Name"),
+                of: None,
             },
         )
     }

@@ -76,6 +76,14 @@ pub struct Structure {
     /// Which element of the role inside the anchor; the only one when absent.
     #[serde(default, skip_serializing_if = "Pick::is_only")]
     pub pick: Pick,
+    /// For an `nth` pick: how many elements of the role the anchor held when the step was
+    /// recorded. Position names an element only among as many as the recording saw: an
+    /// anchor that now holds another number (a second copy of a web component's form, a list
+    /// that grew an item) makes the candidate find nothing, naming what it holds, so position
+    /// never settles an ambiguity the recording did not see. Absent in tool files written
+    /// before it was recorded (and by hand): the n-th, whatever the count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of: Option<NonZeroU32>,
 }
 
 /// The stable element a `structure` candidate is found in.
@@ -174,7 +182,10 @@ impl Structure {
         match &self.pick {
             Pick::Only => format!("in {within}"),
             Pick::DefaultButton => format!("the default button of {within}"),
-            Pick::Nth(n) => format!("number {n} in {within}"),
+            Pick::Nth(n) => match self.of {
+                Some(of) => format!("number {n} of {of} in {within}"),
+                None => format!("number {n} in {within}"),
+            },
             Pick::Cell(cell) => format!("{} of {within}", cell.describe()),
             Pick::Item(item) => format!("{} of {within}", item.describe()),
         }
@@ -206,6 +217,17 @@ impl Structure {
         }
         if let Some((path, _)) = texts.iter().find(|(_, text)| text.trim().is_empty()) {
             return Some(format!("`structure.{path}` is empty"));
+        }
+        if let Some(of) = self.of {
+            match self.pick {
+                Pick::Nth(n) if n > of => {
+                    return Some(format!(
+                        "`structure.pick.nth` is {n}, past the {of} elements of `structure.of`"
+                    ));
+                }
+                Pick::Nth(_) => {}
+                _ => return Some("`structure.of` goes only with an `nth` pick".into()),
+            }
         }
         let in_a_form = match &self.within {
             Anchor::FormWithField(_) => true,

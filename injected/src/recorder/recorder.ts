@@ -14,7 +14,7 @@ import { accessibleName, labelOf, norm, roleOf, textOf } from '../roles';
 import { composedContains, composedParent, deepActive as focusedDeep, deepElementFromPoint, deepElements, hostsOf } from '../shadow';
 import * as STATES from '../states';
 import { isVisible } from '../visibility';
-import type { Spec } from '../protocol/resolve';
+import type { Pick, Spec } from '../protocol/resolve';
 import type {
   CheckedCandidate, DescribeAnswer, FieldRef, FrameInfo, Modifier, MouseButton, Offset, Outgoing, RecordedRead,
   RecorderMessage, Report, ReportOf, SelectorKind, StateCheck, Structure, TargetInfo, UncheckedCandidate,
@@ -87,7 +87,12 @@ const unstableId = (id: string): boolean => /\d{3,}/.test(id) || /^\d/.test(id) 
 // State classes (`Mui-focusVisible`, `is-active`, `selected`) come and go with focus, hover and
 // selection: a path through them stops matching the moment the state changes.
 const STATE_CLASS = /^(?:(?:Mui|Base|Joy)-(?:focused|focusVisible|selected|expanded|checked|active|disabled|error|readOnly)|(?:is|has)-[a-z-]+|[a-z]+-(?:chosen|ghost|drag|dragging)|active|focus|focused|focus-visible|hover|hovered|selected|open|opened|checked|expanded|current|pressed|dragging|dragged|drag-over|dragover)$/i;
-const unstableClass = (c: string): boolean => /^(css|sc|jsx|emotion|svelte)-[a-z0-9]+$/i.test(c) || /__[a-zA-Z0-9]{5,}$/.test(c)
+// Generated: emotion's `css-1h2k3`, styled-components' `sc-bdVaJa`, styled-jsx, svelte; CSS
+// modules' `Button_primary__3xYz_` (a hash of five after `__`, with a digit, a capital or a
+// `_`/`-` — a BEM element, `card__title`, stays) and `_x1a2b` (a hash with a digit); Tailwind's
+// variants (`hover:bg-sky-700`, `md:flex`) and arbitrary values (`w-[3px]`).
+const unstableClass = (c: string): boolean => /^(css|sc|jsx|emotion|svelte)-[a-z0-9]+$/i.test(c)
+  || /__(?=[\w-]{5}$)[\w-]*[\dA-Z_-]/.test(c) || /^_[\w-]*\d/.test(c) || /[:[\]]/.test(c)
   || /\d{3,}/.test(c) || STATE_CLASS.test(c);
 const TEST_ID_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy'];
 const testIdOf = (el: Element): { attr: string; value: string } | null => {
@@ -117,6 +122,24 @@ export const cssPath = (el: Element, root: Node): { value: string; nth: number }
     if (n.localName === 'body' || n.parentNode === root) break;
   }
   return { value: parts.join(' > '), nth };
+};
+/// A path through the stable classes of `el` and of as few ancestors as make it unique in
+/// `root`, as descendants: no id, test id, position or text, so a redesign that changes ids
+/// and test ids (or a build that changes hashed classes) keeps it; null when classes alone do
+/// not name one element.
+export const classPath = (el: Element, root: Node): string | null => {
+  const partOf = (n: Element) => Array.from(n.classList).filter((c) => !unstableClass(c)).slice(0, 3)
+    .map((c) => '.' + CSS.escape(c)).join('');
+  const parts = [partOf(el)];
+  if (!parts[0]) return null;
+  const unique = () => {
+    try { return (root as ParentNode).querySelectorAll(parts.join(' ')).length === 1; } catch (_) { return false; }
+  };
+  for (let n = el.parentElement; n && parts.length < 6 && !unique(); n = n.parentElement) {
+    const part = partOf(n);
+    if (part) parts.unshift(part);
+  }
+  return unique() ? parts.join(' ') : null;
 };
 const xpathOf = (el: Element): string => {
   const parts: string[] = [];
@@ -232,15 +255,18 @@ export const install = (): void => {
   const isField = (e: Element): boolean => (e instanceof HTMLInputElement && !NOT_FIELD_TYPES.has(e.type))
     || e instanceof HTMLSelectElement || e instanceof HTMLTextAreaElement;
   // Which of the elements of `role` in `anchor` is `el`: none needed when it is the only one,
-  // else its place (undefined: not inside).
-  const pickIn = (anchor: Element, el: Element, role: string): { nth: number } | null | undefined => {
+  // else its place among how many (undefined: not inside).
+  const pickIn = (anchor: Element, el: Element, role: string): { nth: number; of: number } | null | undefined => {
     const members = deepElements(anchor).filter((e) => roleOf(e) === role);
     const at = members.indexOf(el);
     if (at < 0) return undefined;
-    return members.length === 1 ? null : { nth: at + 1 };
+    return members.length === 1 ? null : { nth: at + 1, of: members.length };
   };
-  const withPick = (within: Structure['within'], pick: Structure['pick'] | null): Structure =>
-    (pick ? { within, pick } : { within });
+  // A place keeps the count it was taken among (`Structure::of`): replay refuses a position
+  // among more or fewer elements than the recording saw.
+  const withPick = (within: Structure['within'], pick: Pick | { nth: number; of: number } | null): Structure =>
+    (!pick ? { within }
+      : typeof pick === 'object' && 'of' in pick ? { within, pick: { nth: pick.nth }, of: pick.of } : { within, pick });
   const structuresFor = (el: Element, role: string): Structure[] => {
     const out: Structure[] = [];
     // A form-associated element's own form (it may sit outside it, `form=`), else the form
@@ -321,6 +347,8 @@ export const install = (): void => {
     if (opts && opts.read) for (const a of READS.anchorsFor(el)) add('structure', a.role, { structure: a.structure });
     const path = cssPath(el, root);
     add('css', path.value, { unstable: path.nth > 2 });
+    // A read also by its classes alone, below the paths anchored on ids.
+    if (opts && opts.read) add('css', classPath(el, root));
     if (!shadow.length && !(el instanceof SVGElement)) {
       const x = xpathOf(el);
       add('xpath', x, { unstable: (x.match(/\[\d+\]/g) || []).length > 3 });

@@ -31,6 +31,7 @@ fn fill(test_id: &str, value: &str) -> RecordedStep {
         download: None,
         no_effect: false,
         content_follows: Vec::new(),
+        position_follows_input: false,
     }
 }
 

@@ -37,6 +37,7 @@ var __browserflow_bundle = (() => {
     nearLabel: () => nearLabel,
     notRecorded: () => notRecorded,
     shapeOf: () => shapeOf,
+    stillComing: () => stillComing,
     structureMembers: () => structureMembers,
     underHeading: () => underHeading
   });
@@ -509,7 +510,9 @@ var __browserflow_bundle = (() => {
   // src/reads.ts
   var LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
   var LETTER = /\p{L}/u;
+  var PLACEHOLDER = new RegExp("^(?:(?:loading|calculating|computing|fetching|updating|refreshing|processing|searching|retrieving)(?: \\p{L}+)?|please wait|one moment(?: please)?|just a (?:moment|second)|lädt|wird geladen|bitte warten|einen moment(?: bitte)?|wird berechnet|chargement(?: en cours)?|veuillez patienter|calcul en cours|cargando|por favor,? espere|espere(?: por favor)?|calculando|caricamento(?: in corso)?|attendere(?: prego)?|calcolo in corso|carregando|a carregar|aguarde|bezig met laden|even geduld|загрузка|подождите|пожалуйста,? подождите|読み込み中|ロード中|計算中|お待ちください|加载中|正在加载|載入中|计算中|请稍候|請稍候|로딩 중|로드 중|잠시만 기다려 주세요)[.!。]*$", "iu");
   var TRAILING_ELLIPSIS = /(?:\u2026|\.\.\.)$/;
+  var stillComing = (t) => TRAILING_ELLIPSIS.test(t) || PLACEHOLDER.test(t);
   var DIGITS = "\\d(?:[\\d.,'\\u00a0\\u202f ]*\\d)?";
   var SIGN = "[+\\-\\u2212]?";
   var NUMBER = new RegExp("^" + SIGN + DIGITS + "(?: ?%)?$", "u");
@@ -529,7 +532,7 @@ var __browserflow_bundle = (() => {
     if (DATES.some((d) => d.test(t))) return "date";
     if (NUMBER.test(t)) return "number";
     if (AMOUNT.test(t) && HAS_CURRENCY.test(t)) return "amount";
-    if (LETTER_OR_DIGIT.test(t) && !TRAILING_ELLIPSIS.test(t)) return "text";
+    if (LETTER_OR_DIGIT.test(t) && !stillComing(t)) return "text";
     return "symbols";
   };
   var SHAPE_WORDS = {
@@ -548,7 +551,7 @@ var __browserflow_bundle = (() => {
       case "symbols":
         return t !== "";
       case "text":
-        return LETTER_OR_DIGIT.test(t) && !TRAILING_ELLIPSIS.test(t);
+        return LETTER_OR_DIGIT.test(t) && !stillComing(t);
       case "number":
         return NUMBER.test(t);
       case "amount":
@@ -557,7 +560,7 @@ var __browserflow_bundle = (() => {
         return DATES.some((d) => d.test(t));
       // What a typed field needs when nothing was recorded: a figure, not a placeholder.
       case "digits":
-        return /\p{N}/u.test(t) && !TRAILING_ELLIPSIS.test(t);
+        return /\p{N}/u.test(t) && !stillComing(t);
       default:
         return false;
     }
@@ -696,12 +699,10 @@ var __browserflow_bundle = (() => {
     const members = "beside_label" in w ? besideLabel(root, norm(c.value), norm(w.beside_label)) : "under_heading" in w ? underHeading(root, norm(c.value), norm(w.under_heading)) : null;
     if (!members) return null;
     const pick2 = s.pick || "only";
-    if (pick2 === "only") return { els: members };
-    if (typeof pick2 === "object" && "nth" in pick2 && pick2.nth) {
-      const m = members[pick2.nth - 1];
-      return { els: m ? [m] : [] };
+    if (pick2 !== "only" && !(typeof pick2 === "object" && "nth" in pick2 && pick2.nth)) {
+      return { error: "the pick " + JSON.stringify(pick2) + " needs a form", permanent: true };
     }
-    return { error: "the pick " + JSON.stringify(pick2) + " needs a form", permanent: true };
+    return { members };
   };
   var describeIdentity = (id) => "<" + id.tag + ">" + (id.role ? " (" + id.role + ")" : "") + (id.label ? " beside " + JSON.stringify(id.label) : "") + (id.heading ? " under " + JSON.stringify(id.heading) : "");
   var notRecorded = (el, read) => {
@@ -1050,29 +1051,43 @@ var __browserflow_bundle = (() => {
     const s = c.structure;
     if (!s || !s.within) return { error: "a structure candidate needs `structure.within`", permanent: true };
     const read = structureMembers(c, s, root);
-    if (read) return read;
-    const anchors = anchorsOf(s.within, root);
-    if (!anchors) return { error: "unknown structure anchor " + JSON.stringify(Object.keys(s.within)), permanent: true };
+    if (read && "error" in read) return read;
     const role = norm(c.value);
     const pick2 = s.pick || "only";
+    let groups;
     const found = /* @__PURE__ */ new Set();
-    for (const anchor of anchors) {
+    if (read) groups = [read.members];
+    else {
+      const anchors = anchorsOf(s.within, root);
+      if (!anchors) return { error: "unknown structure anchor " + JSON.stringify(Object.keys(s.within)), permanent: true };
       if (pick2 === "default_button") {
-        const form = anchor instanceof HTMLFormElement ? anchor : null;
-        const button = form && Array.from(form.elements).find(isSubmitButton);
-        if (button && roleOf(button) === role) found.add(button);
-        continue;
+        for (const anchor of anchors) {
+          const form = anchor instanceof HTMLFormElement ? anchor : null;
+          const button = form && Array.from(form.elements).find(isSubmitButton);
+          if (button && roleOf(button) === role) found.add(button);
+        }
+        return { els: Array.from(found) };
       }
       if (typeof pick2 === "object" && ("cell" in pick2 || "item" in pick2)) {
-        pick(anchor, role, pick2).forEach((e) => found.add(e));
-        continue;
+        for (const anchor of anchors) pick(anchor, role, pick2).forEach((e) => found.add(e));
+        return { els: Array.from(found) };
       }
-      const members = deepElements(anchor).filter((e) => roleOf(e) === role);
+      groups = anchors.map((anchor) => deepElements(anchor).filter((e) => roleOf(e) === role));
+    }
+    let moved = null;
+    for (const members of groups) {
       if (pick2 === "only") members.forEach((e) => found.add(e));
       else if (typeof pick2 === "object" && "nth" in pick2) {
+        if (s.of && members.length !== s.of) {
+          moved = moved || members;
+          continue;
+        }
         const m = members[pick2.nth - 1];
         if (m) found.add(m);
       }
+    }
+    if (moved) {
+      return { error: "holds " + moved.length + " elements of role " + role + " where the recording saw " + s.of + ": position does not tell which is meant: " + matchesOf(moved) };
     }
     return { els: Array.from(found) };
   };
@@ -1264,6 +1279,10 @@ var __browserflow_bundle = (() => {
       const p = c.structure && c.structure.pick;
       return !!(p && typeof p === "object" && ("cell" in p || "item" in p));
     };
+    const positional = (c) => {
+      const p = c.structure && c.structure.pick;
+      return isPlace(c) || !!(p && typeof p === "object" && "nth" in p) || c.kind === "css" && /:(?:nth-|first-|last-|only-)/.test(c.value) || c.kind === "xpath" && /\[\s*(?:\d|last\(|position\()/.test(c.value);
+    };
     const decides = s.reliesOn === "content" ? (c) => NAMING.has(c.kind) : s.reliesOn === "position" ? (c) => !NAMING.has(c.kind) : null;
     const on = !!decides && s.candidates.some((c) => s.reliesOn === "content" ? NAMING.has(c.kind) : isPlace(c));
     const rowAnimating = (el) => typeof document.getAnimations === "function" && document.getAnimations().some((a) => {
@@ -1271,11 +1290,26 @@ var __browserflow_bundle = (() => {
       const t = a.playState === "running" && effect && effect.target;
       return !!t && t.contains(el) && effect.getComputedTiming().iterations !== Infinity;
     });
+    let namedSeveral = -1;
     return {
       settling: (el) => !!decides && rowAnimating(el),
-      skipped: "not consulted: the step relies on its " + s.reliesOn,
-      skips: (c) => on && !!decides && !decides(c),
-      stopsAt: (c) => on && (s.reliesOn === "content" ? NAMING.has(c.kind) : isPlace(c)),
+      /// Starts a pass over the candidates.
+      pass: () => {
+        namedSeveral = -1;
+      },
+      /// Why candidate `c` is not consulted in this pass; null when it is.
+      skips: (c) => {
+        if (on && !!decides && !decides(c)) return "not consulted: the step relies on its " + s.reliesOn;
+        if (namedSeveral >= 0 && positional(c)) {
+          return "not consulted: candidate " + (namedSeveral + 1) + " names several elements, and position does not choose among them";
+        }
+        return null;
+      },
+      /// Whether candidate `c` (at `i`), which matched several, ends the search.
+      stopsAt: (c, i) => {
+        if (s.reliesOn !== "position" && namedSeveral < 0 && NAMING.has(c.kind)) namedSeveral = i;
+        return on && (s.reliesOn === "content" ? NAMING.has(c.kind) : isPlace(c));
+      },
       stop: (states, i, els) => {
         const named = els.slice(0, 5).map((e) => markup(e) + ' "' + textOf(e).slice(0, 40) + '"').join(", ");
         states[i] += ": " + named + (els.length > 5 ? ", …" : "");
@@ -1328,10 +1362,12 @@ var __browserflow_bundle = (() => {
       lastRead = null;
       let chosen = null;
       let stabilizing = false;
+      reliance.pass();
       for (let i = 0; i < spec.candidates.length; i++) {
         const candidate = spec.candidates[i];
-        if (reliance.skips(candidate)) {
-          states[i] = reliance.skipped;
+        const skipped = reliance.skips(candidate);
+        if (skipped) {
+          states[i] = skipped;
           continue;
         }
         const r = query(candidate);
@@ -1361,7 +1397,7 @@ var __browserflow_bundle = (() => {
         }
         if (els.length > 1) {
           states[i] = "matched " + els.length + " elements (needs exactly one): " + matchesOf(els);
-          if (reliance.stopsAt(candidate)) {
+          if (reliance.stopsAt(candidate, i)) {
             reliance.stop(states, i, els);
             break;
           }

@@ -238,6 +238,13 @@ impl Page {
         state.closed || state.crashed
     }
 
+    /// True once the page closed (itself, as `window.close()` does, or by a call), with the
+    /// browser still there: not a crash, not a lost connection.
+    pub fn closed_alone(&self) -> bool {
+        let state = self.shared.state();
+        state.closed && !state.crashed && !self.shared.conn.is_closed()
+    }
+
     /// Why the page can no longer be driven, once it cannot: its renderer crashed, or its
     /// session is gone (the page closed, the browser died or the connection dropped; the
     /// latter says so in [`CdpError::Closed`]'s words, which is how failures are classified).

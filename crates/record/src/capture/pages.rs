@@ -134,6 +134,32 @@ impl Builder {
         events
     }
 
+    /// A popup closed — the page closed itself (`window.close()`, often right after an
+    /// action in it: a sign-in window handing its result to its opener) or the person closed
+    /// it —: a `close_page` step, so the replay closes it too, or finds it closed, and the
+    /// steps after it act where the person's did (the main page, unless they were on another
+    /// popup).
+    pub(super) fn popup_closed(&mut self, name: &str) -> Vec<RecordEvent> {
+        self.popups_loading.remove(name);
+        if self.pending_popup.as_ref().is_some_and(|(_, p)| p == name) {
+            self.pending_popup = None;
+        }
+        if self.current_page == name {
+            self.current_page = MAIN_PAGE.to_string();
+        }
+        let url = self.steps.last().map(|s| s.url.clone()).unwrap_or_default();
+        vec![self.push(
+            Step::ClosePage(ClosePageStep {
+                label: None,
+                page: name.to_string(),
+            }),
+            format!("Close the {name} page"),
+            None,
+            &url,
+            None,
+        )]
+    }
+
     /// A child frame left `previous` for `url`: when the last action acted in that frame (its
     /// selector names the frame by this name, or the action's document was `previous`), the
     /// navigation is that step's, asserted on replay (the replayer waits for the frame's

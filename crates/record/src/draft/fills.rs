@@ -121,6 +121,7 @@ mod tests {
             download: None,
             no_effect: false,
             content_follows: Vec::new(),
+            position_follows_input: false,
         }
     }
 

@@ -181,6 +181,7 @@ impl Draft {
         let removed = self.steps.remove(index);
         let used = self.referenced_inputs();
         self.inputs.retain(|i| used.contains(&i.name));
+        self.places_release_inputs();
         Ok(removed)
     }
 
@@ -267,6 +268,56 @@ impl Draft {
         let used = self.referenced_inputs();
         self.inputs.retain(|i| used.contains(&i.name));
         self.inputs.push(mark);
+        Ok(())
+    }
+
+    /// Takes the input mark off the fill at `step_index`: it types the value typed while
+    /// recording again, its input goes (unless another step still uses it), its checks expect
+    /// what the recording saw — its own the typed value, a later one that had to show the
+    /// input the typed text — and a step that relied on its position only because that fill
+    /// was an input relies on its content again. A password field's value was never kept: its
+    /// step can be removed, not unmarked.
+    pub fn unmark_input(&mut self, step_index: usize) -> Result<(), RecordError> {
+        self.check_index(step_index)?;
+        let recorded = &self.steps[step_index];
+        let mark_error = |message: &str| RecordError::Mark {
+            index: step_index,
+            message: message.into(),
+        };
+        let Step::Fill(fill) = &recorded.step else {
+            return Err(mark_error("only a fill step types an input"));
+        };
+        let [name]: [String; 1] = references(&fill.value)
+            .try_into()
+            .map_err(|_: Vec<String>| mark_error("the fill does not type exactly one input"))?;
+        let typed = recorded
+            .recorded_value
+            .clone()
+            .filter(|_| !recorded.secret)
+            .ok_or_else(|| {
+                mark_error("the value typed was never kept (a password field): remove the step")
+            })?;
+        let input = reference(&name);
+        for (index, s) in self.steps.iter_mut().enumerate().skip(step_index) {
+            if let Step::Fill(fill) = &mut s.step
+                && index == step_index
+            {
+                fill.value = typed.clone();
+            }
+            let Some(expect) = s.step.expect_mut() else {
+                continue;
+            };
+            for check in expect.iter_mut() {
+                if index == step_index && check.equals.as_deref() == Some(input.as_str()) {
+                    check.equals = Some(typed.clone());
+                } else if index > step_index && check.contains.as_deref() == Some(input.as_str()) {
+                    check.contains = Some(typed.trim().to_string());
+                }
+            }
+        }
+        let used = self.referenced_inputs();
+        self.inputs.retain(|i| used.contains(&i.name));
+        self.places_release_inputs();
         Ok(())
     }
 
@@ -438,6 +489,7 @@ impl Draft {
                 download: None,
                 no_effect: false,
                 content_follows: Vec::new(),
+                position_follows_input: false,
             },
         );
         if page != current && at + 1 < self.steps.len() {
@@ -649,6 +701,7 @@ fn switch_step(page: &str, url: &str) -> RecordedStep {
         download: None,
         no_effect: false,
         content_follows: Vec::new(),
+        position_follows_input: false,
     }
 }
 

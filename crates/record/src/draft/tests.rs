@@ -30,6 +30,7 @@ fn fill(value: &str, secret: bool) -> RecordedStep {
         download: None,
         no_effect: false,
         content_follows: Vec::new(),
+        position_follows_input: false,
     }
 }
 

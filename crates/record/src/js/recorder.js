@@ -457,7 +457,9 @@
   // src/reads.ts
   var LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
   var LETTER = /\p{L}/u;
+  var PLACEHOLDER = new RegExp("^(?:(?:loading|calculating|computing|fetching|updating|refreshing|processing|searching|retrieving)(?: \\p{L}+)?|please wait|one moment(?: please)?|just a (?:moment|second)|lädt|wird geladen|bitte warten|einen moment(?: bitte)?|wird berechnet|chargement(?: en cours)?|veuillez patienter|calcul en cours|cargando|por favor,? espere|espere(?: por favor)?|calculando|caricamento(?: in corso)?|attendere(?: prego)?|calcolo in corso|carregando|a carregar|aguarde|bezig met laden|even geduld|загрузка|подождите|пожалуйста,? подождите|読み込み中|ロード中|計算中|お待ちください|加载中|正在加载|載入中|计算中|请稍候|請稍候|로딩 중|로드 중|잠시만 기다려 주세요)[.!。]*$", "iu");
   var TRAILING_ELLIPSIS = /(?:\u2026|\.\.\.)$/;
+  var stillComing = (t) => TRAILING_ELLIPSIS.test(t) || PLACEHOLDER.test(t);
   var DIGITS = "\\d(?:[\\d.,'\\u00a0\\u202f ]*\\d)?";
   var SIGN = "[+\\-\\u2212]?";
   var NUMBER = new RegExp("^" + SIGN + DIGITS + "(?: ?%)?$", "u");
@@ -477,7 +479,7 @@
     if (DATES.some((d) => d.test(t))) return "date";
     if (NUMBER.test(t)) return "number";
     if (AMOUNT.test(t) && HAS_CURRENCY.test(t)) return "amount";
-    if (LETTER_OR_DIGIT.test(t) && !TRAILING_ELLIPSIS.test(t)) return "text";
+    if (LETTER_OR_DIGIT.test(t) && !stillComing(t)) return "text";
     return "symbols";
   };
   var SHAPE_WORDS = {
@@ -496,7 +498,7 @@
       case "symbols":
         return t !== "";
       case "text":
-        return LETTER_OR_DIGIT.test(t) && !TRAILING_ELLIPSIS.test(t);
+        return LETTER_OR_DIGIT.test(t) && !stillComing(t);
       case "number":
         return NUMBER.test(t);
       case "amount":
@@ -505,7 +507,7 @@
         return DATES.some((d) => d.test(t));
       // What a typed field needs when nothing was recorded: a figure, not a placeholder.
       case "digits":
-        return /\p{N}/u.test(t) && !TRAILING_ELLIPSIS.test(t);
+        return /\p{N}/u.test(t) && !stillComing(t);
       default:
         return false;
     }
@@ -644,12 +646,10 @@
     const members = "beside_label" in w ? besideLabel(root, norm(c.value), norm(w.beside_label)) : "under_heading" in w ? underHeading(root, norm(c.value), norm(w.under_heading)) : null;
     if (!members) return null;
     const pick2 = s.pick || "only";
-    if (pick2 === "only") return { els: members };
-    if (typeof pick2 === "object" && "nth" in pick2 && pick2.nth) {
-      const m = members[pick2.nth - 1];
-      return { els: m ? [m] : [] };
+    if (pick2 !== "only" && !(typeof pick2 === "object" && "nth" in pick2 && pick2.nth)) {
+      return { error: "the pick " + JSON.stringify(pick2) + " needs a form", permanent: true };
     }
-    return { error: "the pick " + JSON.stringify(pick2) + " needs a form", permanent: true };
+    return { members };
   };
   var describeIdentity = (id) => "<" + id.tag + ">" + (id.role ? " (" + id.role + ")" : "") + (id.label ? " beside " + JSON.stringify(id.label) : "") + (id.heading ? " under " + JSON.stringify(id.heading) : "");
   var notRecorded = (el, read) => {
@@ -966,29 +966,43 @@
     const s = c.structure;
     if (!s || !s.within) return { error: "a structure candidate needs `structure.within`", permanent: true };
     const read = structureMembers(c, s, root);
-    if (read) return read;
-    const anchors = anchorsOf(s.within, root);
-    if (!anchors) return { error: "unknown structure anchor " + JSON.stringify(Object.keys(s.within)), permanent: true };
+    if (read && "error" in read) return read;
     const role = norm(c.value);
     const pick2 = s.pick || "only";
+    let groups;
     const found = /* @__PURE__ */ new Set();
-    for (const anchor of anchors) {
+    if (read) groups = [read.members];
+    else {
+      const anchors = anchorsOf(s.within, root);
+      if (!anchors) return { error: "unknown structure anchor " + JSON.stringify(Object.keys(s.within)), permanent: true };
       if (pick2 === "default_button") {
-        const form = anchor instanceof HTMLFormElement ? anchor : null;
-        const button = form && Array.from(form.elements).find(isSubmitButton);
-        if (button && roleOf(button) === role) found.add(button);
-        continue;
+        for (const anchor of anchors) {
+          const form = anchor instanceof HTMLFormElement ? anchor : null;
+          const button = form && Array.from(form.elements).find(isSubmitButton);
+          if (button && roleOf(button) === role) found.add(button);
+        }
+        return { els: Array.from(found) };
       }
       if (typeof pick2 === "object" && ("cell" in pick2 || "item" in pick2)) {
-        pick(anchor, role, pick2).forEach((e) => found.add(e));
-        continue;
+        for (const anchor of anchors) pick(anchor, role, pick2).forEach((e) => found.add(e));
+        return { els: Array.from(found) };
       }
-      const members = deepElements(anchor).filter((e) => roleOf(e) === role);
+      groups = anchors.map((anchor) => deepElements(anchor).filter((e) => roleOf(e) === role));
+    }
+    let moved = null;
+    for (const members of groups) {
       if (pick2 === "only") members.forEach((e) => found.add(e));
       else if (typeof pick2 === "object" && "nth" in pick2) {
+        if (s.of && members.length !== s.of) {
+          moved = moved || members;
+          continue;
+        }
         const m = members[pick2.nth - 1];
         if (m) found.add(m);
       }
+    }
+    if (moved) {
+      return { error: "holds " + moved.length + " elements of role " + role + " where the recording saw " + s.of + ": position does not tell which is meant: " + matchesOf(moved) };
     }
     return { els: Array.from(found) };
   };
@@ -1180,6 +1194,10 @@
       const p = c.structure && c.structure.pick;
       return !!(p && typeof p === "object" && ("cell" in p || "item" in p));
     };
+    const positional = (c) => {
+      const p = c.structure && c.structure.pick;
+      return isPlace(c) || !!(p && typeof p === "object" && "nth" in p) || c.kind === "css" && /:(?:nth-|first-|last-|only-)/.test(c.value) || c.kind === "xpath" && /\[\s*(?:\d|last\(|position\()/.test(c.value);
+    };
     const decides = s.reliesOn === "content" ? (c) => NAMING.has(c.kind) : s.reliesOn === "position" ? (c) => !NAMING.has(c.kind) : null;
     const on = !!decides && s.candidates.some((c) => s.reliesOn === "content" ? NAMING.has(c.kind) : isPlace(c));
     const rowAnimating = (el) => typeof document.getAnimations === "function" && document.getAnimations().some((a) => {
@@ -1187,11 +1205,26 @@
       const t = a.playState === "running" && effect && effect.target;
       return !!t && t.contains(el) && effect.getComputedTiming().iterations !== Infinity;
     });
+    let namedSeveral = -1;
     return {
       settling: (el) => !!decides && rowAnimating(el),
-      skipped: "not consulted: the step relies on its " + s.reliesOn,
-      skips: (c) => on && !!decides && !decides(c),
-      stopsAt: (c) => on && (s.reliesOn === "content" ? NAMING.has(c.kind) : isPlace(c)),
+      /// Starts a pass over the candidates.
+      pass: () => {
+        namedSeveral = -1;
+      },
+      /// Why candidate `c` is not consulted in this pass; null when it is.
+      skips: (c) => {
+        if (on && !!decides && !decides(c)) return "not consulted: the step relies on its " + s.reliesOn;
+        if (namedSeveral >= 0 && positional(c)) {
+          return "not consulted: candidate " + (namedSeveral + 1) + " names several elements, and position does not choose among them";
+        }
+        return null;
+      },
+      /// Whether candidate `c` (at `i`), which matched several, ends the search.
+      stopsAt: (c, i) => {
+        if (s.reliesOn !== "position" && namedSeveral < 0 && NAMING.has(c.kind)) namedSeveral = i;
+        return on && (s.reliesOn === "content" ? NAMING.has(c.kind) : isPlace(c));
+      },
       stop: (states, i, els) => {
         const named = els.slice(0, 5).map((e) => markup(e) + ' "' + textOf(e).slice(0, 40) + '"').join(", ");
         states[i] += ": " + named + (els.length > 5 ? ", …" : "");
@@ -1244,10 +1277,12 @@
       lastRead = null;
       let chosen = null;
       let stabilizing = false;
+      reliance.pass();
       for (let i = 0; i < spec.candidates.length; i++) {
         const candidate = spec.candidates[i];
-        if (reliance.skips(candidate)) {
-          states[i] = reliance.skipped;
+        const skipped = reliance.skips(candidate);
+        if (skipped) {
+          states[i] = skipped;
           continue;
         }
         const r = query(candidate);
@@ -1277,7 +1312,7 @@
         }
         if (els.length > 1) {
           states[i] = "matched " + els.length + " elements (needs exactly one): " + matchesOf(els);
-          if (reliance.stopsAt(candidate)) {
+          if (reliance.stopsAt(candidate, i)) {
             reliance.stop(states, i, els);
             break;
           }
@@ -1504,7 +1539,7 @@
   };
   var unstableId = (id) => /\d{3,}/.test(id) || /^\d/.test(id) || /^(ember|ext-gen|yui_|react-|mui-|radix-|headlessui-|:r)/i.test(id) || /[0-9a-f]{8,}/i.test(id) && /\d/.test(id);
   var STATE_CLASS2 = /^(?:(?:Mui|Base|Joy)-(?:focused|focusVisible|selected|expanded|checked|active|disabled|error|readOnly)|(?:is|has)-[a-z-]+|[a-z]+-(?:chosen|ghost|drag|dragging)|active|focus|focused|focus-visible|hover|hovered|selected|open|opened|checked|expanded|current|pressed|dragging|dragged|drag-over|dragover)$/i;
-  var unstableClass = (c) => /^(css|sc|jsx|emotion|svelte)-[a-z0-9]+$/i.test(c) || /__[a-zA-Z0-9]{5,}$/.test(c) || /\d{3,}/.test(c) || STATE_CLASS2.test(c);
+  var unstableClass = (c) => /^(css|sc|jsx|emotion|svelte)-[a-z0-9]+$/i.test(c) || /__(?=[\w-]{5}$)[\w-]*[\dA-Z_-]/.test(c) || /^_[\w-]*\d/.test(c) || /[:[\]]/.test(c) || /\d{3,}/.test(c) || STATE_CLASS2.test(c);
   var TEST_ID_ATTRS2 = ["data-testid", "data-test-id", "data-test", "data-qa", "data-cy"];
   var testIdOf = (el) => {
     for (const a of TEST_ID_ATTRS2) {
@@ -1543,6 +1578,23 @@
       if (n.localName === "body" || n.parentNode === root) break;
     }
     return { value: parts.join(" > "), nth };
+  };
+  var classPath = (el, root) => {
+    const partOf = (n) => Array.from(n.classList).filter((c) => !unstableClass(c)).slice(0, 3).map((c) => "." + CSS.escape(c)).join("");
+    const parts = [partOf(el)];
+    if (!parts[0]) return null;
+    const unique = () => {
+      try {
+        return root.querySelectorAll(parts.join(" ")).length === 1;
+      } catch (_) {
+        return false;
+      }
+    };
+    for (let n = el.parentElement; n && parts.length < 6 && !unique(); n = n.parentElement) {
+      const part = partOf(n);
+      if (part) parts.unshift(part);
+    }
+    return unique() ? parts.join(" ") : null;
   };
   var xpathOf = (el) => {
     const parts = [];
@@ -1677,9 +1729,9 @@
       const members = deepElements(anchor).filter((e) => roleOf(e) === role);
       const at = members.indexOf(el);
       if (at < 0) return void 0;
-      return members.length === 1 ? null : { nth: at + 1 };
+      return members.length === 1 ? null : { nth: at + 1, of: members.length };
     };
-    const withPick = (within, pick2) => pick2 ? { within, pick: pick2 } : { within };
+    const withPick = (within, pick2) => !pick2 ? { within } : typeof pick2 === "object" && "of" in pick2 ? { within, pick: { nth: pick2.nth }, of: pick2.of } : { within, pick: pick2 };
     const structuresFor = (el, role) => {
       const out = [];
       const own = el.form;
@@ -1762,6 +1814,7 @@
       if (opts && opts.read) for (const a of anchorsFor(el)) add("structure", a.role, { structure: a.structure });
       const path = cssPath(el, root);
       add("css", path.value, { unstable: path.nth > 2 });
+      if (opts && opts.read) add("css", classPath(el, root));
       if (!shadow.length && !(el instanceof SVGElement)) {
         const x = xpathOf(el);
         add("xpath", x, { unstable: (x.match(/\[\d+\]/g) || []).length > 3 });

@@ -184,6 +184,7 @@ impl Recorder {
             download: None,
             no_effect: false,
             content_follows: Vec::new(),
+            position_follows_input: false,
         });
         drop(builder);
         self.shared.emit(vec![event]);

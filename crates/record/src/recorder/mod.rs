@@ -339,6 +339,12 @@ impl Recorder {
         &self.page
     }
 
+    /// The page recorded as `name` (`main`, or a popup's name as its steps say), once the
+    /// recorder follows it.
+    pub fn page_named(&self, name: &str) -> Option<Page> {
+        self.shared.page(name)
+    }
+
     /// The CDP endpoint (`ws://…`) of the browser a [`Recorder::start`] launched or connected
     /// to, for driving a headless recording from another program; `None` after
     /// [`Recorder::start_on`] (the browser is the caller's, who knows it).

@@ -23,6 +23,7 @@ fn recorded(step: Step) -> RecordedStep {
         download: None,
         no_effect: false,
         content_follows: Vec::new(),
+        position_follows_input: false,
     }
 }
 

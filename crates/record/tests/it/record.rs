@@ -16,6 +16,7 @@ mod misplaced;
 mod model;
 mod origins;
 pub(crate) mod place;
+mod popups;
 mod redesign;
 mod repeat;
 mod shadow;

@@ -15,7 +15,9 @@ use crate::support::Harness;
 
 /// A card with two values beside their labels: the name stays empty; the price shows "—",
 /// then "Loading…", then `$24.99` (120 ms after load). `#late` appears 200 ms after load, while
-/// a skeleton bar saying "Loading" sits where a positional path finds it.
+/// a skeleton bar saying "Loading" sits where a positional path finds it. The seat says
+/// "Please wait", "Bitte warten", "Chargement en cours" and "Loading seats" before its value
+/// (160 ms after load); the total says "Calculating" for good.
 const PAGE: &str = r#"<!doctype html><html><body><main>
 <section class="card"><h2>Quote</h2>
   <div class="row"><span class="label">Product</span><span id="name"></span></div>
@@ -25,7 +27,15 @@ const PAGE: &str = r#"<!doctype html><html><body><main>
 <section class="card"><h2>Offers</h2>
   <div class="row"><span class="label">Price</span><span>$5.00</span></div>
 </section>
+<section class="card"><h2>Seats</h2>
+  <div class="row"><span class="label">Seats</span><span id="seats">Please wait</span></div>
+  <div class="row"><span class="label">Total</span><span id="total">Calculating</span></div>
+</section>
 </main><script>
+setTimeout(() => { document.getElementById('seats').textContent = 'Bitte warten'; }, 40);
+setTimeout(() => { document.getElementById('seats').textContent = 'Chargement en cours'; }, 80);
+setTimeout(() => { document.getElementById('seats').textContent = 'Loading seats'; }, 120);
+setTimeout(() => { document.getElementById('seats').textContent = 'Window, row 12'; }, 160);
 setTimeout(() => { document.getElementById('price').textContent = 'Loading…'; }, 30);
 setTimeout(() => { document.getElementById('price').textContent = '$24.99'; }, 120);
 setTimeout(() => {
@@ -127,6 +137,48 @@ async fn a_read_waits_past_placeholders_and_a_typed_field_never_takes_one() {
         }
         other => panic!("an empty number must fail, got {other:?}"),
     }
+    h.close().await;
+}
+
+#[tokio::test]
+async fn placeholder_words_without_an_ellipsis_are_never_read_where_the_recording_saw_text() {
+    let h = Harness::start().await;
+    let server = page_server();
+    let steps = json!([
+        { "type": "extract", "field": "seat",
+          "selector": { "candidates": [{ "kind": "id", "value": "seats" }] },
+          "recorded": { "shape": "text", "element": identity("Seats", "Seats") } },
+    ]);
+    let report = run(&h, &server, steps).await.expect("the seat arrives");
+    assert_eq!(report.outputs["seat"], "Window, row 12");
+
+    let never = json!([{ "type": "extract", "field": "total", "timeout_ms": 600,
+        "selector": { "candidates": [{ "kind": "id", "value": "total" }] },
+        "recorded": { "shape": "text", "element": identity("Total", "Seats") } }]);
+    match run(&h, &server, never).await {
+        Err(ReplayError::StepFailed {
+            index,
+            failure,
+            message,
+            ..
+        }) => {
+            assert_eq!(index, 1, "{message}");
+            assert_eq!(failure, FailureKind::ReadMismatch, "{message}");
+            assert!(message.contains("field `total`"), "{message}");
+            assert!(
+                message.contains("expected a text with letters or digits"),
+                "{message}"
+            );
+            assert!(message.contains("actual \"Calculating\""), "{message}");
+        }
+        other => panic!("a read of \"Calculating\" must fail, got {other:?}"),
+    }
+    // A read that recorded a placeholder itself (its shape is not a text) takes one.
+    let placeholder = json!([{ "type": "extract", "field": "total", "timeout_ms": 600,
+        "selector": { "candidates": [{ "kind": "id", "value": "total" }] },
+        "recorded": { "shape": "symbols" } }]);
+    let report = run(&h, &server, placeholder).await.expect("any text");
+    assert_eq!(report.outputs["total"], "Calculating");
     h.close().await;
 }
 

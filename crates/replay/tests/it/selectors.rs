@@ -135,3 +135,97 @@ async fn shadow_dom_chains_and_semantic_candidates_pierce_open_roots() {
     assert_eq!(text.kind, SelectorKind::Text);
     h.close().await;
 }
+
+/// An "Account" navigation of three buttons, as recorded (`?grown`: a fourth before the
+/// recorded second; `?twice`: the recorded name on two buttons).
+const NAV: &str = r#"<!doctype html><html><body>
+<nav aria-label="Account"></nav><output id="out"></output>
+<script>
+const names = location.search === '?grown' ? ['Profile', 'Returns', 'Your orders', 'Settings']
+  : location.search === '?twice' ? ['Profile', 'Orders', 'Orders', 'Settings']
+  : ['Profile', 'Your orders', 'Settings'];
+for (const [i, name] of names.entries()) {
+  const b = document.createElement('button');
+  b.textContent = name;
+  b.onclick = () => { document.getElementById('out').textContent = name + ' ' + (i + 1); };
+  document.querySelector('nav').append(b);
+}
+</script></body></html>"#;
+
+/// Position never settles what the recording did not see: an `nth` pick names an element
+/// only among as many as the recording counted there (`of`), and no positional candidate —
+/// `nth` pick, CSS `:nth-of-type`, XPath `[n]` — chooses among elements a name matches
+/// several of. A renamed button among as many as recorded is still found by its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn position_decides_only_among_as_many_as_the_recording_saw_and_never_between_names() {
+    let h = Harness::start().await;
+    let server =
+        browserflow_shop::FixtureServer::serve_files(std::collections::BTreeMap::from([(
+            "nav.html".to_string(),
+            NAV.as_bytes().to_vec(),
+        )]))
+        .expect("fixture server starts");
+    let nth = |of: Option<u32>| {
+        let mut structure = json!({ "within": { "region": { "role": "navigation", "name": "Account" } },
+            "pick": { "nth": 2 } });
+        if let Some(of) = of {
+            structure["of"] = json!(of);
+        }
+        json!({ "kind": "structure", "value": "button", "structure": structure })
+    };
+    let run = |query: &str, candidates: serde_json::Value| {
+        json!([
+            { "type": "navigate", "url": server.url(&format!("/nav.html{query}")) },
+            { "type": "click", "timeout_ms": 600, "selector": { "candidates": candidates } },
+            { "type": "extract", "field": "clicked", "selector": { "candidates": [{ "kind": "id", "value": "out" }] } }
+        ])
+    };
+    let orders = json!({ "kind": "role", "value": "button", "name": "Orders" });
+    let clicked = |report: &browserflow_replay::ReplayReport| report.outputs["clicked"].clone();
+
+    // Renamed, as many buttons as recorded: the place finds it.
+    let report = h
+        .replay(run("", json!([orders, nth(Some(3))])), json!({}))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(clicked(&report), "Your orders 2");
+
+    // Renamed, and the navigation grew: four buttons where the recording counted three.
+    let failed = h
+        .replay(run("?grown", json!([orders, nth(Some(3))])), json!({}))
+        .await
+        .expect_err("position among four is not the recorded place");
+    let message = failed.to_string();
+    assert!(
+        message.contains("holds 4 elements of role button where the recording saw 3"),
+        "{message}"
+    );
+    // Written without the count (by hand, or before it was recorded): the second, as before.
+    let report = h
+        .replay(run("?grown", json!([orders, nth(None)])), json!({}))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(clicked(&report), "Returns 2");
+
+    // The name matches two: neither the place nor a path through positions chooses.
+    for positional in [
+        nth(None),
+        json!({ "kind": "css", "value": "nav > button:nth-of-type(3)" }),
+        json!({ "kind": "css", "value": "nav > button:last-child" }),
+        json!({ "kind": "xpath", "value": "//nav/button[3]" }),
+    ] {
+        let failed = h
+            .replay(run("?twice", json!([orders, positional])), json!({}))
+            .await
+            .expect_err("an ambiguous name is never settled by position");
+        let message = failed.to_string();
+        assert!(
+            message.contains(r#"role "button" name "Orders": matched 2 elements"#)
+                && message.contains(
+                    "not consulted: candidate 1 names several elements, and position does not choose among them"
+                ),
+            "{message}"
+        );
+    }
+    h.close().await;
+}

@@ -14,6 +14,7 @@ fn default_button() -> SelectorCandidate {
         Structure {
             within: Anchor::FormWithField(FieldRef::Label("Query".into())),
             pick: Pick::DefaultButton,
+            of: None,
         },
     )
 }
@@ -44,6 +45,7 @@ fn structure_candidates_are_pretty_stable_json_and_round_trip() {
                 name: Some("City".into()),
             }),
             pick: Pick::Nth(2.try_into().unwrap()),
+            of: Some(3.try_into().unwrap()),
         },
     );
     let only_link = SelectorCandidate::structure(
@@ -54,6 +56,7 @@ fn structure_candidates_are_pretty_stable_json_and_round_trip() {
                 name: None,
             }),
             pick: Pick::Only,
+            of: None,
         },
     );
     let step = click(vec![default_button(), nth_option, only_link]);
@@ -88,7 +91,8 @@ fn structure_candidates_are_pretty_stable_json_and_round_trip() {
           },
           "pick": {
             "nth": 2
-          }
+          },
+          "of": 3
         }
       },
       {
@@ -194,6 +198,22 @@ fn bad_shapes_are_problems_located_where_they_are() {
             format!("{AT}/structure/within/shelf"),
             Rule::UnknownVariant,
             "unknown value `shelf`",
+        ),
+        // A count of the role's elements goes with an `nth` pick, at or past it.
+        (
+            json!({ "kind": "structure", "value": "button",
+                    "structure": { "within": { "region": { "role": "main" } }, "of": 2 } }),
+            AT.into(),
+            Rule::InvalidValue,
+            "`structure.of` goes only with an `nth` pick",
+        ),
+        (
+            json!({ "kind": "structure", "value": "button",
+                    "structure": { "within": { "region": { "role": "main" } },
+                                   "pick": { "nth": 3 }, "of": 2 } }),
+            AT.into(),
+            Rule::InvalidValue,
+            "`structure.pick.nth` is 3, past the 2 elements",
         ),
         (
             json!({ "kind": "structure", "value": "button",

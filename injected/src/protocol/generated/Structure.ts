@@ -15,4 +15,13 @@ within: Anchor,
 /**
  * Which element of the role inside the anchor; the only one when absent.
  */
-pick?: StructurePick, };
+pick?: StructurePick, 
+/**
+ * For an `nth` pick: how many elements of the role the anchor held when the step was
+ * recorded. Position names an element only among as many as the recording saw: an
+ * anchor that now holds another number (a second copy of a web component's form, a list
+ * that grew an item) makes the candidate find nothing, naming what it holds, so position
+ * never settles an ambiguity the recording did not see. Absent in tool files written
+ * before it was recorded (and by hand): the n-th, whatever the count.
+ */
+of?: number | null, };

@@ -79,6 +79,7 @@ fn assert_default_button_candidate(draft: &Draft) {
         Structure {
             within: Anchor::FormWithField(FieldRef::Label("Query".into())),
             pick: Pick::DefaultButton,
+            of: None,
         },
     );
     let at = candidates
@@ -249,11 +250,10 @@ fn structure_of(step: &Step, within: &Anchor) -> Structure {
         .unwrap_or_else(|| panic!("no structure in {within:?}: {:#?}", click.selector))
 }
 
-#[tokio::test]
-async fn a_button_of_a_labelled_navigation_and_an_option_of_a_combobox_s_listbox_survive_a_redesign()
- {
-    let h = Harness::start().await;
-    let server = redesign_fixtures();
+/// Records on `regions.html` with trusted input: the "Orders" button of the "Account"
+/// navigation, then the "Basel" option of the listbox the "City" combobox controls; the
+/// outputs are the section and the city chosen.
+async fn record_regions(h: &Harness, server: &FixtureServer) -> ToolFile {
     let recorder = Recorder::start_on(&h.browser, &options(server.url("/regions.html")))
         .await
         .unwrap();
@@ -285,23 +285,27 @@ async fn a_button_of_a_labelled_navigation_and_an_option_of_a_combobox_s_listbox
         "{:#?}",
         draft.steps
     );
-    // The navigation's second button, and the second option of what the combobox controls.
+    // The navigation's second button, and the second option of what the combobox controls,
+    // each among the three the recording saw there.
     let account = Anchor::Region(RoleRef {
         role: "navigation".into(),
         name: Some("Account".into()),
     });
-    assert_eq!(
-        structure_of(&draft.steps[1].step, &account).pick,
-        Pick::Nth(2.try_into().unwrap())
-    );
     let city = Anchor::ControlledBy(RoleRef {
         role: "combobox".into(),
         name: Some("City".into()),
     });
-    assert_eq!(
-        structure_of(&draft.steps[3].step, &city).pick,
-        Pick::Nth(2.try_into().unwrap())
-    );
+    for (step, anchor) in [(1, &account), (3, &city)] {
+        let structure = structure_of(&draft.steps[step].step, anchor);
+        assert_eq!(
+            (structure.pick, structure.of),
+            (
+                Pick::Nth(2.try_into().unwrap()),
+                Some(3.try_into().unwrap())
+            ),
+            "step {step}"
+        );
+    }
     for field in ["section", "chosen"] {
         draft
             .mark_output(OutputMark::css(
@@ -312,10 +316,18 @@ async fn a_button_of_a_labelled_navigation_and_an_option_of_a_combobox_s_listbox
             .unwrap();
     }
     let dir = tempfile::tempdir().unwrap();
-    let file = save_and_load(
+    save_and_load(
         &draft.into_tool_file("regions", "1.0.0", None).unwrap(),
         dir.path(),
-    );
+    )
+}
+
+#[tokio::test]
+async fn a_button_of_a_labelled_navigation_and_an_option_of_a_combobox_s_listbox_survive_a_redesign()
+ {
+    let h = Harness::start().await;
+    let server = redesign_fixtures();
+    let file = record_regions(&h, &server).await;
     let expected = json!({ "section": "orders", "chosen": "basel" });
     for page in ["/regions.html", "/regions-redesign.html"] {
         let file = started_on(&file, &server, page);
@@ -342,6 +354,46 @@ async fn a_button_of_a_labelled_navigation_and_an_option_of_a_combobox_s_listbox
                 "{page}"
             );
         }
+    }
+    h.close().await;
+}
+
+/// The listbox grew a second "Basel" (another canton's) before the recorded one, and its
+/// options lost their ids and test ids: the option's name now matches two, and its recorded
+/// place — the second of three options — is among four. Position never settles that: the
+/// click fails naming both options, and nothing is chosen (by position alone, the other
+/// Basel would be, with exit 0).
+#[tokio::test]
+async fn a_list_that_grew_an_item_of_the_same_name_fails_naming_both() {
+    let h = Harness::start().await;
+    let server = redesign_fixtures();
+    let file = record_regions(&h, &server).await;
+    let grown = started_on(&file, &server, "/regions-grown.html");
+    let context = h.browser.new_context().await.expect("context");
+    let result = Replayer::default()
+        .run(&context, &grown.steps, &Map::new())
+        .await;
+    context.close().await.expect("context closes");
+    match result {
+        Err(ReplayError::StepFailed {
+            index,
+            kind,
+            message,
+            ..
+        }) => {
+            assert_eq!((index, kind.as_str()), (3, "click"), "{message}");
+            assert!(
+                message.contains(r#"role "option" name "Basel": matched 2 elements"#),
+                "{message}"
+            );
+            // Neither the option's place in the listbox nor its CSS path and XPath choose.
+            let not_consulted = message
+                .matches("names several elements, and position does not choose among them")
+                .count();
+            assert!(not_consulted >= 3, "{message}");
+        }
+        Ok(report) => panic!("position chose an option: {:?}", report.outputs),
+        Err(other) => panic!("expected the option's click to fail, got {other}"),
     }
     h.close().await;
 }

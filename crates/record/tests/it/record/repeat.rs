@@ -204,13 +204,37 @@ async fn a_card_of_a_filtered_list_replays_by_position() {
 /// Strictness stays: recorded on the cards without the search box as an input (the step
 /// relies on content), replayed where an extra card of the same kind shows the same person —
 /// the step fails naming both matches, and no place or path settles it. Relying on position
-/// (the person's switch), the same page replays to the first card.
+/// (the person's switch), the same page replays to the first card. A search box marked as an
+/// input and then unmarked leaves the step relying on content again, as recorded.
 #[tokio::test]
 async fn an_extra_card_of_the_same_kind_fails_a_content_relying_step_naming_the_matches() {
     let h = Harness::start().await;
     let server = fixtures();
-    let draft = record(&h, &server, &CARDS, "Rome", 2).await;
-    let click = row_click(&draft);
+    let recorded = record(&h, &server, &CARDS, "Rome", 2).await;
+    let click = row_click(&recorded);
+    let mut draft = recorded.clone();
+    draft
+        .mark_input(fill(&draft), InputMark::string("query"))
+        .unwrap();
+    assert_eq!(
+        draft.steps[click].step.selector().unwrap().reliance(),
+        Some(Reliance::Position)
+    );
+    draft.unmark_input(fill(&draft)).unwrap();
+    assert!(draft.inputs.is_empty(), "{:?}", draft.inputs);
+    // Every selector as recorded (the place candidate below the names again), the fill
+    // typing "Rome".
+    for (now, then) in draft.steps.iter().zip(&recorded.steps) {
+        assert_eq!(
+            now.step.selector(),
+            then.step.selector(),
+            "{:#?}",
+            draft.steps
+        );
+        if let (Step::Fill(now), Step::Fill(then)) = (&now.step, &then.step) {
+            assert_eq!(now.value, then.value);
+        }
+    }
     assert_eq!(
         draft.steps[click].step.selector().unwrap().reliance(),
         Some(Reliance::Content)

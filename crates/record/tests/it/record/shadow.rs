@@ -2,7 +2,8 @@
 //! trusted input, replayed with other inputs; replayed on a redesign whose ids, classes and
 //! custom-element names all changed (the role and label candidates pierce the shadow roots, so
 //! they need no chain of host selectors); and on a page with two such forms, where every
-//! button candidate is ambiguous across the shadow roots and the click fails naming the matches.
+//! candidate that names a field is ambiguous across the shadow roots and no position (the
+//! n-th textbox of the main) settles it: the first fill fails naming the matches.
 //! Fixtures: `tests/fixtures/shadow`.
 
 use browserflow_record::{InputMark, OutputMark, Recorder};
@@ -154,9 +155,10 @@ async fn a_form_two_shadow_roots_down_is_recorded_by_name_and_replays_after_a_re
         );
     }
 
-    // Two cards of the same form: "Ship here" names a button in each shadow root and the
-    // recorded host chains find nothing, so the click fails naming both matches and their
-    // hosts. (The fills go by the recorded "n-th textbox in the main" structure pick.)
+    // Two cards of the same form: the field's label names an input in each shadow root, and
+    // its recorded place — the first textbox of the main, of two — is now among four. Position
+    // never settles what the names leave ambiguous: the first fill fails naming both matches
+    // and their hosts, and nothing is filled.
     let twice = started_on(&file, &server, "/checkout-twice.html");
     match replay_checkout(&h, &twice, "Ada", "London").await {
         Err(ReplayError::StepFailed {
@@ -165,14 +167,18 @@ async fn a_form_two_shadow_roots_down_is_recorded_by_name_and_replays_after_a_re
             message,
             ..
         }) => {
-            assert_eq!((index, kind.as_str()), (3, "click"), "{message}");
+            assert_eq!((index, kind.as_str()), (1, "fill"), "{message}");
             assert!(
-                message.contains(r#"role "button" name "Ship here": matched 2 elements"#),
+                message.contains(r#"label "Full name": matched 2 elements"#),
                 "{message}"
             );
             assert!(
-                message.contains("<button#go-b1.btn-b> in <address-form-v2#addr-b1.form-b> in <checkout-card-v2#card-b1.shell-b>")
-                    && message.contains("<button#go-b2.btn-b>"),
+                message.contains("<input#name-b1.in-b> in <address-form-v2#addr-b1.form-b> in <checkout-card-v2#card-b1.shell-b>")
+                    && message.contains("<input#name-b2.in-b>"),
+                "{message}"
+            );
+            assert!(
+                message.contains("names several elements, and position does not choose among them"),
                 "{message}"
             );
         }

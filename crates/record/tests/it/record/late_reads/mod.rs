@@ -22,21 +22,37 @@ use server::{PRODUCTS, QuoteServer};
 /// quote", wait for the answer; the input is `code`, the outputs the name and the price,
 /// marked by selector in the live page.
 async fn record_quote(h: &Harness, server: &QuoteServer, page: &str) -> ToolFile {
+    let outputs = vec![
+        OutputBySelector::new("name", "#name", OutputKind::String),
+        OutputBySelector::new("price", "#price", OutputKind::Number),
+    ];
+    let answered = "document.getElementById('name')?.textContent === 'Mechanical Keyboard'";
+    record_on(h, server, page, ("q", "go"), answered, outputs).await
+}
+
+/// Records on `page` with trusted input: type `keyboard` into the field of id `field`, click
+/// the button of id `button`, wait until `answered` (a JS expression) holds; the input is
+/// `code`, `outputs` are marked by selector in the live page.
+async fn record_on(
+    h: &Harness,
+    server: &QuoteServer,
+    page: &str,
+    (field, button): (&str, &str),
+    answered: &str,
+    outputs: Vec<OutputBySelector>,
+) -> ToolFile {
     let recorder = Recorder::start_on(&h.browser, &options(server.url(page)))
         .await
         .unwrap();
     let d = Driver::new(recorder.page());
     d.wait_js("document.readyState === 'complete'").await;
-    d.click("document.getElementById('q')").await;
-    d.type_keys("keyboard").await;
-    d.click("document.getElementById('go')").await;
-    d.wait_js("document.getElementById('name')?.textContent === 'Mechanical Keyboard'")
+    d.click(&format!("document.getElementById('{field}')"))
         .await;
+    d.type_keys("keyboard").await;
+    d.click(&format!("document.getElementById('{button}')"))
+        .await;
+    d.wait_js(answered).await;
     wait_for_steps(&recorder, "click", 1).await;
-    let outputs = vec![
-        OutputBySelector::new("name", "#name", OutputKind::String),
-        OutputBySelector::new("price", "#price", OutputKind::Number),
-    ];
     let marks = recorder.resolve_marks(Vec::new(), outputs).await;
     let mut draft = recorder.stop().await.unwrap();
     assert_eq!(
@@ -227,6 +243,64 @@ async fn a_redesigned_results_page_is_read_beside_the_same_labels_in_the_same_ca
         assert!(
             winners[1].1.contains("the card with the heading \"Quote\""),
             "{winners:?}"
+        );
+    }
+    h.close().await;
+}
+
+/// A figure with no label and no heading near it (`total.html`): the read keeps a path
+/// through its stable classes alone — none of the generated ones a build renames (emotion,
+/// styled-components, CSS modules, Tailwind variants) —, and that path reads it on a redesign
+/// that changed every id and test id, renamed the generated classes and wrapped the figure.
+#[tokio::test]
+async fn a_figure_without_label_or_heading_is_read_by_its_stable_classes_after_a_redesign() {
+    let h = Harness::start().await;
+    let server = QuoteServer::start();
+    let outputs = vec![OutputBySelector::new(
+        "price",
+        "#amount-1",
+        OutputKind::Number,
+    )];
+    let answered = "document.getElementById('amount-1').textContent === '$89.00'";
+    let file = record_on(
+        &h,
+        &server,
+        "/total.html",
+        ("code-1", "ask-1"),
+        answered,
+        outputs,
+    )
+    .await;
+    let price = extract(&file, "price");
+    let candidates = &price.selector.candidates;
+    // Nothing to read it by but where it stands: no label, no heading, no anchor.
+    assert!(
+        candidates.iter().all(|c| c.kind != SelectorKind::Structure),
+        "{candidates:#?}"
+    );
+    let class_path = candidates
+        .iter()
+        .find(|c| c.kind == SelectorKind::Css && c.value == ".hero__amount")
+        .unwrap_or_else(|| panic!("no class path in {candidates:#?}"));
+    assert!(class_path.shadow.is_empty(), "{class_path:?}");
+    for generated in ["css-", "sc-", "_x1a2b", "__3xYz_", "hover:"] {
+        assert!(
+            candidates.iter().all(|c| !c.value.contains(generated)),
+            "{generated} in {candidates:#?}"
+        );
+    }
+
+    let redesigned = started_on(&file, &server, "/total-redesign.html");
+    for code in ["mouse", "lamp"] {
+        let (outputs, winners) = replay_quote(&h, &file, code).await;
+        assert_eq!(outputs["price"], expected(code)["price"], "{code}");
+        assert_eq!(winners[0].0, SelectorKind::TestId, "{winners:?}");
+        let (outputs, winners) = replay_quote(&h, &redesigned, code).await;
+        assert_eq!(outputs["price"], expected(code)["price"], "{code}");
+        assert_eq!(
+            winners,
+            [(SelectorKind::Css, class_path.describe())],
+            "{code}"
         );
     }
     h.close().await;
