@@ -106,6 +106,16 @@ impl Catalog {
         runs::tools::runnable(&self.files()?, browser)
     }
 
+    /// Whether every tool file the catalog can see loads as `run` loads it, before anything
+    /// runs (a browser tool's steps too: placeholders, URLs): what `bflow check` refuses is
+    /// what a run would refuse before starting. Launches nothing.
+    pub fn check_runnable(&self) -> Result<(), Diagnostics> {
+        let unused = std::sync::Arc::new(browserflow_replay::SharedBrowser::new(
+            browserflow_cdp::launch::BrowserConfig::default(),
+        ));
+        self.tools(&unused).map(drop)
+    }
+
     /// The JSON files of the folders that are not tools, flows or contracts (by shape: see
     /// [`browserflow_flow::shape_of`]). [`Catalog::contracts`] and [`Catalog::tools`] skip
     /// them; a shell says so once, with each one's name. An unreadable folder has none here

@@ -24,9 +24,11 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> Outcome {
     let catalog = Catalog::for_flow(&args.flow, &args.tools);
     crate::logging::warn_strangers(&catalog);
+    // The flow's wiring, then every tool file as a run loads it (steps included).
     let checked = catalog
         .contracts()
-        .and_then(|registry| browserflow_flow::check_file(&args.flow, &registry));
+        .and_then(|registry| browserflow_flow::check_file(&args.flow, &registry))
+        .and_then(|plan| catalog.check_runnable().map(|()| plan));
     match checked {
         Ok(plan) => {
             let capabilities: Vec<&str> = plan.capabilities.iter().map(|c| c.as_str()).collect();

@@ -17,6 +17,7 @@ use crate::step::{
 };
 
 mod located;
+mod runnable;
 
 use crate::Viewport;
 use crate::origins::Origins;
@@ -138,6 +139,11 @@ impl ToolFile {
             }
         });
         fields.reject_unknown(&mut out);
+        // What the run would refuse before acting is refused here, for every reader.
+        if let (Some(contract), Some(steps)) = (&contract, &steps) {
+            let allowed = origins.clone().unwrap_or_else(|| Origins::of_steps(steps));
+            runnable::problems(contract, steps, &allowed, &mut out);
+        }
         Problems::check(out)?;
         match (contract, steps) {
             (Some(contract), Some(steps)) => Ok(ToolFile {

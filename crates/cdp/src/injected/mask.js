@@ -11,12 +11,21 @@
 //   found: when that differs from what `mask` returned, the page changed while it was
 //   captured, and the capture cannot be trusted.
 //
+// With `opaque` (a secret was typed into the page), every element whose pixels the masker
+// cannot read is masked too: canvases, videos, plugins, and images made in the page (`data:`
+// and `blob:` sources), which a script may have drawn the secret into.
+//
 // A box covers the element's border box and its text (a Range over its contents, which may
 // overflow); an element with no box (an `<option>` of a closed `<select>`, `display:
 // contents`) is covered through its nearest ancestor that has one. Text split over several
 // children is covered by the smallest element holding all of it.
-(texts, action) => {
+(texts, action, opaque) => {
   const HOST = 'data-browserflow-mask';
+  const OPAQUE = new Set(['CANVAS', 'VIDEO', 'EMBED', 'OBJECT']);
+  const madeInPage = (src) => /^\s*(data|blob):/i.test(String(src || ''));
+  const unreadable = (el) => OPAQUE.has(el.tagName)
+    || (el.tagName === 'IMG' && (madeInPage(el.currentSrc) || madeInPage(el.src)))
+    || (el.tagName.toLowerCase() === 'image' && madeInPage(el.getAttribute('href')));
   const norm = (s) => String(s).toLowerCase().replace(/\s+/g, ' ');
   const wanted = texts.map(norm).filter((t) => t.length > 0);
   const holds = (s) => {
@@ -71,7 +80,7 @@
       if (isHost(el)) continue;
       if (el.shadowRoot) visit(el.shadowRoot);
       if (el.tagName === 'SCRIPT' || el.tagName === 'STYLE' || el.tagName === 'TITLE') continue;
-      if (ownHit(el) || textHit(el)) {
+      if ((opaque && unreadable(el)) || ownHit(el) || textHit(el)) {
         const b = box(el);
         if (b) found.push(b);
       }

@@ -7,6 +7,7 @@
 mod export_import;
 mod fuzz;
 mod origins;
+mod runnable;
 mod steps_json;
 mod structure;
 mod tool_file;
