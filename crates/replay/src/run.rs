@@ -133,9 +133,8 @@ impl<'a> Run<'a> {
             let popups_before = page.popups_opened().len();
             if !self.secret_typed && !self.options.secrets.is_empty() {
                 let value = serde_json::to_value(step).unwrap_or_default();
-                self.secret_typed = any_string(&value, &|text| {
-                    self.options.secrets.holds_secret(text)
-                });
+                self.secret_typed =
+                    any_string(&value, &|text| self.options.secrets.holds_secret(text));
             }
             let finished = match self.options.deadline {
                 // A step still running when the budget ends fails here, naming itself.

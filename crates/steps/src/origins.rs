@@ -319,7 +319,8 @@ fn class_allowed(class: HostClass, named: bool, top_level: bool, origins: &Origi
                         Origins::Any => false,
                         Origins::Only(list) => list.iter().any(|o| {
                             url::Url::parse(o).ok().and_then(|u| {
-                                u.host().map(|h| host_class(&h) == Ok(Some(HostClass::Loopback)))
+                                u.host()
+                                    .map(|h| host_class(&h) == Ok(Some(HostClass::Loopback)))
                             }) == Some(true)
                         }),
                     }
@@ -383,9 +384,8 @@ pub fn check_navigation(
         // A top-level page of a tool that lists its origins is refused an unlisted loopback
         // origin as any other (naming what is allowed); a link-local one says why it is
         // never listed for it.
-        let listed_decides = top_level
-            && matches!(origins, Origins::Only(_))
-            && class == HostClass::Loopback;
+        let listed_decides =
+            top_level && matches!(origins, Origins::Only(_)) && class == HostClass::Loopback;
         if !listed_decides && !class_allowed(class, origins.names(&origin), top_level, origins) {
             return Err(NavigationRefusal::LocalAddress {
                 url: url.to_string(),
@@ -615,7 +615,10 @@ mod tests {
                 ),
                 "{url}: {refused:?}"
             );
-            assert!(check_navigation(url, false, &Origins::Any).is_err(), "{url}");
+            assert!(
+                check_navigation(url, false, &Origins::Any).is_err(),
+                "{url}"
+            );
             let named = Origins::only([web_origin(url).unwrap()]);
             assert!(check_navigation(url, true, &named).is_ok(), "{url}");
             // A loopback frame of a tool on this machine (another port of the site), never
@@ -636,7 +639,10 @@ mod tests {
             Some(("meta.test".into(), 8080))
         );
         // Named: nothing depends on its addresses. An address or `localhost`: decided as written.
-        assert_eq!(needs_resolution(url, &only(&["http://meta.test:8080"])), None);
+        assert_eq!(
+            needs_resolution(url, &only(&["http://meta.test:8080"])),
+            None
+        );
         assert_eq!(needs_resolution("http://169.254.1.1/", &Origins::Any), None);
         assert_eq!(needs_resolution("http://localhost/", &Origins::Any), None);
         let metadata: IpAddr = "169.254.169.254".parse().unwrap();

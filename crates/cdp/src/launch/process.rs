@@ -341,7 +341,9 @@ mod tests {
         let mine = dir.path().join(format!("{}abc123", owned_prefix()));
         // pid 1 lives, but did not start at tick 1 (its start time is another).
         let reused_pid = dir.path().join(format!("{PROFILE_PREFIX}1-1-xyz"));
-        let dead = dir.path().join(format!("{PROFILE_PREFIX}{}-5-xyz", u32::MAX - 1));
+        let dead = dir
+            .path()
+            .join(format!("{PROFILE_PREFIX}{}-5-xyz", u32::MAX - 1));
         let foreign = dir.path().join(format!("{PROFILE_PREFIX}Ab12cd"));
         let unrelated = dir.path().join("something-else");
         for folder in [&mine, &reused_pid, &dead, &foreign, &unrelated] {

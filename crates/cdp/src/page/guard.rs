@@ -122,15 +122,16 @@ pub(super) fn answer(session: &CdpSession, shared: &Arc<Shared>, document: Pause
     };
     let (session, shared) = (session.clone(), shared.clone());
     tokio::spawn(async move {
-        let resolved =
-            tokio::time::timeout(RESOLVE_LIMIT, tokio::net::lookup_host((host.as_str(), port)))
-                .await;
+        let resolved = tokio::time::timeout(
+            RESOLVE_LIMIT,
+            tokio::net::lookup_host((host.as_str(), port)),
+        )
+        .await;
         let addresses: Vec<std::net::IpAddr> = match resolved {
             Ok(Ok(found)) => found.map(|a| a.ip()).collect(),
             _ => Vec::new(),
         };
-        let refusal =
-            check_resolved(&destination, document.top_level, &origins, &addresses).err();
+        let refusal = check_resolved(&destination, document.top_level, &origins, &addresses).err();
         decide(&session, &shared, document.request_id, refusal);
     });
 }

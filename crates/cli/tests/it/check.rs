@@ -153,7 +153,10 @@ fn a_missing_flow_is_said_and_its_would_be_folder_is_not_searched() {
 #[test]
 fn checks_refuse_what_run_refuses_before_starting() {
     for (what, edit) in [
-        ("javascript: URL", ("/steps/0/url", "javascript:alert(document.cookie)")),
+        (
+            "javascript: URL",
+            ("/steps/0/url", "javascript:alert(document.cookie)"),
+        ),
         ("file: URL", ("/steps/0/url", "file:///etc/passwd")),
         ("unknown placeholder", ("/steps/1/value", "{{nope}}")),
         ("unclosed placeholder", ("/steps/1/value", "{{query")),
@@ -172,8 +175,16 @@ fn checks_refuse_what_run_refuses_before_starting() {
         ] {
             let out = bflow(&args);
             let err = stderr(&out);
-            assert!(!out.status.success(), "{what}: {args:?} passed: {}", stdout(&out));
-            assert!(err.contains(edit.0), "{what}: {args:?} names {}: {err}", edit.0);
+            assert!(
+                !out.status.success(),
+                "{what}: {args:?} passed: {}",
+                stdout(&out)
+            );
+            assert!(
+                err.contains(edit.0),
+                "{what}: {args:?} names {}: {err}",
+                edit.0
+            );
         }
     }
 }

@@ -187,7 +187,10 @@ fn a_bflow_killed_as_its_chromium_starts_leaves_no_profile_after_the_next_start(
     let out = run(dir.path(), &["run", &tool]);
     assert!(out.status.success(), "{}", stderr(&out));
     let left: Vec<String> = killed.iter().flat_map(|&pid| profiles_of(pid)).collect();
-    eprintln!("12 kills: {left_before} folders left before the next start, {} after", left.len());
+    eprintln!(
+        "12 kills: {left_before} folders left before the next start, {} after",
+        left.len()
+    );
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
@@ -230,8 +233,25 @@ impl MetadataHost {
         .map_err(|e| e.to_string())?;
         ip(&["-n", &name, "link", "set", "lo", "up"])?;
         ip(&["-n", &name, "link", "add", "meta0", "type", "dummy"])?;
-        ip(&["-n", &name, "addr", "add", "169.254.169.254/16", "dev", "meta0"])?;
-        ip(&["-n", &name, "addr", "add", "fd00:ec2::254/64", "dev", "meta0", "nodad"])?;
+        ip(&[
+            "-n",
+            &name,
+            "addr",
+            "add",
+            "169.254.169.254/16",
+            "dev",
+            "meta0",
+        ])?;
+        ip(&[
+            "-n",
+            &name,
+            "addr",
+            "add",
+            "fd00:ec2::254/64",
+            "dev",
+            "meta0",
+            "nodad",
+        ])?;
         ip(&["-n", &name, "link", "set", "meta0", "up"])?;
         let server = Command::new("ip")
             .args(["netns", "exec", &name, "python3", "-c"])
@@ -335,9 +355,21 @@ fn link_local_and_metadata_addresses_are_refused_unless_the_tool_names_them() {
     for (name, origins, url) in [
         ("star", Some(json!(["*"])), metadata.to_string()),
         ("steps", None, metadata.to_string()),
-        ("decimal", Some(json!(["*"])), "http://2852039166/latest/".into()),
-        ("ipv6", Some(json!(["*"])), "http://[fd00:ec2::254]/latest/".into()),
-        ("name", Some(json!(["*"])), "http://metadata.bftest/latest/".into()),
+        (
+            "decimal",
+            Some(json!(["*"])),
+            "http://2852039166/latest/".into(),
+        ),
+        (
+            "ipv6",
+            Some(json!(["*"])),
+            "http://[fd00:ec2::254]/latest/".into(),
+        ),
+        (
+            "name",
+            Some(json!(["*"])),
+            "http://metadata.bftest/latest/".into(),
+        ),
     ] {
         let file = tool(dir.path(), name, origins, read(&url));
         let out = host.bflow(dir.path(), &["run", &file]);

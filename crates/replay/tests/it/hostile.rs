@@ -117,7 +117,10 @@ async fn a_refused_navigation_by_the_page_itself_fails_the_step_naming_it() {
         FailureKind::NavigationBlocked(Blocked::OriginNotAllowed),
         "{error}"
     );
-    assert!(error.to_string().contains(&refused), "names the URL: {error}");
+    assert!(
+        error.to_string().contains(&refused),
+        "names the URL: {error}"
+    );
     let report = serde_json::to_string(&error.report()).unwrap();
     assert!(
         !report.contains("\"text\"") && !report.contains("ERR_BLOCKED"),
@@ -311,7 +314,11 @@ async fn hostile_pages_end_at_the_deadline_naming_the_step_and_the_cause() {
         let steps = json!([page, click(button), wait_forever()]);
         let (error, late) = until_deadline(&browser, steps, Duration::from_secs(4)).await;
         let message = error.to_string();
-        assert_eq!(error.failure_kind(), FailureKind::Timeout, "{button}: {message}");
+        assert_eq!(
+            error.failure_kind(),
+            FailureKind::Timeout,
+            "{button}: {message}"
+        );
         assert!(
             message.contains("Wait for the result") && message.contains(cause),
             "{button}: names the step and the cause: {message}"

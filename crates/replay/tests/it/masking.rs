@@ -208,7 +208,11 @@ async fn once_a_secret_was_typed_canvases_and_page_made_images_are_masked() {
         "the canvas and its copy are masked: {}",
         read[1]
     );
-    assert!(read[1].contains("signature"), "the page is read: {}", read[1]);
+    assert!(
+        read[1].contains("signature"),
+        "the page is read: {}",
+        read[1]
+    );
     // Before the secret was typed, nothing but text is masked: the first screenshot has it all.
     assert_eq!(masked.steps[0].screenshot_withheld, None);
     h.close().await;

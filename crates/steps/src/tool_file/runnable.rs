@@ -9,9 +9,9 @@
 use browserflow_contract::{Problem, Rule, ToolContract, push_pointer};
 use serde_json::Value;
 
+use crate::Step;
 use crate::interpolate::{TemplatePart, template_parts};
 use crate::origins::{NavigationRefusal, Origins, check_navigation};
-use crate::Step;
 
 /// Every problem `steps` would stop a run at before it acts, each at its JSON pointer.
 pub(super) fn problems(

@@ -77,7 +77,10 @@ fn urls_a_run_refuses_are_refused_when_read() {
         json!([{ "type": "navigate", "url": "https://other.test/" }]),
     )
     .unwrap_err();
-    assert!(elsewhere.contains("not in the tool's `origins`"), "{elsewhere}");
+    assert!(
+        elsewhere.contains("not in the tool's `origins`"),
+        "{elsewhere}"
+    );
     let loopback = tool(
         Some(json!(["*"])),
         json!([{ "type": "navigate", "url": "http://127.0.0.1:4780/" }]),
@@ -97,9 +100,15 @@ fn urls_a_run_refuses_are_refused_when_read() {
     for (origins, url) in [
         (None, "{{query}}"),
         (None, "https://{{query}}.test/"),
-        (Some(json!(["http://127.0.0.1:4780"])), "http://127.0.0.1:4780/x"),
+        (
+            Some(json!(["http://127.0.0.1:4780"])),
+            "http://127.0.0.1:4780/x",
+        ),
         (Some(json!(["*"])), "https://shop.test/"),
-        (Some(json!(["http://169.254.169.254"])), "http://169.254.169.254/"),
+        (
+            Some(json!(["http://169.254.169.254"])),
+            "http://169.254.169.254/",
+        ),
     ] {
         tool(origins.clone(), json!([{ "type": "navigate", "url": url }]))
             .unwrap_or_else(|e| panic!("{origins:?} {url}: {e}"));
@@ -118,7 +127,10 @@ fn an_importer_never_writes_a_tool_a_run_refuses() {
     };
     for url in ["javascript:alert(document.cookie)", "file:///etc/passwd"] {
         let refused = import_devtools(&recording(url), "imported", "1.0.0").unwrap_err();
-        assert!(matches!(refused, ImportError::Refused(_)), "{url}: {refused}");
+        assert!(
+            matches!(refused, ImportError::Refused(_)),
+            "{url}: {refused}"
+        );
         assert!(refused.to_string().contains("is refused"), "{refused}");
     }
     let typed = json!({ "title": "t", "steps": [
