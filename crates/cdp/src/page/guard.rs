@@ -10,7 +10,9 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use browserflow_steps::{NavigationRefusal, Origins, check_navigation};
+use browserflow_steps::{
+    NavigationRefusal, Origins, check_navigation, check_resolved, needs_resolution,
+};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -94,17 +96,53 @@ fn resolve(base: &str, location: &str) -> String {
         .unwrap_or_else(|_| location.to_string())
 }
 
+/// How long resolving a host name may hold a navigation; a name that does not resolve in
+/// time is let through (Chromium then fails it, or finds what the system resolver did not).
+const RESOLVE_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Lets a paused document request go on, or fails it when the guard refuses where it goes.
-/// Answered at once from the socket task: the navigation waits on it.
+/// Answered at once from the socket task (the navigation waits on it), except for a host
+/// name whose addresses decide ([`needs_resolution`]): it is resolved in a task of its own,
+/// and the request goes on or fails once [`check_resolved`] has decided. (The browser
+/// resolves the name again: a name that changes its answer between the two lookups is not
+/// caught here.)
 pub(super) fn answer(session: &CdpSession, shared: &Arc<Shared>, document: PausedDocument) {
     let origins = lock(&shared.guard.origins).clone();
-    let refusal = match (&document.destination, origins) {
-        (Some(destination), Some(origins)) => {
-            check_navigation(destination, document.top_level, &origins).err()
-        }
-        _ => None,
+    let (Some(destination), Some(origins)) = (document.destination.clone(), origins) else {
+        decide(session, shared, document.request_id, None);
+        return;
     };
-    let id = document.request_id;
+    if let Err(refusal) = check_navigation(&destination, document.top_level, &origins) {
+        decide(session, shared, document.request_id, Some(refusal));
+        return;
+    }
+    let Some((host, port)) = needs_resolution(&destination, &origins) else {
+        decide(session, shared, document.request_id, None);
+        return;
+    };
+    let (session, shared) = (session.clone(), shared.clone());
+    tokio::spawn(async move {
+        let resolved = tokio::time::timeout(
+            RESOLVE_LIMIT,
+            tokio::net::lookup_host((host.as_str(), port)),
+        )
+        .await;
+        let addresses: Vec<std::net::IpAddr> = match resolved {
+            Ok(Ok(found)) => found.map(|a| a.ip()).collect(),
+            _ => Vec::new(),
+        };
+        let refusal = check_resolved(&destination, document.top_level, &origins, &addresses).err();
+        decide(&session, &shared, document.request_id, refusal);
+    });
+}
+
+/// Continues the paused request `id`, or fails it and keeps the refusal.
+fn decide(
+    session: &CdpSession,
+    shared: &Arc<Shared>,
+    id: String,
+    refusal: Option<NavigationRefusal>,
+) {
     match refusal {
         None => drop(session.start("Fetch.continueRequest", json!({ "requestId": id }))),
         Some(refusal) => {
