@@ -197,8 +197,11 @@ pub enum NavigationRefusal {
     },
     /// A loopback, link-local or cloud-metadata address that the tool's `origins` does not
     /// name (`*` never does): see the module doc.
+    ///
+    /// The message says what to write in the tool file to allow it.
     #[error(
-        "navigating to {url:?} is refused: {host} is {} ({address}), which a browser tool reaches only when its `origins` names {origin} (`*` never includes it)",
+        "navigating to {url:?} is refused: {} is {}, which a browser tool reaches only when its `origins` names it (`\"*\"` never includes it); to allow it, add {origin:?} to the tool file's `origins`, as in `\"origins\": [{origin:?}]`",
+        where_it_is(host, address),
         class.describe()
     )]
     LocalAddress {
@@ -213,6 +216,15 @@ pub enum NavigationRefusal {
         /// What kind of address.
         class: HostClass,
     },
+}
+
+/// The host of a refused URL, with the address it resolved to when that is not the host itself.
+fn where_it_is(host: &str, address: &str) -> String {
+    if host == address {
+        host.to_string()
+    } else {
+        format!("{host} ({address})")
+    }
 }
 
 impl NavigationRefusal {
@@ -576,7 +588,7 @@ mod tests {
                         ),
                         "{url} {origins} {top_level}: {refused:?}"
                     );
-                    assert!(refused.to_string().contains("`*` never"), "{refused}");
+                    assert!(refused.to_string().contains("`\"*\"` never"), "{refused}");
                 }
             }
             // Named, it is allowed (a hand-written `origins`).
@@ -629,6 +641,31 @@ mod tests {
             assert!(check_navigation(url, false, &web).is_err(), "{url}");
             assert!(Origins::of_urls([url]).names(&web_origin(url).unwrap()));
         }
+    }
+
+    #[test]
+    fn a_local_address_refusal_says_what_to_write() {
+        let refused = check_navigation("http://127.0.0.1:4780/a", true, &Origins::Any).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "navigating to \"http://127.0.0.1:4780/a\" is refused: 127.0.0.1 is a loopback \
+             address (this machine), which a browser tool reaches only when its `origins` names \
+             it (`\"*\"` never includes it); to allow it, add \"http://127.0.0.1:4780\" to the \
+             tool file's `origins`, as in `\"origins\": [\"http://127.0.0.1:4780\"]`"
+        );
+        let resolved = check_resolved(
+            "http://meta.test/",
+            false,
+            &Origins::Any,
+            &["169.254.169.254".parse().unwrap()],
+        )
+        .unwrap_err();
+        assert!(
+            resolved
+                .to_string()
+                .contains("meta.test (169.254.169.254) is a link-local or cloud-metadata address"),
+            "{resolved}"
+        );
     }
 
     #[test]

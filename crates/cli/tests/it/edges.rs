@@ -86,7 +86,9 @@ fn a_script_that_never_yields_ends_at_the_budget_naming_step_and_cause_with_its_
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(took < Duration::from_secs(15), "{took:?}: {err}");
     assert!(
-        err.contains("Wait for the answer") && err.contains("the page does not answer"),
+        (err.contains("step 2 (click \"Start the loop\")")
+            || err.contains("step 3 (wait_for_element \"Wait for the answer\")"))
+            && err.contains("the page does not answer"),
         "names the step and the cause: {err}"
     );
     assert!(
@@ -101,8 +103,19 @@ fn a_script_that_never_yields_ends_at_the_budget_naming_step_and_cause_with_its_
         &std::fs::read_to_string(Path::new(folder).join("report.json")).unwrap(),
     )
     .unwrap();
-    let failed = &report["steps"][2];
-    assert_eq!(failed["status"], "failed", "{report}");
+    // The step named: the click (it ends only once the page answers again, and the loop
+    // starts as it returns), or the wait when the click got through first.
+    let failed = report["steps"]
+        .as_array()
+        .and_then(|steps| steps.iter().find(|s| s["status"] == "failed"))
+        .unwrap_or_else(|| panic!("a failed step: {report}"));
+    assert!(
+        err.contains(&format!(
+            "step {} (",
+            failed["index"].as_u64().unwrap_or(99) + 1
+        )),
+        "the step named is the one the report says failed: {report} {err}"
+    );
     assert!(
         failed["screenshot_withheld"]
             .as_str()
@@ -196,13 +209,30 @@ fn a_bflow_killed_as_its_chromium_starts_leaves_no_profile_after_the_next_start(
 
 /// A network namespace of the test's own with a listener on `169.254.169.254:80` (and on
 /// `[fd00:ec2::254]:80`), and `/etc/hosts` there naming it `metadata.bftest`; removed on drop.
+/// The same listener serves, on `127.0.0.1:8080` and `localhost:8081` (two sites: a frame of
+/// one in a page of the other is out of process), pages that reach for it (`/attacker`,
+/// `/oopif`, `/oopif-frame`, `/redirect`); every request for a path under `/hit/` is
+/// appended to `hits`, a file of the test's.
 struct MetadataHost {
     name: String,
     server: std::process::Child,
 }
 
+/// The page that reaches for the metadata address by every kind of request but navigation,
+/// and through an out-of-process frame (`frame`: `oopif` or `oopif-frame`).
+const ATTACKER: &str = r#"<!doctype html><title>attacker</title>
+<img src="http://169.254.169.254/hit/img">
+<iframe src="http://localhost:8081/FRAME"></iframe>
+<script>
+for (const url of ['http://169.254.169.254/hit/fetch', 'http://[fd00:ec2::254]/hit/fetch6',
+                   'http://2852039166/hit/decimal', '/redirect']) {
+  fetch(url, { mode: 'no-cors' }).catch(() => {});
+}
+setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">done</p>'), 1500);
+</script>"#;
+
 impl MetadataHost {
-    fn start() -> Result<MetadataHost, String> {
+    fn start(hits: &Path) -> Result<MetadataHost, String> {
         let name = format!("bf-edges-{}", std::process::id());
         let ip = |args: &[&str]| -> Result<(), String> {
             let out = Command::new("ip")
@@ -231,36 +261,54 @@ impl MetadataHost {
             "127.0.0.1 localhost\n::1 localhost\n169.254.169.254 metadata.bftest\n",
         )
         .map_err(|e| e.to_string())?;
+        // The addresses on the namespace's own loopback device: no other kind of device
+        // (`dummy`, `veth`) is needed, which not every kernel has.
         ip(&["-n", &name, "link", "set", "lo", "up"])?;
-        ip(&["-n", &name, "link", "add", "meta0", "type", "dummy"])?;
         ip(&[
             "-n",
             &name,
             "addr",
             "add",
-            "169.254.169.254/16",
+            "169.254.169.254/32",
             "dev",
-            "meta0",
+            "lo",
         ])?;
         ip(&[
             "-n",
             &name,
             "addr",
             "add",
-            "fd00:ec2::254/64",
+            "fd00:ec2::254/128",
             "dev",
-            "meta0",
+            "lo",
             "nodad",
         ])?;
-        ip(&["-n", &name, "link", "set", "meta0", "up"])?;
         let server = Command::new("ip")
             .args(["netns", "exec", &name, "python3", "-c"])
             .arg(
                 r#"
-import http.server, socket, socketserver, threading
+import http.server, socket, socketserver, sys, threading
+hits, attacker = sys.argv[1], sys.argv[2]
+OOPIF = b'<!doctype html><script>fetch("http://169.254.169.254/hit/oopif-fetch", { mode: "no-cors" }).catch(() => {});</script><p>frame</p>'
+OOPIF_FRAME = b'<!doctype html><p>frame</p><iframe src="http://169.254.169.254/hit/oopif-frame"></iframe>'
 class Page(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        if self.path.startswith('/hit/'):
+            with open(hits, 'a') as f:
+                f.write(self.path + '\n')
+        if self.path == '/redirect':
+            self.send_response(302)
+            self.send_header('Location', 'http://169.254.169.254/hit/redirected')
+            self.send_header('Content-Length', '0')
+            self.end_headers()
+            return
         body = b'<!doctype html><title>metadata</title><p id="creds">INSTANCE-CREDENTIALS-7f3a</p>'
+        if self.path.startswith('/attacker/'):
+            body = attacker.replace('FRAME', self.path.split('/')[2]).encode()
+        elif self.path == '/oopif':
+            body = OOPIF
+        elif self.path == '/oopif-frame':
+            body = OOPIF_FRAME
         self.send_response(200)
         self.send_header('Content-Type', 'text/html')
         self.send_header('Content-Length', str(len(body)))
@@ -273,10 +321,15 @@ class V6(socketserver.ThreadingMixIn, http.server.HTTPServer):
 v4 = http.server.ThreadingHTTPServer(('169.254.169.254', 80), Page)
 v6 = V6(('fd00:ec2::254', 80), Page)
 threading.Thread(target=v6.serve_forever, daemon=True).start()
+for port in (8080, 8081):
+    site = http.server.ThreadingHTTPServer(('127.0.0.1', port), Page)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
 print('ready', flush=True)
 v4.serve_forever()
 "#,
             )
+            .arg(hits)
+            .arg(ATTACKER)
             .stdout(Stdio::piped())
             .spawn()
             .map_err(|e| e.to_string())?;
@@ -318,7 +371,8 @@ impl Drop for MetadataHost {
 
 #[test]
 fn link_local_and_metadata_addresses_are_refused_unless_the_tool_names_them() {
-    let host = match MetadataHost::start() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = match MetadataHost::start(&dir.path().join("hits")) {
         Ok(host) => host,
         Err(why) => {
             eprintln!(
@@ -328,7 +382,6 @@ fn link_local_and_metadata_addresses_are_refused_unless_the_tool_names_them() {
             return;
         }
     };
-    let dir = tempfile::tempdir().unwrap();
     let read = |url: &str| {
         json!([
             { "type": "navigate", "url": url },
@@ -385,4 +438,95 @@ fn link_local_and_metadata_addresses_are_refused_unless_the_tool_names_them() {
             "{name}: says why: {err}"
         );
     }
+}
+
+/// What the metadata listener of `host` was asked for under `/hit/`, sorted.
+fn hits(dir: &Path) -> Vec<String> {
+    let mut hits: Vec<String> = std::fs::read_to_string(dir.join("hits"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    hits.sort();
+    hits
+}
+
+#[test]
+fn a_page_and_its_out_of_process_frames_reach_no_link_local_address_by_any_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = match MetadataHost::start(&dir.path().join("hits")) {
+        Ok(host) => host,
+        Err(why) => {
+            eprintln!("NOT RUN: no network namespace with a link-local listener here ({why})");
+            return;
+        }
+    };
+    let attack = |frame: &str| {
+        json!([
+            { "type": "navigate", "url": format!("http://127.0.0.1:8080/attacker/{frame}") },
+            { "type": "extract", "field": "done", "kind": "string",
+              "selector": { "candidates": [{ "kind": "css", "value": "#done" }] } }
+        ])
+    };
+    let site = ["http://127.0.0.1:8080", "http://localhost:8081"];
+    // The control: a tool that names the metadata addresses lets every request through, the
+    // out-of-process frame's too (so the listener is reachable from the page and its frames).
+    let named = tool(
+        dir.path(),
+        "named",
+        Some(json!([
+            site[0],
+            site[1],
+            "http://169.254.169.254",
+            "http://[fd00:ec2::254]"
+        ])),
+        attack("oopif"),
+    );
+    let out = host.bflow(dir.path(), &["run", &named]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reached = hits(dir.path());
+    for path in [
+        "/hit/img",
+        "/hit/fetch",
+        "/hit/fetch6",
+        "/hit/decimal",
+        "/hit/redirected",
+        "/hit/oopif-fetch",
+    ] {
+        assert!(
+            reached.iter().any(|h| h == path),
+            "the control reaches {path}: {reached:?}"
+        );
+    }
+    std::fs::remove_file(dir.path().join("hits")).unwrap();
+
+    // Not named: images, fetches (in any notation, redirected or not) and the out-of-process
+    // frame's fetch are refused; the page sees failed requests, the run goes on.
+    let refused = tool(dir.path(), "refused", Some(json!(site)), attack("oopif"));
+    let out = host.bflow(dir.path(), &["run", &refused]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("done"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(hits(dir.path()), Vec::<String>::new(), "nothing reached");
+
+    // The out-of-process frame's own frame navigating there: refused, and the step fails
+    // naming the URL.
+    let framed = tool(
+        dir.path(),
+        "framed",
+        Some(json!(site)),
+        attack("oopif-frame"),
+    );
+    let out = host.bflow(dir.path(), &["run", &framed]);
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("http://169.254.169.254/hit/oopif-frame")
+            && err.contains("link-local or cloud-metadata address"),
+        "{err}"
+    );
+    assert_eq!(hits(dir.path()), Vec::<String>::new(), "nothing reached");
 }
