@@ -274,6 +274,14 @@ impl<'a> Run<'a> {
             () = renderer_died(page.clone()) => Err(Failure::new(FailureKind::Crashed, CRASHED)),
             result = self.execute(step, original) => result,
         };
+        // A failure the dead renderer caused (a navigation aborted, a world destroyed) can
+        // reach the step before the browser's word that the renderer died: asking the page
+        // once settles which it is (a live page answers at once, a dead one's session goes).
+        if matches!(&result, Err(failure) if failure.kind != FailureKind::Crashed)
+            && !page.crashed()
+        {
+            page.answers_within(ANSWER_PROBE).await;
+        }
         match result {
             // Whatever the step met on its way out, the dead renderer is why.
             Err(failure) if page.crashed() && failure.kind != FailureKind::Crashed => {

@@ -10,7 +10,9 @@ use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use browserflow_cdp::{Browser, BrowserConfig};
-use browserflow_replay::{Blocked, FailureKind, ReplayError, ReplayOptions, Replayer, StepStatus};
+use browserflow_replay::{
+    Blocked, FailureKind, ReplayError, ReplayOptions, Replayer, StepObserver, StepStatus,
+};
 use browserflow_steps::{Origins, Step};
 use serde_json::{Value, json};
 
@@ -173,9 +175,21 @@ async fn a_killed_renderer_fails_the_step_within_a_second() {
     let origin = site();
     let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
     let steps = json!([{ "type": "navigate", "url": format!("{origin}/plain") }, wait_forever()]);
-    let replaying = replay(&browser, steps, ReplayOptions::default());
+    // Killed once the page is on the site (its navigation reported), while the wait runs.
+    let (navigated, on_site) = tokio::sync::oneshot::channel::<()>();
+    let navigated = std::sync::Mutex::new(Some(navigated));
+    let options = ReplayOptions {
+        on_step: Some(StepObserver::new(move |_| {
+            if let Some(tx) = navigated.lock().unwrap().take() {
+                let _ = tx.send(());
+            }
+        })),
+        ..ReplayOptions::default()
+    };
+    let replaying = replay(&browser, steps, options);
     let killer = async {
-        tokio::time::sleep(Duration::from_millis(1500)).await;
+        on_site.await.unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
         let pids = renderers(&browser);
         assert!(!pids.is_empty(), "the page has a renderer");
         for pid in pids {
