@@ -1,6 +1,6 @@
 // Masks, for a screenshot, every element of this document that shows one of `texts`, and takes
 // the masks away again. Evaluated in the replayer's isolated world of one frame as
-// `(MASK_JS)(texts, action)`:
+// `(MASK_JS)(texts, action, opaque)`:
 //
 // - `action === "mask"` draws a solid black box over each element whose value, text or an
 //   attribute holds a text (compared case-insensitively, whitespace collapsed; attribute values
@@ -15,6 +15,10 @@
 // overflow); an element with no box (an `<option>` of a closed `<select>`, `display:
 // contents`) is covered through its nearest ancestor that has one. Text split over several
 // children is covered by the smallest element holding all of it.
+//
+// With `opaque` (a secret was typed into the page), every element whose pixels the masker
+// cannot read is masked too: canvases, videos, plugins, and images made in the page (`data:`
+// and `blob:` sources), which a script may have drawn the secret into.
 
 import { composedParent, deepElements } from './shadow';
 
@@ -28,6 +32,19 @@ const decodings = (v: string): string[] => {
   return out;
 };
 const isHost = (el: Element): boolean => el.hasAttribute(HOST);
+
+/// Elements whose pixels no text comparison can read.
+const OPAQUE = new Set(['CANVAS', 'VIDEO', 'EMBED', 'OBJECT']);
+const madeInPage = (src: unknown): boolean => /^\s*(data|blob):/i.test(String(src || ''));
+const unreadable = (el: Element): boolean => {
+  if (OPAQUE.has(el.tagName)) return true;
+  if (el.tagName === 'IMG') {
+    const img = el as HTMLImageElement;
+    return madeInPage(img.currentSrc) || madeInPage(img.src);
+  }
+  // SVG `<image>` (lower-case tag name in the SVG namespace).
+  return el.tagName.toLowerCase() === 'image' && madeInPage(el.getAttribute('href'));
+};
 
 const box = (el: Element): Box | null => {
   let target: Element | null = el;
@@ -55,9 +72,9 @@ const box = (el: Element): Box | null => {
 /// The boxes of the elements showing one of `texts`, as one comparable key.
 const key = (boxes: Box[]): string => boxes.map((b) => b.join(',')).sort().join(';');
 
-/// Masks (`"mask"`) or unmasks (`"unmask"`) the elements showing one of `texts`; answers what
-/// it found (see above).
-export const mask = (texts: string[], action: 'mask' | 'unmask'): string => {
+/// Masks (`"mask"`) or unmasks (`"unmask"`) the elements showing one of `texts` (and, with
+/// `opaque`, every unreadable element); answers what it found (see above).
+export const mask = (texts: string[], action: 'mask' | 'unmask', opaque = false): string => {
   const norm = (s: unknown) => String(s).toLowerCase().replace(/\s+/g, ' ');
   const wanted = texts.map(norm).filter((t) => t.length > 0);
   const holds = (s: string | null | undefined): boolean => {
@@ -82,7 +99,7 @@ export const mask = (texts: string[], action: 'mask' | 'unmask'): string => {
   for (const el of deepElements(document)) {
     if (isHost(el)) continue;
     if (el.tagName === 'SCRIPT' || el.tagName === 'STYLE' || el.tagName === 'TITLE') continue;
-    if (ownHit(el) || textHit(el)) {
+    if ((opaque && unreadable(el)) || ownHit(el) || textHit(el)) {
       const b = box(el);
       if (b) found.push(b);
     }

@@ -37,3 +37,19 @@ test('masks text, values, decoded attributes and shadow content, and finds them 
   // Nothing to mask: nothing drawn.
   assert.equal(await mask(p, ['nowhere'], 'mask'), '');
 });
+
+test('with opaque, masks canvases, videos and page-made images, but not fetched images', async () => {
+  const p = await chromium.page(`<canvas id="c" width="80" height="20" style="display:block"></canvas>
+    <video id="v" width="40" height="20" style="display:block"></video>
+    <img id="made" width="30" height="10" style="display:block"
+      src="data:image/gif;base64,R0lGODlhAQABAAAAACwAAAAAAQABAAA=">
+    <img id="fetched" width="30" height="10" style="display:block" src="/nothing.png">
+    <p>plain</p>`, { modules: false });
+  // Without a secret typed into the page: nothing to mask.
+  assert.equal(await p.evaluate(`(${shipped('crates/cdp/src/injected/mask.js')})(["s3cr3t"], "mask", false)`), '');
+  const masked = await p.evaluate(`(${shipped('crates/cdp/src/injected/mask.js')})(["s3cr3t"], "mask", true)`);
+  // The canvas, the video and the data: image; the fetched image is read by the text checks.
+  assert.equal(masked.split(';').length, 3, masked);
+  const found = await p.evaluate(`(${shipped('crates/cdp/src/injected/mask.js')})(["s3cr3t"], "unmask", true)`);
+  assert.equal(found, masked);
+});

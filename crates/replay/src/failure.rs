@@ -47,8 +47,12 @@ pub enum FailureKind {
     /// not answered within the step's budget: the step names what it waited for and what it
     /// saw. Never retried: the gesture may have started server work already.
     NotSettled,
-    /// The page or frame the step acts in went away: closed, or its renderer crashed.
+    /// The page or frame the step acts in went away: closed, or its document replaced.
     Gone,
+    /// The renderer process of the step's page died while the step ran: it crashed, was
+    /// killed, or ran out of memory. Noticed the moment the browser says so (not at the end
+    /// of the step's budget). Never retried: the step may have acted already.
+    Crashed,
     /// The browser exited or crashed, or the connection to it dropped. Transient: the shared
     /// browser relaunches on the next attempt.
     BrowserDisconnected,
@@ -67,6 +71,9 @@ pub enum Blocked {
     NotWeb,
     /// A top-level page on an origin the tool file's `origins` does not list.
     OriginNotAllowed,
+    /// A loopback, link-local or cloud-metadata address (written, or what a name resolved
+    /// to) that the tool's `origins` does not name (`*` never does).
+    LocalAddress,
 }
 
 /// What the step needed that is not there.
@@ -168,6 +175,7 @@ impl Failure {
         let blocked = match refusal {
             NavigationRefusal::Scheme { .. } => Blocked::NotWeb,
             NavigationRefusal::Origin { .. } => Blocked::OriginNotAllowed,
+            NavigationRefusal::LocalAddress { .. } => Blocked::LocalAddress,
         };
         Self::new(FailureKind::NavigationBlocked(blocked), refusal.to_string())
     }
@@ -243,6 +251,8 @@ mod tests {
             FailureKind::NotSettled,
             FailureKind::NavigationBlocked(Blocked::NotWeb),
             FailureKind::NavigationBlocked(Blocked::OriginNotAllowed),
+            FailureKind::NavigationBlocked(Blocked::LocalAddress),
+            FailureKind::Crashed,
         ];
         assert!(transient.iter().all(|k| k.is_transient()));
         assert!(terminal.iter().all(|k| !k.is_transient()));

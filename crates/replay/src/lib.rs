@@ -220,7 +220,8 @@ pub struct StepReport {
     /// The URL the step navigated to, when it navigated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub navigated_to: Option<String>,
-    /// Dialogs that opened during the step and how they were answered.
+    /// Dialogs that opened during the step and how they were answered (the first 50: a
+    /// page that opens them in a loop has its count in the step's error).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dialogs: Vec<DialogRecord>,
     /// The file a `download` step saved.

@@ -16,6 +16,7 @@ use crate::actions::upload_paths;
 use crate::checks::Watch;
 use crate::failure::{Failure, FailureKind};
 use crate::resolve::resolver_install;
+use crate::screenshot::StepCapture;
 use crate::settle::{SettleWatch, prepare as prepare_settle};
 use crate::{
     DownloadRecord, ReplayError, ReplayOptions, ReplayReport, StepProgress, StepReport, StepStatus,
@@ -61,7 +62,32 @@ pub(crate) struct Run<'a> {
     pub(crate) watch: std::sync::Mutex<Watch>,
     /// Whether the recorded viewport was set (`actions/pages.rs`).
     pub(crate) viewport_set: bool,
+    /// How many of each page's guard refusals (by target id) a step already answered for.
+    refusals_seen: std::collections::HashMap<String, usize>,
+    /// The page stopped answering (a script that never yields): no capture is tried.
+    unresponsive: bool,
+    /// A step put a secret into the page (typed it, or navigated with it): from then on,
+    /// what the masker cannot read is masked too (`screenshot.rs`).
+    pub(crate) secret_typed: bool,
 }
+
+/// How long a page stuck at the end of the budget gets to answer a trivial evaluation.
+const ANSWER_PROBE: Duration = Duration::from_millis(300);
+
+/// How long the screenshot of a failed step may take: the call's budget is nearly spent, and
+/// the run folder must still be written within it.
+const FAILED_CAPTURE_LIMIT: Duration = Duration::from_millis(500);
+
+/// How long any other step's screenshot may take.
+const CAPTURE_LIMIT: Duration = Duration::from_secs(10);
+
+/// At most this many dialogs are listed in one step's report (a page that opens them in a
+/// loop opens thousands).
+const DIALOGS_LISTED: usize = 50;
+
+/// What a step fails with when its page's renderer died.
+const CRASHED: &str = "the page's renderer process died during this step: it crashed, was \
+                       killed, or ran out of memory";
 
 impl<'a> Run<'a> {
     pub(crate) fn new(context: &'a BrowserContext, options: &'a ReplayOptions) -> Self {
@@ -77,6 +103,9 @@ impl<'a> Run<'a> {
             guarded: Vec::new(),
             watch: Default::default(),
             viewport_set: false,
+            refusals_seen: Default::default(),
+            unresponsive: false,
+            secret_typed: false,
         }
     }
 
@@ -101,32 +130,42 @@ impl<'a> Run<'a> {
             let step_started = Instant::now();
             let page = self.page();
             let dialogs_before = page.dialog_count();
-            let result = match self.options.deadline {
+            let popups_before = page.popups_opened().len();
+            if !self.secret_typed && !self.options.secrets.is_empty() {
+                let value = serde_json::to_value(step).unwrap_or_default();
+                self.secret_typed =
+                    any_string(&value, &|text| self.options.secrets.holds_secret(text));
+            }
+            let finished = match self.options.deadline {
                 // A step still running when the budget ends fails here, naming itself.
-                Some(deadline) => {
-                    tokio::time::timeout_at(deadline.into(), self.execute(step, original))
-                        .await
-                        .unwrap_or_else(|_| {
-                            Err(Failure::new(
-                                FailureKind::Timeout,
-                                "still running when the time given to this call ran out",
-                            ))
-                        })
-                }
-                None => self.execute(step, original).await,
+                Some(deadline) => tokio::time::timeout_at(
+                    deadline.into(),
+                    self.execute_watched(&page, step, original),
+                )
+                .await
+                .ok(),
+                None => Some(self.execute_watched(&page, step, original).await),
             };
+            let result = match finished {
+                Some(result) => result,
+                None => Err(self.stuck(&page, dialogs_before, popups_before).await),
+            };
+            let result = self.refusal_during_step(result);
             let dialogs = page
                 .dialogs()
                 .get(dialogs_before..)
                 .unwrap_or_default()
-                .to_vec();
+                .iter()
+                .take(DIALOGS_LISTED)
+                .cloned()
+                .collect();
             let duration_ms = millis(step_started.elapsed());
             // The capture must happen now (it shows the page after this step); decoding it
             // does not, so it runs beside the next steps.
             let mut shown_capture = None;
             let mut screenshot_withheld = None;
             if self.options.screenshots && !self.page().is_closed() {
-                let captured = self.capture_after_step().await;
+                let captured = self.bounded_capture(result.is_err()).await;
                 screenshot_withheld = captured.withheld();
                 let capture = captured.base64();
                 if self.options.on_step.is_some() {
@@ -157,7 +196,7 @@ impl<'a> Run<'a> {
                         && !self.page().is_closed()
                     {
                         // The page as the step left it: what the person looks at first.
-                        let captured = self.capture_after_step().await;
+                        let captured = self.bounded_capture(true).await;
                         report.screenshot_withheld = captured.withheld();
                         let capture = captured.base64();
                         screenshots.push((
@@ -219,6 +258,137 @@ impl<'a> Run<'a> {
                 screenshot_base64,
             });
         }
+    }
+
+    /// [`Self::execute`], ended the moment `page`'s renderer dies (a crash, a kill, out of
+    /// memory): the browser says so at once, and the step would otherwise wait out its
+    /// budget on a page that will never answer.
+    async fn execute_watched(
+        &mut self,
+        page: &Page,
+        step: &Step,
+        original: &Step,
+    ) -> Result<Outcome, Failure> {
+        let result = tokio::select! {
+            biased;
+            () = renderer_died(page.clone()) => Err(Failure::new(FailureKind::Crashed, CRASHED)),
+            result = self.execute(step, original) => result,
+        };
+        // A failure the dead renderer caused (a navigation aborted, a world destroyed) can
+        // reach the step before the browser's word that the renderer died: asking the page
+        // once settles which it is (a live page answers at once, a dead one's session goes).
+        if matches!(&result, Err(failure) if failure.kind != FailureKind::Crashed)
+            && !page.crashed()
+        {
+            page.answers_within(ANSWER_PROBE).await;
+        }
+        match result {
+            // Whatever the step met on its way out, the dead renderer is why.
+            Err(failure) if page.crashed() && failure.kind != FailureKind::Crashed => {
+                Err(Failure::new(FailureKind::Crashed, CRASHED))
+            }
+            other => other,
+        }
+    }
+
+    /// Why a step was still running when the call's time ran out, as its failure: the page
+    /// died, opened dialogs or popups without end, or stopped answering (a script that never
+    /// yields) — each named — or else the plain timeout.
+    async fn stuck(&mut self, page: &Page, dialogs_before: usize, popups_before: usize) -> Failure {
+        if page.crashed() {
+            return Failure::new(FailureKind::Crashed, CRASHED);
+        }
+        let mut causes = Vec::new();
+        let dialogs = page.dialogs();
+        let opened = dialogs.len().saturating_sub(dialogs_before);
+        if let Some(last) = dialogs.last().filter(|_| opened > 0) {
+            let text: String = last.message.chars().take(80).collect();
+            causes.push(format!(
+                "the page opened {opened} dialog{} during this step, each answered and followed \
+                 by the next (the last: {} {text:?})",
+                plural(opened),
+                last.kind
+            ));
+        }
+        let popups = page.popups_opened().len().saturating_sub(popups_before);
+        if popups > 0 {
+            causes.push(format!(
+                "the page opened {popups} popup{} during this step",
+                plural(popups)
+            ));
+        }
+        if !page.answers_within(ANSWER_PROBE).await {
+            self.unresponsive = true;
+            causes.push(format!(
+                "the page does not answer (not within {} ms): a script on it runs without \
+                 yielding, such as an endless loop, or a dialog holds it",
+                ANSWER_PROBE.as_millis()
+            ));
+        }
+        let mut message = "still running when the time given to this call ran out".to_string();
+        if !causes.is_empty() {
+            message.push_str(": ");
+            message.push_str(&causes.join("; "));
+        }
+        Failure::new(FailureKind::Timeout, message)
+    }
+
+    /// A navigation the page's guard refused while the step ran (or since the last step)
+    /// fails the step as `NavigationBlocked` naming the URL, whatever the step read
+    /// afterwards: a page whose own script went somewhere refused shows Chromium's error
+    /// page, and nothing read from it is an output.
+    fn refusal_during_step(
+        &mut self,
+        result: Result<Outcome, Failure>,
+    ) -> Result<Outcome, Failure> {
+        let mut first = None;
+        for (_, page) in &self.pages {
+            let refused = page.refused_navigations();
+            let seen = self
+                .refusals_seen
+                .entry(page.target_id().to_string())
+                .or_default();
+            if first.is_none() {
+                first = refused.get(*seen).cloned();
+            }
+            *seen = refused.len();
+        }
+        match (result, first) {
+            (Err(failure), _)
+                if matches!(
+                    failure.kind,
+                    FailureKind::NavigationBlocked(_) | FailureKind::Crashed
+                ) =>
+            {
+                Err(failure)
+            }
+            (_, Some(refusal)) => Err(Failure::blocked(&refusal)),
+            (result, None) => result,
+        }
+    }
+
+    /// The screenshot after a step, never waiting on a page that does not answer: a failed
+    /// step's has [`FAILED_CAPTURE_LIMIT`] (the run folder must still be written within the
+    /// call's time), and a page known not to answer gets none, with the reason.
+    async fn bounded_capture(&self, failed: bool) -> StepCapture {
+        const NOT_ANSWERING: &str =
+            "no screenshot: the page does not answer (a script on it never yields)";
+        if self.unresponsive {
+            return StepCapture::Withheld(NOT_ANSWERING.into());
+        }
+        let limit = if failed {
+            FAILED_CAPTURE_LIMIT
+        } else {
+            CAPTURE_LIMIT
+        };
+        tokio::time::timeout(limit, self.capture_after_step())
+            .await
+            .unwrap_or_else(|_| {
+                StepCapture::Withheld(format!(
+                    "no screenshot: the page did not draw one within {} ms",
+                    limit.as_millis()
+                ))
+            })
     }
 
     /// Runs one (expanded) step; `original` is the step as recorded, used in messages so that
@@ -380,6 +550,30 @@ fn winning(step: &Step, index: usize) -> Option<WinningSelector> {
         kind: candidate.kind,
         description: candidate.describe(),
     })
+}
+
+/// Whether `test` holds for any string inside `value`.
+fn any_string(value: &Value, test: &dyn Fn(&str) -> bool) -> bool {
+    match value {
+        Value::String(text) => test(text),
+        Value::Array(items) => items.iter().any(|item| any_string(item, test)),
+        Value::Object(map) => map.values().any(|item| any_string(item, test)),
+        _ => false,
+    }
+}
+
+/// Resolves once `page`'s renderer process died (never, for a page that stays alive).
+async fn renderer_died(page: Page) {
+    let mut changes = page.changes();
+    while !page.crashed() {
+        if changes.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
 }
 
 fn millis(d: Duration) -> f64 {

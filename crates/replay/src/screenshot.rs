@@ -1,6 +1,8 @@
 //! The screenshot after a step. A replay without secrets takes it as it is; a replay with
 //! secrets has every element showing one masked in every frame for the capture
-//! (`Page::screenshot_base64_masking`), or takes none, and the step's report says why.
+//! (`Page::screenshot_base64_masking`), or takes none, and the step's report says why. Once
+//! a step typed a secret into the page, every canvas, video, plugin and image made in the
+//! page is masked as well: a script may have drawn the secret there, where no text shows it.
 
 use std::time::Duration;
 
@@ -54,7 +56,10 @@ impl Run<'_> {
         let texts = secrets.mask_texts();
         let mut attempt = 1;
         loop {
-            match page.screenshot_base64_masking(&texts).await {
+            match page
+                .screenshot_base64_masking(&texts, self.secret_typed)
+                .await
+            {
                 Ok(data) => return StepCapture::Taken(data),
                 // A frame that was still loading (an iframe a script just pointed somewhere)
                 // changes under the capture; it settles within moments, so try again.

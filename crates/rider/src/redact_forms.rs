@@ -6,7 +6,8 @@
 //!
 //! - **text layer**: raw; percent-encoded under each set encoders use (RFC 3986 unreserved,
 //!   `encodeURIComponent`, form encoding with `+` for space, the WHATWG query, path and
-//!   userinfo sets); JSON-escaped (minimal as serde writes it, ASCII-only `\uXXXX` with
+//!   userinfo sets), and each of those with non-ASCII characters — and spaces, or not — left
+//!   raw, as Chromium displays a URL (an untitled page's title); JSON-escaped (minimal as serde writes it, ASCII-only `\uXXXX` with
 //!   surrogate pairs, Chromium's `<` → `\u003C`, Go's `<>&`, each with and without `\/`);
 //!   Rust's `str` Debug escapes (`escape_debug`, and `\u{e9}` for every non-ASCII char);
 //!   Rust byte-string escapes (`\xc3\xa9`, as `Bytes`' and `[u8]::escape_ascii` print);
@@ -80,6 +81,13 @@ fn text_forms(text: &str) -> Vec<String> {
     let mut forms = vec![text.to_owned()];
     for set in UrlSet::ALL {
         forms.push(percent_encode(text.as_bytes(), set));
+        // Chromium shows a URL (an untitled page's title, the address) with the escapes of
+        // non-ASCII text decoded to its characters, and sometimes `%20` to a space too, but
+        // every ASCII escape kept: a mix of the set's encoding and raw UTF-8.
+        if !text.is_ascii() {
+            forms.push(percent_encode_ascii(text, set, false));
+            forms.push(percent_encode_ascii(text, set, true));
+        }
     }
     for style in JsonStyle::ALL {
         forms.push(json_escape(text, style, false));
@@ -296,6 +304,21 @@ fn percent_encode(bytes: &[u8], set: UrlSet) -> String {
     out
 }
 
+/// [`percent_encode`] of the ASCII characters of `text` only, non-ASCII characters kept as
+/// they are (and a space too with `raw_spaces`): how Chromium displays an encoded URL.
+fn percent_encode_ascii(text: &str, set: UrlSet, raw_spaces: bool) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for c in text.chars() {
+        if !c.is_ascii() || (raw_spaces && c == ' ') {
+            out.push(c);
+        } else {
+            let mut byte = [0u8; 1];
+            out.push_str(&percent_encode(c.encode_utf8(&mut byte).as_bytes(), set));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,6 +337,20 @@ mod tests {
             "Na%2FRy%2Bx%26y%3D1%C3%A9",
             // JSON, ASCII-only.
             "Ca Na/Ry+x&y=1\\u00e9",
+        ] {
+            assert!(forms.contains(seen), "{seen} missing");
+        }
+    }
+
+    #[test]
+    fn a_url_as_chromium_shows_it_mixes_escapes_and_raw_utf8() {
+        let forms = encoded_forms("Ca Na/Ry+x&y=1%zé ü");
+        for seen in [
+            // An untitled page's title: the form-encoded query, non-ASCII decoded.
+            "Ca+Na%2FRy%2Bx%26y%3D1%25zé+ü",
+            // The same, percent-encoded with `%20`, and with spaces decoded too.
+            "Ca%20Na%2FRy%2Bx%26y%3D1%25zé%20ü",
+            "Ca Na%2FRy%2Bx%26y%3D1%25zé ü",
         ] {
             assert!(forms.contains(seen), "{seen} missing");
         }

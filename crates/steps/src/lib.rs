@@ -55,7 +55,10 @@ pub use devtools::{ImportError, import_devtools, import_devtools_file};
 pub use glob::glob_match;
 pub use interpolate::{InterpolateError, TemplatePart, expand_step, expand_text, template_parts};
 pub use kind::{PageEffects, PageEffectsMut, StepKind, StepOutput};
-pub use origins::{ANY_ORIGIN, NavigationRefusal, Origins, check_navigation, web_origin};
+pub use origins::{
+    ANY_ORIGIN, HostClass, NavigationRefusal, Origins, check_navigation, check_resolved,
+    needs_resolution, web_origin,
+};
 pub use place::{BoxSize, Viewport};
 pub use playwright::export_playwright;
 pub use reads::{ElementIdentity, RecordedRead, TextShape};

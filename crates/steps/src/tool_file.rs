@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::{Step, StepKind};
 
 mod located;
+mod runnable;
 
 use crate::Viewport;
 use crate::origins::Origins;
@@ -134,6 +135,11 @@ impl ToolFile {
             }
         });
         fields.reject_unknown(&mut out);
+        // What the run would refuse before acting is refused here, for every reader.
+        if let (Some(contract), Some(steps)) = (&contract, &steps) {
+            let allowed = origins.clone().unwrap_or_else(|| Origins::of_steps(steps));
+            runnable::problems(contract, steps, &allowed, &mut out);
+        }
         Problems::check(out)?;
         match (contract, steps) {
             (Some(contract), Some(steps)) => Ok(ToolFile {

@@ -61,6 +61,16 @@ var __browserflow_bundle = (() => {
     return out;
   };
   var isHost = (el) => el.hasAttribute(HOST);
+  var OPAQUE = /* @__PURE__ */ new Set(["CANVAS", "VIDEO", "EMBED", "OBJECT"]);
+  var madeInPage = (src) => /^\s*(data|blob):/i.test(String(src || ""));
+  var unreadable = (el) => {
+    if (OPAQUE.has(el.tagName)) return true;
+    if (el.tagName === "IMG") {
+      const img = el;
+      return madeInPage(img.currentSrc) || madeInPage(img.src);
+    }
+    return el.tagName.toLowerCase() === "image" && madeInPage(el.getAttribute("href"));
+  };
   var box = (el) => {
     let target = el;
     while (target) {
@@ -84,7 +94,7 @@ var __browserflow_bundle = (() => {
     return [Math.floor(left) - 1, Math.floor(top) - 1, Math.ceil(right) + 1, Math.ceil(bottom) + 1];
   };
   var key = (boxes) => boxes.map((b) => b.join(",")).sort().join(";");
-  var mask = (texts, action) => {
+  var mask = (texts, action, opaque = false) => {
     const norm = (s) => String(s).toLowerCase().replace(/\s+/g, " ");
     const wanted = texts.map(norm).filter((t) => t.length > 0);
     const holds = (s) => {
@@ -108,7 +118,7 @@ var __browserflow_bundle = (() => {
     for (const el of deepElements(document)) {
       if (isHost(el)) continue;
       if (el.tagName === "SCRIPT" || el.tagName === "STYLE" || el.tagName === "TITLE") continue;
-      if (ownHit(el) || textHit(el)) {
+      if (opaque && unreadable(el) || ownHit(el) || textHit(el)) {
         const b = box(el);
         if (b) found.push(b);
       }

@@ -72,17 +72,73 @@ pub fn launch_args(config: &BrowserConfig, user_data_dir: &Path) -> Vec<String> 
 /// lasts (the profile holds only browser-wide state; pages live in off-the-record contexts).
 const SHARED_MEMORY: &str = "/dev/shm";
 
+/// What every profile folder's name starts with; then its owner, `<pid>-<start time>-`.
+const PROFILE_PREFIX: &str = "browserflow-profile-";
+
+/// A process's start time (clock ticks since boot, `/proc/PID/stat` field 22): with its pid,
+/// it names one process for good (a pid alone is reused).
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    // Fields after the command: state is field 3, start time field 22.
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// The prefix of this process's profile folders: `browserflow-profile-<pid>-<start time>-`.
+fn owned_prefix() -> String {
+    let pid = std::process::id();
+    let start = start_time(pid).unwrap_or(0);
+    format!("{PROFILE_PREFIX}{pid}-{start}-")
+}
+
+/// Removes the profile folders in `dir` whose owner (the process that made them, named in
+/// the folder's name) is gone: a `bflow` killed before its browser's guard could start, or
+/// while the guard was being set up, leaves its folder behind, and the next launch sweeps it.
+/// Folders of live owners, and folders named otherwise, are left alone. Returns how many
+/// were removed.
+pub(super) fn sweep_orphaned_profiles(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(owner) = name.to_str().and_then(|n| n.strip_prefix(PROFILE_PREFIX)) else {
+            continue;
+        };
+        let mut parts = owner.splitn(3, '-');
+        let (Some(Ok(pid)), Some(Ok(start)), Some(_)) = (
+            parts.next().map(str::parse::<u32>),
+            parts.next().map(str::parse::<u64>),
+            parts.next(),
+        ) else {
+            continue;
+        };
+        if start_time(pid) == Some(start) {
+            continue;
+        }
+        if std::fs::remove_dir_all(entry.path()).is_ok() {
+            tracing::debug!(folder = %entry.path().display(), "removed a dead run's browser profile");
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// A fresh profile directory in memory (under [`SHARED_MEMORY`]); where that is missing or
 /// cannot be written, a private directory under the system temp dir, with a warning (that
-/// may be a disk).
+/// may be a disk). Its name says which process owns it, so that a later launch sweeps it
+/// should this process die before removing it ([`sweep_orphaned_profiles`], run first).
 pub(super) fn in_memory_profile() -> std::io::Result<tempfile::TempDir> {
+    let prefix = owned_prefix();
     let builder = || {
         let mut builder = tempfile::Builder::new();
-        builder.prefix("browserflow-profile-");
+        builder.prefix(&prefix);
         builder
     };
     let shared_memory = Path::new(SHARED_MEMORY);
     let refused = if shared_memory.is_dir() {
+        sweep_orphaned_profiles(shared_memory);
         match builder().tempdir_in(shared_memory) {
             Ok(dir) => return Ok(dir),
             Err(error) => error.to_string(),
@@ -90,6 +146,7 @@ pub(super) fn in_memory_profile() -> std::io::Result<tempfile::TempDir> {
     } else {
         "it does not exist".to_string()
     };
+    sweep_orphaned_profiles(&std::env::temp_dir());
     let dir = builder().tempdir()?;
     tracing::warn!(
         profile = %dir.path().display(),
@@ -271,5 +328,30 @@ pub(super) async fn read_ws_endpoint(
             waited_ms: timeout.as_millis() as u64,
             stderr: seen,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_folders_of_dead_owners_are_swept() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mine = dir.path().join(format!("{}abc123", owned_prefix()));
+        // pid 1 lives, but did not start at tick 1 (its start time is another).
+        let reused_pid = dir.path().join(format!("{PROFILE_PREFIX}1-1-xyz"));
+        let dead = dir
+            .path()
+            .join(format!("{PROFILE_PREFIX}{}-5-xyz", u32::MAX - 1));
+        let foreign = dir.path().join(format!("{PROFILE_PREFIX}Ab12cd"));
+        let unrelated = dir.path().join("something-else");
+        for folder in [&mine, &reused_pid, &dead, &foreign, &unrelated] {
+            std::fs::create_dir(folder).unwrap_or_else(|e| panic!("{e}"));
+        }
+        std::fs::write(dead.join("Local State"), "{}").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(sweep_orphaned_profiles(dir.path()), 2);
+        assert!(mine.exists() && foreign.exists() && unrelated.exists());
+        assert!(!reused_pid.exists() && !dead.exists());
     }
 }

@@ -308,7 +308,8 @@ pub enum PageEventKind {
         /// When, in monotonic seconds.
         timestamp: f64,
     },
-    /// The renderer crashed (`Inspector.targetCrashed`).
+    /// The renderer crashed (`Inspector.targetCrashed`), or its process is gone (killed, out of
+    /// memory: `Inspector.detached` saying so).
     Crashed,
     /// The session was detached from its target (`Inspector.detached`): the page closed.
     Detached,

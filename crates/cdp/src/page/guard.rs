@@ -1,18 +1,28 @@
 //! The navigation guard: once [`Page::guard_navigations`] is on, every document request of
-//! the page (the main frame and its in-process frames: navigations the page starts, form
-//! submissions, each hop of a redirect) is paused by the browser before it is sent
-//! (`Fetch.enable` for `Document` requests), and a redirect's target before it is followed;
-//! [`check_navigation`] decides, and a refused one is failed (`BlockedByClient`) before
-//! anything of its target is loaded, and kept for the caller to name. `file:` URLs pass
-//! through `Fetch` too, so a page already on a local file cannot reach its neighbours.
-//! What Chromium refuses by itself (a web page linking to `file:` or `chrome:`, a redirect
-//! off the web: `net::ERR_UNSAFE_REDIRECT`) never reaches the guard.
+//! the page (the main frame and every frame, out-of-process ones through their own sessions:
+//! navigations the page starts, form submissions, each hop of a redirect) is paused by the
+//! browser before it is sent (`Fetch.enable` for `Document` requests), and a redirect's
+//! target before it is followed; [`check_navigation`] decides, and a refused one is failed
+//! (`BlockedByClient`) before anything of its target is loaded, and kept for the caller to
+//! name. `file:` URLs pass through `Fetch` too, so a page already on a local file cannot
+//! reach its neighbours. What Chromium refuses by itself (a web page linking to `file:` or
+//! `chrome:`, a redirect off the web: `net::ERR_UNSAFE_REDIRECT`) never reaches the guard.
+//!
+//! Requests that are no navigation (`fetch`, images, scripts) are paused only when their URL
+//! is written with a link-local or cloud-metadata address ([`LINK_LOCAL_PATTERNS`], matched
+//! on the URL as Chromium canonicalised it, so `http://2852039166/` arrives as
+//! `http://169.254.169.254/`) and refused as a child frame's navigation would be; they never
+//! fail a step (the page sees a failed request), the refusal is logged and kept apart
+//! ([`Page::refused_requests`]). A host *name* resolving to such an address is decided for
+//! navigations only: pausing every request of every page to resolve its host is not done.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use browserflow_steps::{NavigationRefusal, Origins, check_navigation};
+use browserflow_steps::{
+    NavigationRefusal, Origins, check_navigation, check_resolved, needs_resolution,
+};
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{Page, Shared};
 use crate::error::BrowserError;
@@ -24,6 +34,48 @@ pub(super) struct Guard {
     /// `None` until the page is guarded.
     origins: Mutex<Option<Origins>>,
     refused: Mutex<Vec<NavigationRefusal>>,
+    /// Refused requests that were no navigation.
+    refused_requests: Mutex<Vec<NavigationRefusal>>,
+}
+
+/// The URLs (as Chromium canonicalises them) of link-local and cloud-metadata addresses,
+/// as `Fetch` patterns: `169.254.0.0/16`, its IPv4-mapped IPv6 form (`[::ffff:a9fe:…]`),
+/// `fe80::/10`, `fd00:ec2::254`, `100.100.100.200` and `metadata.google.internal`. What a
+/// pattern matches is then decided by [`check_navigation`] (a pattern may match more, such
+/// as a query string holding one of them).
+const LINK_LOCAL_PATTERNS: &[&str] = &[
+    "*://169.254.*",
+    "*://[::ffff:a9fe:*",
+    "*://[fe8*",
+    "*://[fe9*",
+    "*://[fea*",
+    "*://[feb*",
+    "*://[fd00:ec2::254]*",
+    "*://100.100.100.200*",
+    "*://metadata.google.internal*",
+];
+
+/// The `Fetch.enable` patterns of a guarded session: every document request and response,
+/// and requests of any kind to [`LINK_LOCAL_PATTERNS`].
+fn fetch_patterns() -> Value {
+    let document = |stage: &str| json!({ "urlPattern": "*", "resourceType": "Document", "requestStage": stage });
+    let mut patterns = vec![document("Request"), document("Response")];
+    patterns.extend(
+        LINK_LOCAL_PATTERNS
+            .iter()
+            .map(|p| json!({ "urlPattern": p, "requestStage": "Request" })),
+    );
+    json!({ "patterns": patterns })
+}
+
+/// Guards `session` (an out-of-process frame's) as its page is guarded, when it is.
+pub(super) async fn guard_child(session: &CdpSession, shared: &Shared) {
+    if lock(&shared.guard.origins).is_some()
+        && let Err(error) = session.call("Fetch.enable", fetch_patterns()).await
+    {
+        // The frame went away meanwhile (nothing of it to guard), or the browser refused.
+        tracing::debug!(%error, "guarding an out-of-process frame");
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -38,6 +90,9 @@ pub(super) struct RequestPaused {
     pub(super) request_id: String,
     request: PausedRequestUrl,
     pub(super) frame_id: String,
+    /// `Document` for a navigation; anything else is a request of a page.
+    #[serde(default)]
+    resource_type: String,
     #[serde(default)]
     response_status_code: Option<i64>,
     #[serde(default)]
@@ -64,11 +119,15 @@ pub(super) struct PausedDocument {
     pub(super) destination: Option<String>,
     /// A main-frame request (only those are held to the tool's origins).
     pub(super) top_level: bool,
+    /// A navigation (a document request); otherwise a request of a page.
+    pub(super) navigation: bool,
 }
 
 impl RequestPaused {
-    /// The document request to decide on; `top_level` when it is the main frame's.
+    /// The request to decide on; `top_level` when it is the main frame's (a request that is no
+    /// navigation is decided as a child frame's would be).
     pub(super) fn into_document(self, top_level: bool) -> PausedDocument {
+        let navigation = self.resource_type == "Document";
         let destination = match self.response_status_code {
             None => Some(self.request.url),
             Some(300..=399) => self
@@ -81,7 +140,8 @@ impl RequestPaused {
         PausedDocument {
             request_id: self.request_id,
             destination,
-            top_level,
+            top_level: top_level && navigation,
+            navigation,
         }
     }
 }
@@ -94,22 +154,65 @@ fn resolve(base: &str, location: &str) -> String {
         .unwrap_or_else(|_| location.to_string())
 }
 
+/// How long resolving a host name may hold a navigation; a name that does not resolve in
+/// time is let through (Chromium then fails it, or finds what the system resolver did not).
+const RESOLVE_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Lets a paused document request go on, or fails it when the guard refuses where it goes.
-/// Answered at once from the socket task: the navigation waits on it.
+/// Answered at once from the socket task (the navigation waits on it), except for a host
+/// name whose addresses decide ([`needs_resolution`]): it is resolved in a task of its own,
+/// and the request goes on or fails once [`check_resolved`] has decided. (The browser
+/// resolves the name again: a name that changes its answer between the two lookups is not
+/// caught here.)
 pub(super) fn answer(session: &CdpSession, shared: &Arc<Shared>, document: PausedDocument) {
     let origins = lock(&shared.guard.origins).clone();
-    let refusal = match (&document.destination, origins) {
-        (Some(destination), Some(origins)) => {
-            check_navigation(destination, document.top_level, &origins).err()
-        }
-        _ => None,
+    let (Some(destination), Some(origins)) = (document.destination.clone(), origins) else {
+        decide(session, shared, &document, None);
+        return;
     };
-    let id = document.request_id;
+    if let Err(refusal) = check_navigation(&destination, document.top_level, &origins) {
+        decide(session, shared, &document, Some(refusal));
+        return;
+    }
+    let resolve = needs_resolution(&destination, &origins).filter(|_| document.navigation);
+    let Some((host, port)) = resolve else {
+        decide(session, shared, &document, None);
+        return;
+    };
+    let (session, shared) = (session.clone(), shared.clone());
+    tokio::spawn(async move {
+        let resolved = tokio::time::timeout(
+            RESOLVE_LIMIT,
+            tokio::net::lookup_host((host.as_str(), port)),
+        )
+        .await;
+        let addresses: Vec<std::net::IpAddr> = match resolved {
+            Ok(Ok(found)) => found.map(|a| a.ip()).collect(),
+            _ => Vec::new(),
+        };
+        let refusal = check_resolved(&destination, document.top_level, &origins, &addresses).err();
+        decide(&session, &shared, &document, refusal);
+    });
+}
+
+/// Continues the paused request `id`, or fails it and keeps the refusal.
+fn decide(
+    session: &CdpSession,
+    shared: &Arc<Shared>,
+    document: &PausedDocument,
+    refusal: Option<NavigationRefusal>,
+) {
+    let id = &document.request_id;
     match refusal {
         None => drop(session.start("Fetch.continueRequest", json!({ "requestId": id }))),
         Some(refusal) => {
-            tracing::warn!(%refusal, "navigation refused");
-            lock(&shared.guard.refused).push(refusal);
+            if document.navigation {
+                tracing::warn!(%refusal, "navigation refused");
+                lock(&shared.guard.refused).push(refusal);
+            } else {
+                tracing::warn!(%refusal, "a request of the page refused");
+                lock(&shared.guard.refused_requests).push(refusal);
+            }
             drop(session.start(
                 "Fetch.failRequest",
                 json!({ "requestId": id, "errorReason": "BlockedByClient" }),
@@ -124,20 +227,38 @@ impl Page {
     /// [`Page::refused_navigations`] names them.
     pub async fn guard_navigations(&self, origins: Origins) -> Result<(), BrowserError> {
         *lock(&self.shared.guard.origins) = Some(origins);
-        let document = |stage: &str| json!({ "urlPattern": "*", "resourceType": "Document", "requestStage": stage });
         self.session
-            .call(
-                "Fetch.enable",
-                json!({ "patterns": [document("Request"), document("Response")] }),
-            )
+            .call("Fetch.enable", fetch_patterns())
             .await
             .map_err(BrowserError::cdp("guarding the page's navigations"))?;
+        // Out-of-process frames already there (those attached later are guarded as they
+        // attach: `guard_child`).
+        let children: Vec<String> = {
+            let state = self.shared.state();
+            let mut ids: Vec<String> = state
+                .frames
+                .values()
+                .filter_map(|f| f.session.clone())
+                .collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        };
+        for child in children {
+            guard_child(&self.shared.conn.session(Some(child)), &self.shared).await;
+        }
         Ok(())
     }
 
     /// Every navigation the guard refused on this page, oldest first.
     pub fn refused_navigations(&self) -> Vec<NavigationRefusal> {
         lock(&self.shared.guard.refused).clone()
+    }
+
+    /// Every request that was no navigation (a `fetch`, an image…) the guard refused on this
+    /// page, oldest first: the page saw it fail; the step goes on.
+    pub fn refused_requests(&self) -> Vec<NavigationRefusal> {
+        lock(&self.shared.guard.refused_requests).clone()
     }
 }
 

@@ -16,6 +16,10 @@ use super::network as net;
 use super::{DialogRecord, DialogResponse, FileChooser, PageState};
 use crate::session::CdpEvent;
 
+/// `Inspector.detached`'s reason when the page's renderer process died (a kill, a crash, the
+/// kernel's out-of-memory killer): the protocol's value, decided on here, once.
+const RENDER_PROCESS_GONE: &str = "Render process gone.";
+
 /// Which session of the page an event came from.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Source {
@@ -229,8 +233,16 @@ pub(super) fn interpret(state: &mut PageState, source: &Source, event: &CdpEvent
             Some(Interpreted::event(PageEventKind::Crashed))
         }
         inspector::EventDetached::IDENTIFIER => {
-            state.closed = true;
-            Some(Interpreted::event(PageEventKind::Detached))
+            let reason = event.params["reason"].as_str().unwrap_or_default();
+            if reason == RENDER_PROCESS_GONE {
+                // How Chromium (156) says the renderer was killed or ran out of memory: the
+                // session goes with it, and `Inspector.targetCrashed` never comes.
+                state.crashed = true;
+                Some(Interpreted::event(PageEventKind::Crashed))
+            } else {
+                state.closed = true;
+                Some(Interpreted::event(PageEventKind::Detached))
+            }
         }
         _ => None,
     }

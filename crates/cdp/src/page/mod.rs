@@ -245,6 +245,22 @@ impl Page {
         state.closed && !state.crashed && !self.shared.conn.is_closed()
     }
 
+    /// True once the page's renderer process died (`Inspector.targetCrashed`): it crashed,
+    /// was killed, or ran out of memory. [`Page::changes`] ticks when it happens.
+    pub fn crashed(&self) -> bool {
+        self.shared.state().crashed
+    }
+
+    /// Whether the page's renderer answers an evaluation within `within`: a page whose
+    /// script never yields (an endless loop) does not; nor does a closed or crashed one.
+    pub async fn answers_within(&self, within: std::time::Duration) -> bool {
+        let ctx = self.main_world();
+        matches!(
+            tokio::time::timeout(within, self.evaluate(&ctx, "0", false)).await,
+            Ok(Ok(_))
+        )
+    }
+
     /// Why the page can no longer be driven, once it cannot: its renderer crashed, or its
     /// session is gone (the page closed, the browser died or the connection dropped; the
     /// latter says so in [`CdpError::Closed`]'s words, which is how failures are classified).

@@ -94,14 +94,17 @@ impl Page {
     /// case, attribute values also URL-decoded) are covered by solid boxes drawn in the
     /// replayer's isolated world for the capture, then uncovered. When a frame cannot be
     /// reached, or what shows a text changed between masking and capture, there is no
-    /// screenshot: the error says why.
+    /// screenshot: the error says why. With `opaque` (once a secret was typed into the
+    /// page), every element whose pixels cannot be read for a text is covered as well:
+    /// canvases, videos, plugins and images made in the page (`data:`, `blob:`).
     pub async fn screenshot_base64_masking(
         &self,
         texts: &[String],
+        opaque: bool,
     ) -> Result<String, MaskedScreenshotError> {
         let texts = serde_json::to_string(texts).unwrap_or_else(|_| "[]".into());
-        let mask = format!("({MASK_JS})({texts}, \"mask\")");
-        let unmask = format!("({MASK_JS})({texts}, \"unmask\")");
+        let mask = format!("({MASK_JS})({texts}, \"mask\", {opaque})");
+        let unmask = format!("({MASK_JS})({texts}, \"unmask\", {opaque})");
         let frames = self.frames();
         let masked = futures::future::join_all(frames.iter().map(|(id, state)| async {
             let world = self.isolated_world(id).await;

@@ -103,6 +103,9 @@ impl SessionWatcher {
                     if let Ok(tree) = child.call("Page.getFrameTree", json!({})).await {
                         seed_child_tree(&shared, &tree["frameTree"], child.id());
                     }
+                    // Before the frame runs: its navigations and requests are guarded as the
+                    // page's are.
+                    guard::guard_child(&child, &shared).await;
                     let _ = child
                         .call("Runtime.runIfWaitingForDebugger", json!({}))
                         .await;

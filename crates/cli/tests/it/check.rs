@@ -149,3 +149,69 @@ fn a_missing_flow_is_said_and_its_would_be_folder_is_not_searched() {
         "the folder is not scanned: {err}"
     );
 }
+
+#[test]
+fn checks_refuse_what_run_refuses_before_starting() {
+    for (what, edit) in [
+        (
+            "javascript: URL",
+            ("/steps/0/url", "javascript:alert(document.cookie)"),
+        ),
+        ("file: URL", ("/steps/0/url", "file:///etc/passwd")),
+        ("unknown placeholder", ("/steps/1/value", "{{nope}}")),
+        ("unclosed placeholder", ("/steps/1/value", "{{query")),
+    ] {
+        let (dir, flow) = edited_copy(|text| text.to_owned());
+        let tool = dir.path().join("search-price@1.2.0.json");
+        let mut file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&tool).unwrap()).unwrap();
+        *file.pointer_mut(edit.0).unwrap() = serde_json::json!(edit.1);
+        std::fs::write(&tool, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+        let tool = tool.to_string_lossy().into_owned();
+        for args in [
+            vec!["contract", "check", tool.as_str()],
+            vec!["check", flow.as_str()],
+            vec!["run", tool.as_str(), "--input", "query=keyboard"],
+        ] {
+            let out = bflow(&args);
+            let err = stderr(&out);
+            assert!(
+                !out.status.success(),
+                "{what}: {args:?} passed: {}",
+                stdout(&out)
+            );
+            assert!(
+                err.contains(edit.0),
+                "{what}: {args:?} names {}: {err}",
+                edit.0
+            );
+        }
+    }
+}
+
+#[test]
+fn an_import_never_writes_a_tool_run_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let recording = crate::write(
+        dir.path(),
+        "rec.json",
+        &serde_json::json!({ "title": "t", "steps": [
+            { "type": "navigate", "url": "https://shop.test/" },
+            { "type": "navigate", "url": "javascript:alert(document.cookie)" }
+        ]})
+        .to_string(),
+    );
+    let out_file = dir.path().join("imported@1.0.0.json");
+    let out = bflow(&[
+        "import",
+        "devtools",
+        &recording,
+        "--name",
+        "imported",
+        "--out",
+        &out_file.to_string_lossy(),
+    ]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(stderr(&out).contains("javascript:"), "{}", stderr(&out));
+    assert!(!out_file.exists(), "nothing written");
+}

@@ -9,6 +9,7 @@ mod canary;
 mod check;
 mod contract;
 mod daily_price_watch;
+mod edges;
 mod errors;
 mod fencing;
 mod flow;

@@ -11,6 +11,7 @@ mod failures;
 mod files;
 mod frames;
 mod guard;
+mod hostile;
 mod journey;
 mod late_subresources;
 mod masking;

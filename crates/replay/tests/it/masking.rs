@@ -117,3 +117,103 @@ async fn a_secret_is_masked_in_every_frame_and_the_page_is_left_as_it_was() {
     }
     h.close().await;
 }
+
+/// A page that draws what is typed into its field on a `<canvas>` (a signature preview) and
+/// into an image made from it: no text of the page shows the secret, its pixels do.
+fn canvas_site() -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                while reader.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
+                    line.clear();
+                }
+                let body = r#"<!doctype html><title>Signature</title>
+<h1>Signature preview</h1>
+<input id="name" placeholder="Your name" style="font-size: 20px">
+<p><canvas id="c" width="700" height="90" style="border: 1px solid #888"></canvas></p>
+<p><img id="copy" width="700" height="90" alt=""></p>
+<script>
+  const name = document.getElementById('name');
+  name.addEventListener('input', () => {
+    const c = document.getElementById('c'), g = c.getContext('2d');
+    g.fillStyle = '#fff'; g.fillRect(0, 0, c.width, c.height);
+    g.fillStyle = '#000'; g.font = '48px sans-serif'; g.fillText(name.value, 10, 60);
+    document.getElementById('copy').src = c.toDataURL();
+    // Nothing but the pixels keeps it: the field is cleared once drawn.
+    name.value = '';
+  });
+</script>"#;
+                let _ = (&stream).write_all(
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .as_bytes(),
+                );
+            });
+        }
+    });
+    origin
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_a_secret_was_typed_canvases_and_page_made_images_are_masked() {
+    let h = Harness::start().await;
+    let origin = canvas_site();
+    let steps = json!([
+        { "type": "navigate", "url": format!("{origin}/") },
+        { "type": "fill", "value": "{{name}}", "selector": {
+            "candidates": [{ "kind": "css", "value": "#name" }] } }
+    ]);
+    let inputs = json!({ "name": SECRET });
+    let control = h
+        .replay_with(
+            steps.clone(),
+            inputs.clone(),
+            ReplayOptions {
+                screenshots: true,
+                ..ReplayOptions::default()
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let read = ocr_each(&control, "canvas-control");
+    assert!(
+        read[1].contains("wombat"),
+        "the OCR reads the canvas when nothing masks it: {read:?}"
+    );
+    let redactor = Redactor::new();
+    let secret = SecretString::from(SECRET.to_owned());
+    redactor.register(&secret);
+    let masked = h
+        .replay_with(
+            steps,
+            inputs,
+            ReplayOptions {
+                screenshots: true,
+                secrets: ReplaySecrets::new(redactor, vec![secret]),
+                ..ReplayOptions::default()
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let read = ocr_each(&masked, "canvas-masked");
+    assert!(
+        !read[1].contains("wombat") && !read[1].contains("zq7"),
+        "the canvas and its copy are masked: {}",
+        read[1]
+    );
+    assert!(
+        read[1].contains("signature"),
+        "the page is read: {}",
+        read[1]
+    );
+    // Before the secret was typed, nothing but text is masked: the first screenshot has it all.
+    assert_eq!(masked.steps[0].screenshot_withheld, None);
+    h.close().await;
+}

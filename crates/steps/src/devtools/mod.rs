@@ -72,6 +72,10 @@ pub enum ImportError {
     /// The tool name or version is not valid.
     #[error("the imported tool's contract is invalid: {0}")]
     Contract(String),
+    /// The tool the recording makes is one a run would refuse (a step that navigates off the
+    /// web, a `{{` in a recorded text): checked by the same rule as every tool file read.
+    #[error("the imported tool would be refused by a run: {0}")]
+    Refused(String),
 }
 
 /// Converts a DevTools Recorder recording into a tool file named `name@version`. The tool
@@ -135,12 +139,22 @@ fn import_devtools_value(flow: &Value, name: &str, version: &str) -> Result<Tool
     }
     // Where the recording went is where the imported tool may go.
     let origins = Some(crate::Origins::of_steps(&state.steps));
-    Ok(ToolFile {
+    let file = ToolFile {
         contract,
         steps: state.steps,
         metadata,
         origins,
         viewport: None,
+    };
+    // Read back as any tool file is: an importer never writes one a run refuses.
+    ToolFile::from_json(&file.to_json()).map_err(|problems| {
+        ImportError::Refused(
+            problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
     })
 }
 

@@ -8,6 +8,7 @@ mod export_import;
 mod fuzz;
 mod kinds;
 mod origins;
+mod runnable;
 mod steps_json;
 mod structure;
 mod tool_file;

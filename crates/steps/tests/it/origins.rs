@@ -39,7 +39,11 @@ fn origins_are_read_written_and_rebased() {
         moved.allowed_origins(),
         Origins::only(["http://127.0.0.1:9999".to_string()])
     );
-    let any = ToolFile::from_json_str(&tool(Some(json!(["*"])))).unwrap();
+    // `*` never includes this machine: the loopback step is refused when the file is read.
+    let refused = ToolFile::from_json_str(&tool(Some(json!(["*"])))).unwrap_err();
+    assert!(refused.to_string().contains("loopback"), "{refused}");
+    let on_the_web = tool(Some(json!(["*"]))).replace("http://127.0.0.1:4780", "https://shop.test");
+    let any = ToolFile::from_json_str(&on_the_web).unwrap();
     assert_eq!(any.allowed_origins(), Origins::Any);
     assert!(
         any.to_json_pretty()

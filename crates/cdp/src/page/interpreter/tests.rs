@@ -347,6 +347,15 @@ fn a_crash_or_detach_ends_the_page_and_unknown_or_broken_events_change_nothing()
         json!({ "reason": "target_closed" }),
     );
     assert!(state.closed);
+    // A renderer killed under the page: Chromium detaches saying so, and that is a crash.
+    let mut killed = PageState::default();
+    let out = feed(
+        &mut killed,
+        "Inspector.detached",
+        json!({ "reason": "Render process gone." }),
+    );
+    assert_eq!(out.event, Some(PageEventKind::Crashed));
+    assert!(killed.crashed);
 }
 
 #[test]
@@ -427,5 +436,6 @@ fn messages_of_the_chromium_we_drive_decode() {
     assert_eq!(child.parent.as_deref(), Some(main));
     assert_eq!(child.url, "data:text/html,hi");
     assert_eq!(state.dialogs.len(), 1);
-    assert!(state.closed);
+    // The capture ends with its renderer gone: a crash, which ends the page.
+    assert!(state.crashed);
 }
