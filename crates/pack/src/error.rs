@@ -9,12 +9,13 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum PackError {
     /// A file or directory could not be read or written.
-    #[error("{}: {}", .path.display(), browserflow_contract::io_in_words(.source))]
+    #[error("{}: {}", .path.display(), browserflow_contract::io_in_words(.cause))]
     Io {
         /// The path.
         path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
+        /// The cause, said in words in the message (not exposed as `source()`, whose
+        /// OS text would repeat it).
+        cause: std::io::Error,
     },
     /// The bytes are not a pack archive at all (truncated, not tar, wrong entry kinds…).
     #[error("not a valid pack archive: {0}")]
@@ -117,7 +118,7 @@ pub enum PackError {
 impl PackError {
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> PackError {
         let path = path.into();
-        move |source| PackError::Io { path, source }
+        move |cause| PackError::Io { path, cause }
     }
 }
 

@@ -82,7 +82,7 @@ pub(crate) fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), P
         let _ = std::fs::remove_file(&temp);
         PackError::Io {
             path: path.to_owned(),
-            source: e,
+            cause: e,
         }
     })
 }

@@ -100,7 +100,7 @@ impl Store {
             Err(e) => {
                 return Err(PackError::Io {
                     path: self.root.clone(),
-                    source: e,
+                    cause: e,
                 });
             }
         };
@@ -149,7 +149,7 @@ impl Store {
             let _ = std::fs::remove_dir_all(&incoming);
             return Err(PackError::Io {
                 path: dir,
-                source: e,
+                cause: e,
             });
         }
         Ok(Imported {

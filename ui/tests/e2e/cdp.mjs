@@ -107,8 +107,18 @@ class CdpPage {
     }
   }
 
-  async click(css) {
-    const { x, y } = await this.waitFor(css);
+  /** Clicks the centre of `css` once it is what the pointer would hit there, as a person sees
+   * it: not while an overlay covers it. */
+  async click(css, timeout = 20000) {
+    const deadline = Date.now() + timeout;
+    let at = await this.waitFor(css, timeout);
+    while (!(await this.eval(`(() => { const el = document.querySelector(${JSON.stringify(css)});
+        const hit = el && document.elementFromPoint(${at.x}, ${at.y}); return !!hit && (hit === el || el.contains(hit)); })()`).catch(() => false))) {
+      if (Date.now() > deadline) throw new Error(`${css} stays covered on the recorded page`);
+      await new Promise((r) => setTimeout(r, 100));
+      at = await this.waitFor(css, timeout);
+    }
+    const { x, y } = at;
     await this.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
     await this.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', clickCount: 1 });
     await this.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', clickCount: 1 });

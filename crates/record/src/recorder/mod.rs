@@ -330,7 +330,7 @@ impl Recorder {
             .model_calls
             .extend(builder.model_calls.iter().cloned());
         draft.origins_seen.extend(builder.origins.iter().cloned());
-        draft.recorded_viewport = builder.viewport.clone();
+        draft.recorded_viewport = builder.viewport;
         draft
     }
 
