@@ -92,7 +92,7 @@ use browserflow_steps::{Selector, SelectorCandidate, Step};
 pub use draft::{Draft, InputMark, InputType, OutputMark};
 pub use marks::{InputBySelector, MarkWatch, OutputBySelector, SelectorMarks, UnresolvedMark};
 pub use model_assist::{ModelAssist, ModelCall, SelectorSuggestion, Suggestions};
-pub use recorder::Recorder;
+pub use recorder::{Recorder, Snapshots};
 
 /// The name of the first page of a recording (popups get `popup`, `popup2`, …).
 pub const MAIN_PAGE: &str = "main";

@@ -78,17 +78,18 @@ pub struct RecordEvents {
 /// What the live event stream needs to keep the recording on disk after each step.
 struct LiveKeeping {
     keeper: DraftKeeper,
-    recorder: std::sync::Weak<Recorder>,
+    /// Never the recorder itself: stopping needs it alone.
+    snapshots: browserflow_record::Snapshots,
     picks: Arc<std::sync::Mutex<Vec<PickedElement>>>,
 }
 
 impl LiveKeeping {
     fn keep(&self) {
-        let Some(recorder) = self.recorder.upgrade() else {
+        let Some(draft) = self.snapshots.take() else {
             return;
         };
         let picks = self.picks.lock().map(|p| p.clone()).unwrap_or_default();
-        if let Err(e) = self.keeper.keep(&recorder.snapshot(), &picks, true) {
+        if let Err(e) = self.keeper.keep(&draft, &picks, true) {
             tracing::warn!("{e}");
         }
     }
@@ -225,7 +226,7 @@ impl RecordSession {
         self.keep();
         let keeping = self.keeper.clone().map(|keeper| LiveKeeping {
             keeper,
-            recorder: Arc::downgrade(&recorder),
+            snapshots: recorder.snapshots(),
             picks: self.live_picks.clone(),
         });
         Ok(RecordEvents {

@@ -321,17 +321,17 @@ impl Recorder {
     /// gesture's pending post-state and the waits attached at the end. A screen keeps it on
     /// disk while the person records, so that a crash or a closed app loses nothing.
     pub fn snapshot(&self) -> Draft {
-        let builder = lock(&self.shared.builder);
-        let mut draft = self.draft.clone();
-        draft.steps = builder.steps.clone();
-        draft.merge_fills();
-        draft.inputs = builder.inputs.clone();
-        draft
-            .model_calls
-            .extend(builder.model_calls.iter().cloned());
-        draft.origins_seen.extend(builder.origins.iter().cloned());
-        draft.recorded_viewport = builder.viewport;
-        draft
+        snapshot_of(&self.draft, &self.shared)
+    }
+
+    /// A handle that takes [`Recorder::snapshot`]s without holding the recorder: what keeps
+    /// a recording on disk from its event stream, while [`Recorder::stop`] needs the recorder
+    /// alone. It takes nothing once the recorder is gone.
+    pub fn snapshots(&self) -> Snapshots {
+        Snapshots {
+            started: self.draft.clone(),
+            shared: Arc::downgrade(&self.shared),
+        }
     }
 
     /// The recorded page (the first page of the recording).
@@ -443,6 +443,37 @@ impl Recorder {
         }
         Ok(draft)
     }
+}
+
+/// Takes snapshots of a recording (see [`Recorder::snapshots`]).
+#[derive(Clone)]
+pub struct Snapshots {
+    started: Draft,
+    shared: std::sync::Weak<Shared>,
+}
+
+impl Snapshots {
+    /// The recording so far, as [`Recorder::snapshot`]; `None` once the recorder is gone.
+    pub fn take(&self) -> Option<Draft> {
+        self.shared
+            .upgrade()
+            .map(|shared| snapshot_of(&self.started, &shared))
+    }
+}
+
+/// `started` (the draft as the recording began) with what `shared` recorded since.
+fn snapshot_of(started: &Draft, shared: &Shared) -> Draft {
+    let builder = lock(&shared.builder);
+    let mut draft = started.clone();
+    draft.steps = builder.steps.clone();
+    draft.merge_fills();
+    draft.inputs = builder.inputs.clone();
+    draft
+        .model_calls
+        .extend(builder.model_calls.iter().cloned());
+    draft.origins_seen.extend(builder.origins.iter().cloned());
+    draft.recorded_viewport = builder.viewport;
+    draft
 }
 
 impl Recorder {
