@@ -6,13 +6,13 @@ export const searchPrice = {
   inputs: [{ name: 'query', type: 'string', secret: false, required: true, default: null }],
   output: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' }, currency: { type: 'string' } } },
   path: '/w/recordings/search-price@1.2.0.json', source: { type: 'folder', dir: '/w/recordings' },
-  last_run: { status: 'passed', finished_at: Math.floor(Date.now() / 1000) - 120, duration_ms: 2300, run_id: 'r1', error: null }, problem: null, also_in_pack: null,
+  last_run: { status: 'passed', finished_at: Math.floor(Date.now() / 1000) - 120, duration_ms: 2300, run_id: 'r1', error: null, warnings: [] }, problem: null, also_in_pack: null,
 };
 export const login = {
   ...searchPrice, reference: 'shop-login@1.0.0', name: 'shop-login', version: '1.0.0', description: 'Log in to the shop.',
   capabilities: ['browser', 'secrets'], digest: 'sha256:11aa22bb33cc44dd55ee66ff77889900aabbccddeeff00112233445566778899',
   inputs: [{ name: 'user', type: 'string', secret: false, required: true, default: null }, { name: 'password', type: 'string', secret: true, required: true, default: null }],
-  path: '/w/recordings/shop-login@1.0.0.json', last_run: { status: 'failed', finished_at: Math.floor(Date.now() / 1000) - 7200, duration_ms: 900, run_id: 'r2', error: 'step 3 failed' },
+  path: '/w/recordings/shop-login@1.0.0.json', last_run: { status: 'failed', finished_at: Math.floor(Date.now() / 1000) - 7200, duration_ms: 900, run_id: 'r2', error: 'step 3 failed', warnings: [] },
 };
 export const flow = {
   ...searchPrice, reference: 'daily-price-watch@1.0.0', name: 'daily-price-watch', version: '1.0.0', kind: 'flow',

@@ -42,11 +42,12 @@ use browserflow_pack::Store;
 
 pub use holdings::{BrokenFile, CatalogWarning, FlowCheck, Holdings, Shadowed};
 pub use lookup::{FoundTool, LookupError};
+pub use runs::batch;
 pub use runs::invocation::{Invocation, InvocationError};
 pub use runs::run_tool;
 pub use runs::{
-    CRASH_AT_ENV, JournalAt, LEASE_TTL_ENV, ReadyRider, RunInput, RunInputs, RunSetup, RunsFolder,
-    SetupError, check_secrets, crash_hook_from_env, lease_ttl_from_env,
+    CRASH_AT_ENV, InputError, JournalAt, LEASE_TTL_ENV, ReadyRider, RunInput, RunInputs, RunSetup,
+    RunsFolder, SetupError, check_secrets, crash_hook_from_env, lease_ttl_from_env,
 };
 pub use typed_path::{typed_path, typed_path_in};
 

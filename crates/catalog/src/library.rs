@@ -98,6 +98,11 @@ pub struct LastRun {
     pub run_id: Option<String>,
     /// Why it failed (redacted), for failed runs.
     pub error: Option<String>,
+    /// What to know although it passed (redacted): a step found only by a lower-ranked
+    /// candidate, the page drifting from its recording (see `PreviewResult::warnings`).
+    /// Absent from a history written before warnings were kept.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// A tool or flow in the library.

@@ -134,6 +134,10 @@ pub struct PreviewResult {
     pub run_dir: Option<String>,
     /// Wall time of the whole run, in milliseconds.
     pub duration_ms: f64,
+    /// What to know although the run passed, one sentence each (redacted): a step found
+    /// only by a lower-ranked candidate, the page drifting from its recording. The same
+    /// words the run folder's `report.json`, the journal and `bflow run` say.
+    pub warnings: Vec<String>,
 }
 
 /// The steps of `file`, all pending: what the timeline shows before the run reports.
@@ -239,6 +243,7 @@ pub async fn run_preview_in(
         run_id: None,
         run_dir: None,
         duration_ms: 0.0,
+        warnings: Vec::new(),
     };
     let report = match outcome {
         Ok(run) => {
@@ -267,6 +272,12 @@ pub async fn run_preview_in(
     };
     if let Some((report, dir)) = report {
         merge_report(&mut steps, &report, dir.as_deref());
+        // The report came back redacted, so its warnings are.
+        result.warnings = report
+            .fallbacks(&file)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
     }
     for step in &steps {
         on_step(step);
@@ -404,5 +415,6 @@ fn failed_early(
         run_id: None,
         run_dir: None,
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        warnings: Vec::new(),
     }
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use anyhow::Context;
 use browserflow_catalog::run_tool::{self as browser_run, RunToolError};
-use browserflow_catalog::{Catalog, JournalAt, RunSetup, RunsFolder};
+use browserflow_catalog::{Catalog, JournalAt, RunSetup, RunsFolder, batch};
 use browserflow_replay::{ReplayOptions, SharedBrowser, StepObserver};
 use clap::{Args, Subcommand};
 
@@ -21,6 +21,21 @@ pub struct RunArgs {
     /// A tool input, `name=value` (`name=secret.NAME` for secret inputs). Repeatable.
     #[arg(long = "input", value_name = "NAME=VALUE")]
     inputs: Vec<String>,
+    /// Run the tool once per row of this file, on one browser: CSV (a header row naming the
+    /// inputs) or JSONL (one JSON object a line). A secret input's cells name a secret
+    /// (`secret.NAME`), never hold one.
+    #[arg(long = "inputs", value_name = "ROWS", conflicts_with = "inputs")]
+    rows: Option<PathBuf>,
+    /// With `--inputs`: rows replayed at once, each in its own browser context.
+    #[arg(long, default_value_t = 1, requires = "rows", value_parser = clap::value_parser!(u16).range(1..=64))]
+    concurrency: u16,
+    /// With `--inputs`: where each row's outcome goes the moment it finishes (`.jsonl` or
+    /// `.csv`); default: standard output, as JSON lines.
+    #[arg(long, value_name = "FILE", requires = "rows")]
+    output: Option<PathBuf>,
+    /// With `--output`: skip the rows it holds already (a batch that was stopped goes on).
+    #[arg(long, requires = "output")]
+    resume: bool,
     /// A folder of tool files (repeatable).
     #[arg(long = "tools", value_name = "DIR")]
     tools: Vec<PathBuf>,
@@ -93,6 +108,9 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub fn run_tool(args: RunArgs) -> Outcome {
+    if let Some(rows) = args.rows.clone() {
+        return run_batch(&args, &rows);
+    }
     tracing::debug!(target: "browserflow::timing", "bflow run starts");
     if let Some(dir) = &args.screenshots {
         browser_run::prepare_run_dir(dir)?;
@@ -188,6 +206,74 @@ fn run_prelaunched(
     println!("{}", serde_json::to_string_pretty(&run.output)?);
     tracing::debug!(target: "browserflow::timing", "output printed");
     Ok(true)
+}
+
+/// `bflow run TOOL --inputs ROWS`: every row on one browser, each outcome written as it
+/// finishes, a line of progress a row on stderr, a summary at the end; fails when a row did.
+fn run_batch(args: &RunArgs, rows_path: &std::path::Path) -> Outcome {
+    if let Some(dir) = &args.screenshots {
+        browser_run::prepare_run_dir(dir)?;
+    }
+    let runtime = runtime()?;
+    // Only a failed row's page is captured, unless `--screenshots` asks for every step.
+    let browser = Arc::new(
+        SharedBrowser::new(args.browser.config()).with_replay_options(ReplayOptions {
+            failure_screenshot: true,
+            ..ReplayOptions::default()
+        }),
+    );
+    {
+        let _inside = runtime.enter();
+        browser.prelaunch();
+    }
+    let outcome = (|| -> Outcome {
+        let mut dirs = args.tools.clone();
+        dirs.push(PathBuf::from("recordings"));
+        let catalog = Catalog::with_store(dirs, args.store.clone());
+        crate::logging::warn_strangers(&catalog);
+        let file = catalog.tool_file(&args.tool)?;
+        let rows = batch::read_rows(rows_path, &file)?;
+        let mut results = match &args.output {
+            Some(path) => batch::Results::open(path, &file, args.resume)?,
+            None => batch::Results::stdout(&file),
+        };
+        let mut setup = RunSetup {
+            journal: JournalAt::Temporary,
+            runs_folder: args
+                .screenshots
+                .clone()
+                .map_or(RunsFolder::None, RunsFolder::At),
+            secrets_file: args.secrets_file.clone(),
+            browser: browser.clone(),
+            log_redactor: Some(crate::logging::redactor().clone()),
+            ..RunSetup::default()
+        };
+        if let Some(budget) = args.budget.step_budget {
+            setup.rider.step_budget = budget;
+        }
+        let options = batch::BatchOptions {
+            concurrency: usize::from(args.concurrency),
+            keep_failed: args.screenshots.is_none(),
+        };
+        let summary = runtime.block_on(batch::run_batch(
+            &file,
+            rows,
+            setup,
+            &mut results,
+            options,
+            |row, progress| {
+                for line in crate::progress::batch_row(row, progress) {
+                    eprintln!("{line}");
+                }
+            },
+        ))?;
+        // Before the browser goes: its processes are this process's children.
+        let cpu = browserflow_cdp::launch::tree_cpu_seconds(std::process::id());
+        eprintln!("{}", crate::progress::batch_summary(&summary, cpu));
+        Ok(summary.failed == 0)
+    })();
+    runtime.block_on(browser.close());
+    outcome
 }
 
 /// Required tool inputs not given, with the `--input` that gives each.

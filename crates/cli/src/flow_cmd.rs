@@ -7,7 +7,7 @@ use anyhow::Context;
 use browserflow_catalog::{Catalog, Invocation, JournalAt, RunSetup, RunsFolder};
 use browserflow_flow::Plan;
 use browserflow_replay::SharedBrowser;
-use browserflow_rider::{JournalLocation, RunEvent, RunFailure, RunOutcome};
+use browserflow_rider::{JournalLocation, Rider, RunEvent, RunFailure, RunOutcome};
 use clap::{Args, Subcommand};
 
 use crate::exit::Outcome;
@@ -87,11 +87,7 @@ async fn run_flow(args: RunArgs) -> Outcome {
     setup.check_secrets(&plan, &inputs)?;
     let rider = catalog.rider(&setup)?;
     crate::logging::redact_run(rider.redactor());
-    finish(
-        rider.redactor(),
-        rider.run(&plan, inputs).await,
-        &args.common,
-    )
+    finish(&rider, rider.run(&plan, inputs).await, &args.common)
 }
 
 async fn resume_flow(args: ResumeArgs) -> Outcome {
@@ -109,7 +105,7 @@ async fn resume_flow(args: ResumeArgs) -> Outcome {
     setup.check_secrets(&plan, &recorded)?;
     crate::logging::redact_run(rider.redactor());
     finish(
-        rider.redactor(),
+        &rider,
         rider.resume(&args.run_id, &plan).await,
         &args.common,
     )
@@ -167,15 +163,19 @@ fn setup(
     setup
 }
 
-/// Prints the outcome; the output through the run's redactor, like everything it writes.
-fn finish(
-    redactor: &browserflow_rider::Redactor,
-    result: Result<RunOutcome, RunFailure>,
-    common: &CommonArgs,
-) -> Outcome {
+/// Prints the outcome (the output through the run's redactor, like everything it writes),
+/// after the warnings its steps gave.
+fn finish(rider: &Rider, result: Result<RunOutcome, RunFailure>, common: &CommonArgs) -> Outcome {
+    let run_id = match &result {
+        Ok(outcome) => Some(outcome.run_id.as_str()),
+        Err(failure) => failure.run_id.as_deref(),
+    };
+    if let Some(run_id) = run_id {
+        print_warnings(rider, run_id);
+    }
     match result {
         Ok(outcome) => {
-            let output = redactor.redact_json(&outcome.output);
+            let output = rider.redactor().redact_json(&outcome.output);
             let report = serde_json::json!({"run_id": outcome.run_id, "output": output});
             println!("{}", serde_json::to_string_pretty(&report)?);
             Ok(true)
@@ -196,6 +196,24 @@ fn finish(
             }
             Ok(false)
         }
+    }
+}
+
+/// The warnings the run's steps gave (a page drifting from its recording), as the journal
+/// keeps them: the same words `journal show` and the app's Library say.
+fn print_warnings(rider: &Rider, run_id: &str) {
+    match rider.journal().show(run_id) {
+        Ok(report) => {
+            for step in &report.steps {
+                for warning in &step.warnings {
+                    eprintln!(
+                        "warning: step `{}` ({}): {warning}",
+                        step.step_id, step.tool
+                    );
+                }
+            }
+        }
+        Err(e) => eprintln!("warning: cannot read the run's warnings back: {e}"),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Run inputs from the command line: `--input name=value`, parsed here and nowhere else into
 //! typed [`RunInput`]s against the slots of the flow or tool being run.
 
-use browserflow_catalog::{RunInput, RunInputs};
+use browserflow_catalog::{InputError, RunInput, RunInputs};
 use browserflow_contract::InputDecl;
 
 /// What the inputs are of, to name it in a message.
@@ -70,13 +70,10 @@ pub fn parse_input_args(
                 },
             });
         };
-        let secret_name = text.strip_prefix("secret.");
-        let input = match (decl.secret, secret_name) {
-            (true, Some(secret)) if !secret.is_empty() => RunInput::Secret(secret.to_owned()),
-            (true, _) => return Err(InputArgError::SecretValue(name.to_owned())),
-            (false, Some(_)) => return Err(InputArgError::NotSecret(name.to_owned())),
-            (false, None) => RunInput::from_text(decl, text),
-        };
+        let input = RunInput::from_written(decl, text).map_err(|e| match e {
+            InputError::NotSecret(_) => InputArgError::NotSecret(name.to_owned()),
+            _ => InputArgError::SecretValue(name.to_owned()),
+        })?;
         if inputs.insert(name.to_owned(), input).is_some() {
             return Err(InputArgError::Duplicate(name.to_owned()));
         }

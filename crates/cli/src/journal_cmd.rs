@@ -141,10 +141,14 @@ fn runs_table(runs: &[RunSummary]) -> String {
                 r.flow.clone(),
                 r.status.clone(),
                 r.started_at.clone(),
+                match r.warnings {
+                    0 => "-".to_owned(),
+                    n => n.to_string(),
+                },
             ]
         })
         .collect();
-    table(&["RUN", "FLOW", "STATUS", "STARTED"], &rows)
+    table(&["RUN", "FLOW", "STATUS", "STARTED", "WARNINGS"], &rows)
 }
 
 impl ShownRun {
@@ -195,6 +199,11 @@ impl ShownRun {
             &["#", "STEP", "TOOL", "STATUS", "ATTEMPTS", "TIME"],
             &rows,
         ));
+        for s in &r.steps {
+            for warning in &s.warnings {
+                out.push_str(&format!("step {} warning: {warning}\n", s.step_id));
+            }
+        }
         for s in r.steps.iter().filter(|s| s.error.is_some()) {
             out.push_str(&format!(
                 "step {} error: {}\n",

@@ -68,6 +68,18 @@ impl StepReport {
     }
 }
 
+impl crate::ReplayReport {
+    /// The fallback warnings of this replay of `file`, in step order: every view of a run
+    /// (the run folder's `report.json`, the Rider's journal through the tool's warnings, and
+    /// so `bflow flow run`, `journal show`, `journal list` and the app's Library) says them.
+    pub fn fallbacks(&self, file: &ToolFile) -> Vec<Fallback> {
+        self.steps
+            .iter()
+            .filter_map(|step| step.fallback(&described_candidates(file, step.index)))
+            .collect()
+    }
+}
+
 /// The selector candidates of step `index` of `file`, described, best first; empty for a
 /// step without a selector.
 pub fn described_candidates(file: &ToolFile, index: usize) -> Vec<String> {

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::ReplayReport;
 use crate::secrets::ReplaySecrets;
-use crate::{ReplayReport, described_candidates};
 use browserflow_cdp::thumbnail::thumbnail_png;
 use browserflow_steps::ToolFile;
 
@@ -50,12 +50,9 @@ pub fn write(
     // A step won by a lower-ranked selector: the earliest sign that the page drifts from the
     // recording, said where a person reading the report looks first.
     let warnings: Vec<String> = report
-        .steps
+        .fallbacks(file)
         .iter()
-        .filter_map(|step| {
-            step.fallback(&described_candidates(file, step.index))
-                .map(|f| f.to_string())
-        })
+        .map(ToString::to_string)
         .collect();
     let document = json!({
         "tool": file.contract.reference(),

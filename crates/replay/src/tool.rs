@@ -500,6 +500,13 @@ impl Tool for BrowserTool {
             (Some(report), None) => Ok(ToolOutput {
                 value: self.assemble_output(&report.outputs)?,
                 artifacts,
+                // Journaled by the Rider (redacted), so a drift is said wherever the run is
+                // shown, not only in this call's folder.
+                warnings: report
+                    .fallbacks(&self.file)
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect(),
             }),
             (None, None) => Err(ToolError::terminal("the replay produced no report")),
         }

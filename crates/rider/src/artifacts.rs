@@ -18,14 +18,20 @@ pub struct ToolOutput {
     pub value: Value,
     /// The call's report, folder and screenshots.
     pub artifacts: Artifacts,
+    /// What a person should know although the call succeeded, one sentence each (a browser
+    /// tool: a step found its element only by a lower-ranked candidate — the page drifts from
+    /// its recording). Unlike the artifacts they are journaled with the step's outcome (each
+    /// redacted), so every view of the run shows them.
+    pub warnings: Vec<String>,
 }
 
 impl ToolOutput {
-    /// A value with no artifacts.
+    /// A value with no artifacts and no warnings.
     pub fn value(value: Value) -> ToolOutput {
         ToolOutput {
             value,
             artifacts: Artifacts::default(),
+            warnings: Vec::new(),
         }
     }
 }

@@ -50,6 +50,7 @@ pub async fn preview_run<R: Runtime>(
         duration_ms: result.duration_ms,
         run_id: result.run_id.clone(),
         error: result.error.clone(),
+        warnings: result.warnings.clone(),
     };
     RunHistory::record(&state.paths.history(), &result.reference, run)
         .map_err(|e| AppError::new("io", e))?;

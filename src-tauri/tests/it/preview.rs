@@ -103,6 +103,8 @@ fn a_preview_streams_steps_returns_the_typed_output_and_records_the_last_run() {
         .and_then(|a| a.iter().find(|i| i["reference"] == "search-price@1.2.0"))
         .expect("listed");
     assert_eq!(item["last_run"]["status"], "passed", "{item:#}");
+    // Every step won on its best candidate: nothing to warn of.
+    assert_eq!(item["last_run"]["warnings"], json!([]), "{item:#}");
 }
 
 #[test]

@@ -24,4 +24,10 @@ run_id: string | null,
 /**
  * Why it failed (redacted), for failed runs.
  */
-error: string | null, };
+error: string | null, 
+/**
+ * What to know although it passed (redacted): a step found only by a lower-ranked
+ * candidate, the page drifting from its recording (see `PreviewResult::warnings`).
+ * Absent from a history written before warnings were kept.
+ */
+warnings: Array<string>, };

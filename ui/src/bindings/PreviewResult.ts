@@ -52,4 +52,10 @@ run_dir: string | null,
 /**
  * Wall time of the whole run, in milliseconds.
  */
-duration_ms: number, };
+duration_ms: number, 
+/**
+ * What to know although the run passed, one sentence each (redacted): a step found
+ * only by a lower-ranked candidate, the page drifting from its recording. The same
+ * words the run folder's `report.json`, the journal and `bflow run` say.
+ */
+warnings: Array<string>, };

@@ -53,4 +53,12 @@ page: string,
 /**
  * Several files may be chosen.
  */
-multiple: boolean, } | { "type": "closed" };
+multiple: boolean, } | { "type": "not_recorded", 
+/**
+ * The page it happened on.
+ */
+page: string, 
+/**
+ * What could not be read, in words.
+ */
+message: string, } | { "type": "closed" };

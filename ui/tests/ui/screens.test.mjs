@@ -80,6 +80,20 @@ both('library: lists tools, flows and packs with kind, capabilities, digest and 
   await page.close();
 });
 
+both('library: a last run that passed with a drift warning says so in the row and the details', async () => {
+  const said = 'step 4 (Open the first result) matched only on its selector #2 (xpath "(//main//ul/li)[1]/a"); 1 ranked above it found nothing: css "#gone". The page has changed since recording: check the step or record it again.';
+  const drifted = { ...fx.searchPrice, last_run: { ...fx.searchPrice.last_run, warnings: [said] } };
+  const page = await openApp(browser, server.origin, answer, { library: [drifted, fx.login], plan: fx.plan });
+  const row = page.getByTestId('library-table').locator('tr[data-ref="search-price@1.2.0"]');
+  await row.waitFor();
+  assert.match(await row.locator('.last-run').innerText(), /passed · 2 min ago\s+⚠ 1 warning: the page has changed/);
+  assert.equal(await row.getByTestId('last-run-warnings').getAttribute('title'), said);
+  assert.equal(await page.getByTestId('library-table').locator('tr[data-ref="shop-login@1.0.0"] [data-testid="last-run-warnings"]').count(), 0);
+  await row.getByTestId('item-details').click();
+  assert.equal(await page.getByTestId('last-run-warning').innerText(), said);
+  await page.close();
+});
+
 both('library: a command error is shown as its code and message', async () => {
   const page = await openApp(browser, server.origin, answer, {
     overrides: { library_list: { __reject: { code: 'io', message: 'cannot read /w/recordings' } } },
@@ -209,6 +223,16 @@ both('record: steps stream in live, picks become outputs, edits go to the draft,
   assert.match(await list.locator('li[data-rec-step="3"]').innerText(), /password — a secret input/);
   await ev('step_updated', 0, step(0, 'navigate', 'Open the shop (updated)'));
   assert.match(await list.locator('li[data-rec-step="0"]').innerText(), /updated/);
+  // What the recorder could not read is said while recording, never dropped.
+  const unreadable = 'an unreadable `click` message from the recorder script in http://x/ (page `main`): /target: missing field';
+  await emit(page, 'record://event', { type: 'not_recorded', page: 'main', message: unreadable });
+  const notRecorded = page.getByTestId('not-recorded');
+  await notRecorded.waitFor();
+  assert.match(await notRecorded.innerText(), /Something you did was not recorded[\s\S]*\/target: missing field/);
+  await emit(page, 'record://event', { type: 'not_recorded', page: 'main', message: unreadable });
+  await page.waitForFunction(() => /2 things you did were not recorded/.test(document.querySelector('[data-testid="not-recorded"]')?.textContent ?? ''));
+  await notRecorded.getByRole('button', { name: 'dismiss' }).click();
+  assert.equal(await notRecorded.count(), 0);
 
   // Pick the price in the browser.
   await page.getByTestId('record-pick').click();
@@ -708,10 +732,12 @@ both('preview: speaks the recorder’s language, ticks the running step, says sk
   await page.evaluate((steps) => window.__finishRun({
     reference: 'search-price@1.2.0', ok: true, output: { name: 'Mechanical Keyboard', price: 79.99, currency: 'EUR' },
     output_schema: {}, contract_digest: 'sha256:6ada91fe84b56d50ab47', steps, failed_step: null, error: null, error_code: null,
-    run_id: 'r9', run_dir: '/tmp/r9', duration_ms: 2100 }), done);
+    run_id: 'r9', run_dir: '/tmp/r9', duration_ms: 2100,
+    warnings: ['step 4 (Open the first result) matched only on its selector #2 (xpath "(//main//ul/li)[1]/a"); 1 ranked above it found nothing: css "#gone". The page has changed since recording: check the step or record it again.'] }), done);
+  // The warning is the replayer's own sentence (one rule, in Rust), shown as it is.
   const warning = page.getByTestId('fallback-warning');
   await warning.waitFor();
-  assert.match(await warning.innerText(), /Step 4 \(Open the first result\) matched only on its selector #2, xpath "\(\/\/main\/\/ul\/li\)\[1\]\/a"/);
+  assert.match(await warning.innerText(), /step 4 \(Open the first result\) matched only on its selector #2 \(xpath "\(\/\/main\/\/ul\/li\)\[1\]\/a"\)/);
   assert.match(await timeline.locator('li[data-step="3"]').innerText(), /fallback/);
   // The output is in view, above the timeline.
   const [okBox, timelineBox] = [await page.getByTestId('result-ok').boundingBox(), await timeline.boundingBox()];

@@ -671,8 +671,10 @@ pub fn event_view(event: RecordEvent) -> Option<RecordEventView> {
         RecordEvent::Closed => RecordEventView::Closed,
         RecordEvent::PickArmed => RecordEventView::PickArmed,
         RecordEvent::Picked(_) => return None,
-        // Logged by the recorder as it happens; the screen shows steps.
-        RecordEvent::ProtocolError(_) => return None,
+        RecordEvent::ProtocolError(error) => RecordEventView::NotRecorded {
+            page: error.page.clone(),
+            message: error.to_string(),
+        },
         RecordEvent::FileChooser(request) => RecordEventView::FileChooser {
             id: request.id,
             page: request.page,

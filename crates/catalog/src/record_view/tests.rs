@@ -158,3 +158,18 @@ fn saving_never_overwrites_a_tool_file() {
         other => panic!("expected `exists`, got {:?}", other.map(|i| i.reference)),
     }
 }
+
+#[test]
+fn an_unreadable_recorder_message_reaches_the_screen_as_not_recorded() {
+    let error = browserflow_record::protocol::read("main", r#"{"type": "click"}"#)
+        .expect_err("a click without its fields");
+    let view = event_view(RecordEvent::ProtocolError(error.clone())).expect("shown");
+    assert_eq!(
+        view,
+        RecordEventView::NotRecorded {
+            page: "main".into(),
+            message: error.to_string(),
+        }
+    );
+    assert!(error.to_string().contains("`click`"), "{error}");
+}

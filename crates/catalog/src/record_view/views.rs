@@ -157,6 +157,15 @@ pub enum RecordEventView {
         /// Several files may be chosen.
         multiple: bool,
     },
+    /// Something the person did was not recorded: the recorder script sent a message the
+    /// recorder cannot read. Said, never dropped, so a missing step is not a surprise at
+    /// replay.
+    NotRecorded {
+        /// The page it happened on.
+        page: String,
+        /// What could not be read, in words.
+        message: String,
+    },
     /// The window closed; the recording is over.
     Closed,
 }

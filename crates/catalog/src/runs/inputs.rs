@@ -35,6 +35,20 @@ impl RunInput {
         RunInput::Value(value)
     }
 
+    /// Text as a person writes an input (`--input name=TEXT`, a cell of a batch's rows) for
+    /// the slot `decl`: a secret slot takes `secret.NAME` only (never a value), a plain slot
+    /// takes its value as [`RunInput::from_text`] reads it and refuses `secret.…`. The one
+    /// rule the command line and batch files share.
+    pub fn from_written(decl: &InputDecl, text: &str) -> Result<RunInput, InputError> {
+        match (decl.secret, text.strip_prefix("secret.")) {
+            (true, Some(secret)) if !secret.is_empty() => Ok(RunInput::Secret(secret.to_owned())),
+            (true, Some(_)) => Err(InputError::EmptySecret(decl.name.clone())),
+            (true, None) => Err(InputError::SecretValue(decl.name.clone())),
+            (false, Some(_)) => Err(InputError::NotSecret(decl.name.clone())),
+            (false, None) => Ok(RunInput::from_text(decl, text)),
+        }
+    }
+
     /// As the Rider takes it.
     pub fn to_bound(&self) -> Bound {
         match self {

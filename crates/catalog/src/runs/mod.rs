@@ -10,8 +10,11 @@
 //! only the command line parses `name=value`.
 //!
 //! - [`run_tool`]: one tool as a one-step flow (`bflow run`, the preview, the demo);
+//! - [`batch`]: one tool over many rows of inputs (`bflow run --inputs rows.csv`), on one
+//!   browser;
 //! - [`invocation`]: how a flow run was started, kept in its run folder for `resume`.
 
+pub mod batch;
 mod inputs;
 pub(crate) mod invocation;
 pub mod run_tool;

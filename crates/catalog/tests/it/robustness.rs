@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use browserflow_catalog::run_tool::{RunToolError, run_tool, search_price};
 use browserflow_catalog::{RunInput, RunInputs, RunSetup};
 use browserflow_cdp::{Browser, BrowserConfig};
-use browserflow_replay::{ReplayOptions, SharedBrowser};
+use browserflow_replay::{ReplayOptions, SharedBrowser, StepObserver, StepStatus};
 use browserflow_rider::{ErrorClass, RetryPolicy, RiderOptions, RunError};
 use browserflow_shop::{FixtureServer, shop_files};
 use browserflow_steps::SelectorKind;
@@ -404,19 +404,29 @@ async fn a_cdp_disconnect_is_a_clear_transient_error() {
         .expect("socket address");
     let (proxy, cut) = cdp_proxy(real).await;
     let via_proxy = endpoint.replace(&real.to_string(), &proxy.to_string());
-    let browser = Arc::new(SharedBrowser::new(BrowserConfig {
-        ws_endpoint: Some(via_proxy.clone()),
-        ..BrowserConfig::default()
-    }));
+    // The connection is cut the moment the navigation has passed, so the replay is in its
+    // wait, however long the launch and the navigation took on a loaded machine (a fixed
+    // delay cut it during the navigation there, another failure than the one under test).
+    let cut = Arc::new(cut);
+    let cutter = cut.clone();
+    let browser = Arc::new(
+        SharedBrowser::new(BrowserConfig {
+            ws_endpoint: Some(via_proxy.clone()),
+            ..BrowserConfig::default()
+        })
+        .with_replay_options(ReplayOptions {
+            on_step: Some(StepObserver::new(move |progress| {
+                if progress.report.index == 0 && progress.report.status == StepStatus::Passed {
+                    let _ = cutter.send(true);
+                }
+            })),
+            ..ReplayOptions::default()
+        }),
+    );
     let tool = tool_with(json!([
         { "type": "navigate", "url": shop.url("/index.html") },
         { "type": "wait_for_expression", "expression": "window.neverTrue === true", "timeout_ms": 20000 }
     ]));
-    let cutter = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(1200)).await;
-        let _ = cut.send(true);
-        cut
-    });
     let started = Instant::now();
     let options = RunSetup {
         browser: browser.clone(),
@@ -426,12 +436,15 @@ async fn a_cdp_disconnect_is_a_clear_transient_error() {
     let err = run_tool(&tool, &RunInputs::new(), options)
         .await
         .expect_err("disconnected");
+    assert!(
+        *cut.borrow(),
+        "the navigation passed, then the connection was cut"
+    );
     assert!(started.elapsed() < Duration::from_secs(10));
     let (class, message) = tool_failure(err);
     assert_eq!(class, ErrorClass::Transient, "{message}");
     assert!(message.contains("connection"), "{message}");
     // Chromium itself is fine: a direct connection still works.
-    let _cut = cutter.await.expect("cutter");
     assert!(chromium.version().await.is_ok());
     chromium.close().await.expect("closes");
 }

@@ -253,3 +253,38 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_preview_that_passes_on_a_lower_ranked_candidate_says_the_replayers_warning() {
+    use browserflow_catalog::preview::{PreviewInput, PreviewRequest, run_preview};
+    let shop = FixtureServer::shop().expect("shop");
+    let mut tool = search_price()
+        .expect("parses")
+        .rebase_to(&shop.origin())
+        .to_json();
+    // The click's best candidate no longer matches; its second one still does.
+    tool["steps"][3]["selector"]["candidates"][0]["value"] = "#no-such-result-link".into();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("search-price@1.2.0.json");
+    std::fs::write(&path, serde_json::to_string(&tool).unwrap()).unwrap();
+    let request = PreviewRequest {
+        tool: path.to_string_lossy().into_owned(),
+        inputs: vec![PreviewInput {
+            name: "query".into(),
+            value: "keyboard".into(),
+            secret: false,
+        }],
+        headed: false,
+    };
+    let result = run_preview(&request, &dir.path().join("runs"), |_| {}).await;
+    assert!(result.ok, "{:?}", result.error);
+    assert_eq!(result.warnings.len(), 1, "{:?}", result.warnings);
+    assert!(
+        result.warnings[0].starts_with(
+            "step 4 (Open the first result) matched only on its selector #2 (xpath \"(//main//ul/li)[1]/a\"); \
+             1 ranked above it found nothing: css \"#no-such-result-link\""
+        ),
+        "{}",
+        result.warnings[0]
+    );
+}

@@ -19,7 +19,9 @@ mod process;
 
 pub use context::BrowserContext;
 pub use discover::{CHROME_ENV, find_chromium};
-pub use process::{BASE_FLAGS, kill_and_remove_profile, launch_args, sigkill_tree, wait_exited};
+pub use process::{
+    BASE_FLAGS, kill_and_remove_profile, launch_args, sigkill_tree, tree_cpu_seconds, wait_exited,
+};
 use process::{ChromeProcess, guard_against_orphaning, in_memory_profile, read_ws_endpoint};
 
 /// How to obtain a browser.

@@ -2,6 +2,7 @@
 //! SIGKILL), its throwaway profile in memory (removed once its processes are gone), a guard that ends
 //! it if we die first, and the DevTools endpoint it announces on stderr.
 
+use std::collections::HashMap;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -82,6 +83,59 @@ fn start_time(pid: u32) -> Option<u64> {
     let (_, rest) = stat.rsplit_once(')')?;
     // Fields after the command: state is field 3, start time field 22.
     rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// CPU time of the process `root` and every process below it that is still running, plus
+/// what its reaped children used, in seconds (`/proc/PID/stat` fields 14–17, in the kernel's
+/// fixed `USER_HZ` of 100 a second). `None` where there is no `/proc` or `root` is gone. A
+/// process's own figure, Chromium's processes included: what a batch of replays cost.
+pub fn tree_cpu_seconds(root: u32) -> Option<f64> {
+    const USER_HZ: f64 = 100.0;
+    // pid → (parent, own ticks, reaped children's ticks)
+    let mut table: HashMap<u32, (u32, u64, u64)> = HashMap::new();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        // `rest` starts at field 3 (state): parent is field 4, utime..cstime fields 14..17.
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let number = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|f| f.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        table.insert(
+            pid,
+            (
+                number(1) as u32,
+                number(11) + number(12),
+                number(13) + number(14),
+            ),
+        );
+    }
+    let (_, own, reaped) = *table.get(&root)?;
+    let mut ticks = own + reaped;
+    let mut below = vec![root];
+    while let Some(parent) = below.pop() {
+        for (pid, (ppid, own, reaped)) in &table {
+            if *ppid == parent && *pid != parent {
+                ticks += own + reaped;
+                below.push(*pid);
+            }
+        }
+    }
+    Some(ticks as f64 / USER_HZ)
 }
 
 /// The prefix of this process's profile folders: `browserflow-profile-<pid>-<start time>-`.
@@ -334,6 +388,38 @@ pub(super) async fn read_ws_endpoint(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_process_trees_cpu_counts_its_children_running_and_reaped() {
+        let me = std::process::id();
+        let before = tree_cpu_seconds(me).expect("this process");
+        // A child that burns CPU (a fixed amount of work, however loaded the machine) and
+        // one that waits: the first is counted once reaped, the second while it runs.
+        let burn = "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done";
+        let status = std::process::Command::new("sh")
+            .args(["-c", burn])
+            .status()
+            .expect("sh runs");
+        assert!(status.success());
+        let after = tree_cpu_seconds(me).expect("this process");
+        assert!(after - before >= 0.05, "{before} → {after}");
+        let mut waiting = std::process::Command::new("sh")
+            .args(["-c", &format!("{burn}; sleep 30")])
+            .spawn()
+            .expect("sh starts");
+        let child = waiting.id();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while tree_cpu_seconds(child).unwrap_or(0.0) < 0.05 && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let running = tree_cpu_seconds(child).expect("the child runs");
+        assert!(running >= 0.05, "{running}");
+        assert!(tree_cpu_seconds(me).expect("this process") >= after + running - 0.01);
+        let _ = waiting.kill();
+        let _ = waiting.wait();
+        assert_eq!(tree_cpu_seconds(u32::MAX), None, "no such process");
+    }
 
     #[test]
     fn only_folders_of_dead_owners_are_swept() {

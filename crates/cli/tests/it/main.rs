@@ -3,6 +3,7 @@
 // Helpers outside `#[test]` functions unwrap too: a panic is how a test fails.
 #![allow(clippy::unwrap_used)]
 
+mod batch;
 mod browser_crash;
 mod budget;
 mod canary;

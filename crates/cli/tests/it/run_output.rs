@@ -181,3 +181,69 @@ fn a_tools_inputs_are_called_tool_inputs() {
         stderr(&unknown)
     );
 }
+
+#[test]
+fn a_fallback_in_a_flow_is_said_by_flow_run_journal_show_and_journal_list() {
+    let _shop = Shop::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tools = dir.path().join("tools");
+    std::fs::create_dir(&tools).unwrap();
+    let edited = edited_tool(dir.path(), |t| {
+        t["steps"][3]["selector"]["candidates"][0]["value"] = "#no-such-result-link".into();
+    });
+    std::fs::rename(&edited, tools.join("search-price@1.2.0.json")).unwrap();
+    std::fs::write(
+        dir.path().join("watch.flow.json"),
+        r#"{"name": "watch", "version": "1.0.0",
+            "requires": [{"ref": "search-price@1.2.0",
+                          "contract_digest": "sha256:6ada91fe84b56d50ab47cfac9122c8e3e07d4212ba8e3023f1d4032299421d1c"}],
+            "steps": [{"id": "search", "uses": "search-price@1.2.0",
+                       "with": {"query": {"value": "keyboard"}}}],
+            "output": {"from": "steps.search.output.price"}}"#,
+    )
+    .unwrap();
+    let out = run_with(
+        dir.path(),
+        &[
+            "flow",
+            "run",
+            "watch.flow.json",
+            "--tools",
+            "tools",
+            "--journal",
+            "j.sqlite",
+        ],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let said = "step 4 (Open the first result) matched only on its selector #2 (xpath \"(//main//ul/li)[1]/a\"); 1 ranked above it found nothing: css \"#no-such-result-link\"";
+    assert!(
+        err.contains(&format!(
+            "warning: step `search` (search-price@1.2.0): {said}"
+        )),
+        "{err}"
+    );
+    let run: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let run_id = run["run_id"].as_str().unwrap();
+
+    let shown = run_with(
+        dir.path(),
+        &["journal", "show", run_id, "--journal", "j.sqlite"],
+    );
+    let text = stdout(&shown);
+    assert!(
+        text.contains(&format!("step search warning: {said}")),
+        "{text}"
+    );
+    let listed = stdout(&run_with(
+        dir.path(),
+        &["journal", "list", "--journal", "j.sqlite"],
+    ));
+    let header = listed.lines().next().unwrap();
+    let row = listed.lines().find(|l| l.starts_with(run_id)).unwrap();
+    assert_eq!(
+        row.get(header.find("WARNINGS").unwrap()..).map(str::trim),
+        Some("1"),
+        "{listed}"
+    );
+}

@@ -161,6 +161,7 @@ impl RunState<'_> {
             input: None,
             output: None,
             error: None,
+            warnings: Vec::new(),
             attempts: 0,
             started_at_ms: now_ms(),
             duration_us: 0,

@@ -99,8 +99,12 @@ impl RunState<'_> {
         let started_ms = now_ms();
         let ctx = self.ctx_for(call.step, call.id, call.inputs)?;
         let result = self.invoke(call.prepared, call.input.clone(), ctx).await;
+        let mut warnings = Vec::new();
         let result = match result {
-            Ok(output) => self.check_output(&call, output),
+            Ok(invoked) => {
+                warnings = invoked.warnings;
+                self.check_output(&call, invoked.value)
+            }
             Err(e) => Err(self.tool_failed(&call, e, 1)),
         };
         let (status, output, error) = match &result {
@@ -120,6 +124,7 @@ impl RunState<'_> {
             input: Some(call.input.clone()),
             output,
             error,
+            warnings,
             attempts: 1,
             started_at_ms: started_ms,
             duration_us: call.started.elapsed().as_micros() as i64,
@@ -206,16 +211,22 @@ impl RunState<'_> {
                 )))
             });
             let result = match invoked {
-                Ok(output) => self.check_output(&call, output).map_err(|e| (e, None)),
+                Ok(Invoked { value, warnings }) => self
+                    .check_output(&call, value)
+                    .map(|output| (output, warnings))
+                    .map_err(|e| (e, None)),
                 Err(e) => Err((self.tool_failed(&call, e.clone(), attempt), Some(e))),
             };
             let duration_us = attempt_started.elapsed().as_micros() as i64;
             match result {
-                Ok(output) => {
+                Ok((output, warnings)) => {
                     self.crash_point(CrashPoint::AfterEffect, call.id);
                     let recorded = journal.effect_finished(
                         &record,
-                        AttemptOutcome::Succeeded(&output),
+                        AttemptOutcome::Succeeded {
+                            output: &output,
+                            warnings: &warnings,
+                        },
                         duration_us,
                         now_ms(),
                     )?;
@@ -333,6 +344,7 @@ impl RunState<'_> {
             input: Some(input),
             output: Some(output.clone()),
             error: None,
+            warnings: Vec::new(),
             attempts: 1,
             started_at_ms: started_ms,
             duration_us: started.elapsed().as_micros() as i64,
@@ -347,7 +359,7 @@ impl RunState<'_> {
         prepared: &Prepared,
         input: Value,
         ctx: ToolCtx,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Invoked, ToolError> {
         if self.signal.is_cancelled() {
             return Err(ToolError::cancelled());
         }
@@ -364,7 +376,14 @@ impl RunState<'_> {
         if let Some(artifacts) = artifacts.filter(|a| !a.is_empty()) {
             lock(&self.artifacts).insert(step_id, artifacts);
         }
-        result.map(|output| output.value)
+        result.map(|output| Invoked {
+            value: output.value,
+            warnings: output
+                .warnings
+                .iter()
+                .map(|w| self.rider.redactor().redact_string(w))
+                .collect(),
+        })
     }
 
     pub(super) fn check_output(&self, call: &Call<'_>, output: Value) -> Result<Value, RunError> {
@@ -412,4 +431,11 @@ fn seconds(d: std::time::Duration) -> String {
     } else {
         format!("{} ms", d.as_millis())
     }
+}
+
+/// What a tool call gave back to the Rider: its value (not yet checked against the contract)
+/// and its warnings, redacted.
+pub(super) struct Invoked {
+    pub(super) value: Value,
+    pub(super) warnings: Vec<String>,
 }

@@ -73,6 +73,10 @@ pub struct StepReport {
     pub error: Option<String>,
     /// The idempotency key its effect was recorded under.
     pub idempotency_key: Option<String>,
+    /// What a person should know although it succeeded (a page drifting from its
+    /// recording), one sentence each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// One line of `bflow journal list`.
@@ -86,4 +90,6 @@ pub struct RunSummary {
     pub status: String,
     /// When it started.
     pub started_at: String,
+    /// How many warnings its steps gave (see [`StepReport::warnings`]).
+    pub warnings: usize,
 }

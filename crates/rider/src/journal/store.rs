@@ -220,8 +220,15 @@ pub enum EffectStart {
 /// How an attempt ended.
 #[derive(Debug, Clone, Copy)]
 pub enum AttemptOutcome<'a> {
-    /// The tool's output, checked against its contract.
-    Succeeded(&'a Value),
+    /// The tool's output, checked against its contract, and its warnings (redacted when
+    /// written). The warnings of an attempt whose outcome loses to one recorded first are
+    /// not written: the step shows the outcome that counted.
+    Succeeded {
+        /// The output.
+        output: &'a Value,
+        /// What a person should know although it succeeded, one sentence each.
+        warnings: &'a [String],
+    },
     /// The attempt failed: the step's status (`failed`, `retrying`, `cancelled`) and why.
     Failed {
         /// The step's status after it.
@@ -268,6 +275,8 @@ pub struct PendingStep {
     pub output: Option<Value>,
     /// Its error.
     pub error: Option<String>,
+    /// Its warnings, one sentence each.
+    pub warnings: Vec<String>,
     /// Attempts made.
     pub attempts: i64,
     /// When it started (Unix ms).

@@ -56,6 +56,7 @@ impl Tool for Reporter {
         Ok(ToolOutput {
             value: json!("done"),
             artifacts,
+            warnings: Vec::new(),
         })
     }
 }

@@ -18,3 +18,4 @@ mod redact;
 mod run;
 mod server;
 mod tools;
+mod warnings;

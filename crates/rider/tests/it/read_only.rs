@@ -131,6 +131,7 @@ async fn a_version_1_journal_opens_migrated_and_its_runs_resume() {
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(
             "DROP TABLE plan_steps; DROP TABLE leases; ALTER TABLE runs DROP COLUMN lease_epoch;
+             ALTER TABLE steps DROP COLUMN warnings;
              PRAGMA user_version = 1; PRAGMA application_id = 0;",
         )
         .unwrap();
@@ -177,6 +178,7 @@ async fn a_version_2_journal_gets_lease_epochs_and_a_run_it_held_resumes_fenced(
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(
             "ALTER TABLE runs DROP COLUMN lease_epoch; ALTER TABLE leases DROP COLUMN epoch;
+             ALTER TABLE steps DROP COLUMN warnings;
              PRAGMA user_version = 2;",
         )
         .unwrap();
@@ -192,6 +194,15 @@ async fn a_version_2_journal_gets_lease_epochs_and_a_run_it_held_resumes_fenced(
     assert_eq!(read.schema_version().unwrap(), 2, "a read does not migrate");
     let holder = read.lease_holder(&run_id).unwrap().unwrap();
     assert_eq!((holder.owner.as_str(), holder.epoch), ("old-session", 0));
+    // From before step warnings (version 4): none, in `journal show` and `journal list`.
+    assert!(
+        read.show(&run_id)
+            .unwrap()
+            .steps
+            .iter()
+            .all(|s| s.warnings.is_empty())
+    );
+    assert_eq!(read.runs(5).unwrap()[0].warnings, 0);
     drop(read);
 
     let journal = SqliteJournal::open(&path).unwrap();
@@ -201,6 +212,11 @@ async fn a_version_2_journal_gets_lease_epochs_and_a_run_it_held_resumes_fenced(
         "migrated"
     );
     assert_eq!(journal.lease_holder(&run_id).unwrap().unwrap().epoch, 0);
+    assert_eq!(
+        journal.runs(5).unwrap()[0].warnings,
+        0,
+        "the warnings column added"
+    );
     // Opening it again (another process would) finds it migrated.
     drop(SqliteJournal::open(&path).unwrap());
     let owner = LeaseOwner::this_process(std::time::Duration::from_secs(30));

@@ -13,7 +13,8 @@
 //! identity, recorded when a run starts, so a resume checks the whole plan first) and
 //! `leases` (who is executing a run; see [`lease`](super::lease)); 3 adds the lease epoch
 //! (`runs.lease_epoch`, the last epoch granted, and `leases.epoch`, the holder's), which
-//! fences every write. Opening an older journal for writing migrates it in one write
+//! fences every write; 4 adds `steps.warnings` (what a person should know of a step that
+//! succeeded: a page drifting from its recording). Opening an older journal for writing migrates it in one write
 //! transaction that reads the version under the write lock (two processes opening it at once
 //! migrate it once); its runs of version 1 have no plan rows and are resumed with the
 //! step-by-step checks alone.
@@ -50,7 +51,7 @@ pub struct JournalOptions {
 }
 
 /// The schema version written to `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// `PRAGMA application_id` of a journal (`bfjl`), so a journal is recognised as one.
 pub const APPLICATION_ID: i32 = 0x6266_6a6c;
@@ -91,6 +92,7 @@ CREATE TABLE IF NOT EXISTS steps (
     attempts INTEGER NOT NULL DEFAULT 0,
     started_at_ms INTEGER,
     duration_us INTEGER,
+    warnings TEXT,
     PRIMARY KEY (run_id, step_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS attempts (
@@ -142,11 +144,20 @@ CREATE TABLE IF NOT EXISTS leases (
 ";
 
 /// Columns added to tables of older versions (`ALTER TABLE … ADD COLUMN`, when missing):
-/// the lease epoch of version 3.
-const ADDED_COLUMNS: [(&str, &str, &str); 2] = [
+/// the lease epoch of version 3, the step warnings of version 4.
+const ADDED_COLUMNS: [(&str, &str, &str); 3] = [
     ("runs", "lease_epoch", "INTEGER NOT NULL DEFAULT 0"),
     ("leases", "epoch", "INTEGER NOT NULL DEFAULT 0"),
+    ("steps", "warnings", "TEXT"),
 ];
+
+/// Whether `table` has `column` (a journal opened read-only may be of an older version).
+fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
+    conn.prepare(&format!(
+        "SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"
+    ))?
+    .exists([column])
+}
 
 /// What a SQLite file holds, read without writing.
 enum FileKind {
@@ -450,12 +461,7 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
         }
         conn.execute_batch(SCHEMA)?;
         for (table, column, definition) in ADDED_COLUMNS {
-            let present: bool = conn
-                .prepare(&format!(
-                    "SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"
-                ))?
-                .exists([column])?;
-            if !present {
+            if !has_column(conn, table, column)? {
                 conn.execute_batch(&format!(
                     "ALTER TABLE {table} ADD COLUMN {column} {definition}"
                 ))?;

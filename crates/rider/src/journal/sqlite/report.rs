@@ -3,7 +3,7 @@
 use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 
-use super::SqliteJournal;
+use super::{SqliteJournal, has_column};
 use crate::clock::Clock;
 use crate::journal::{ErrorReport, JournalError, RunReport, RunSummary, StepReport};
 
@@ -65,14 +65,21 @@ impl SqliteJournal {
         else {
             return Err(self.unknown_run(run_id));
         };
+        // A journal of version 3 or older (opened read-only, unmigrated) has no warnings.
+        let warnings_column =
+            if has_column(&conn, "steps", "warnings").map_err(err("cannot read the steps"))? {
+                "s.warnings"
+            } else {
+                "NULL"
+            };
         let mut query = conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT s.step_id, s.position, s.tool_ref, s.contract_digest, s.input_digest, s.effectful,
                         s.status, s.attempts, s.started_at_ms, s.duration_us, s.input, s.output, s.error,
-                        e.idempotency_key
+                        e.idempotency_key, {warnings_column}
                  FROM steps s LEFT JOIN effects e ON e.run_id = s.run_id AND e.step_id = s.step_id
-                 WHERE s.run_id = ?1 ORDER BY s.position, s.step_id",
-            )
+                 WHERE s.run_id = ?1 ORDER BY s.position, s.step_id"
+            ))
             .map_err(err("cannot read the steps"))?;
         let steps = query
             .query_map(params![run_id], |r| {
@@ -91,6 +98,10 @@ impl SqliteJournal {
                     output: r.get::<_, Option<String>>(11)?.map(|t| self.reread(&t)),
                     error: r.get::<_, Option<String>>(12)?.map(|t| self.text(&t)),
                     idempotency_key: r.get(13)?,
+                    warnings: r
+                        .get::<_, Option<String>>(14)?
+                        .map(|t| self.warnings_of(&t))
+                        .unwrap_or_default(),
                 })
             })
             .map_err(err("cannot read the steps"))?
@@ -118,11 +129,20 @@ impl SqliteJournal {
     /// The most recent runs, newest first.
     pub(super) fn read_runs(&self, limit: usize) -> Result<Vec<RunSummary>, JournalError> {
         let conn = self.lock();
+        // A journal of version 3 or older (opened read-only, unmigrated) has no warnings.
+        let warnings = if has_column(&conn, "steps", "warnings")
+            .map_err(self.sqlite_error("cannot list the runs"))?
+        {
+            "(SELECT COALESCE(SUM(json_array_length(s.warnings)), 0) FROM steps s
+              WHERE s.run_id = runs.run_id AND s.warnings IS NOT NULL)"
+        } else {
+            "0"
+        };
         let mut query = conn
-            .prepare(
-                "SELECT run_id, flow, status, started_at_ms FROM runs
-                 ORDER BY started_at_ms DESC, run_id DESC LIMIT ?1",
-            )
+            .prepare(&format!(
+                "SELECT run_id, flow, status, started_at_ms, {warnings} FROM runs
+                 ORDER BY started_at_ms DESC, run_id DESC LIMIT ?1"
+            ))
             .map_err(self.sqlite_error("cannot list the runs"))?;
         query
             .query_map([limit as i64], |r| {
@@ -131,11 +151,21 @@ impl SqliteJournal {
                     flow: r.get(1)?,
                     status: r.get(2)?,
                     started_at: rfc3339(r.get(3)?),
+                    warnings: r.get::<_, i64>(4)?.max(0) as usize,
                 })
             })
             .map_err(self.sqlite_error("cannot list the runs"))?
             .collect::<Result<Vec<_>, _>>()
             .map_err(self.sqlite_error("cannot read a run"))
+    }
+
+    /// A step's stored warnings, each redacted again; a column that is not a JSON array of
+    /// strings is one warning, as text.
+    fn warnings_of(&self, text: &str) -> Vec<String> {
+        match serde_json::from_str::<Vec<String>>(text) {
+            Ok(warnings) => warnings.iter().map(|w| self.text(w)).collect(),
+            Err(_) => vec![self.text(text)],
+        }
     }
 
     /// A stored JSON column, redacted again (a secret registered since it was written is

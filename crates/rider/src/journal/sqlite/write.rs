@@ -197,7 +197,7 @@ impl SqliteJournal {
         // A deposed owner writes no attempt row and no outcome over the new owner's.
         self.fence(&tx, run_id, attempt.fence)?;
         let (attempt_outcome, error) = match outcome {
-            AttemptOutcome::Succeeded(_) => ("ok", None),
+            AttemptOutcome::Succeeded { .. } => ("ok", None),
             AttemptOutcome::Failed { message, .. } => ("error", Some(self.text(message))),
         };
         tx.prepare_cached(
@@ -216,7 +216,7 @@ impl SqliteJournal {
         })
         .map_err(self.sqlite_error("cannot record the attempt outcome"))?;
         let recorded = match outcome {
-            AttemptOutcome::Succeeded(output) => {
+            AttemptOutcome::Succeeded { output, warnings } => {
                 let text = self.json_text(output);
                 let inserted = tx
                     .prepare_cached(
@@ -253,6 +253,19 @@ impl SqliteJournal {
                     statement.execute(params![run_id, step.step_id, stored, duration_us])
                 })
                 .map_err(self.sqlite_error("cannot record the step outcome"))?;
+                if inserted == 1 {
+                    tx.prepare_cached(
+                        "UPDATE steps SET warnings = ?3 WHERE run_id = ?1 AND step_id = ?2",
+                    )
+                    .and_then(|mut statement| {
+                        statement.execute(params![
+                            run_id,
+                            step.step_id,
+                            self.warnings_text(warnings)
+                        ])
+                    })
+                    .map_err(self.sqlite_error("cannot record the step's warnings"))?;
+                }
                 // What a resume would read back, exactly (redacted).
                 if inserted == 1 && self.redactor.is_empty() {
                     None
@@ -329,8 +342,9 @@ impl SqliteJournal {
         let mut insert = tx
             .prepare_cached(
                 "INSERT OR REPLACE INTO steps (run_id, step_id, position, tool_ref, contract_digest,
-                     input_digest, effectful, status, input, output, error, attempts, started_at_ms, duration_us)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                     input_digest, effectful, status, input, output, error, attempts, started_at_ms, duration_us,
+                     warnings)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             )
             .map_err(self.sqlite_error("cannot prepare the step rows"))?;
         for step in pending.drain(..) {
@@ -349,11 +363,21 @@ impl SqliteJournal {
                     step.error.as_deref().map(|e| self.text(e)),
                     step.attempts,
                     step.started_at_ms,
-                    step.duration_us
+                    step.duration_us,
+                    self.warnings_text(&step.warnings)
                 ])
                 .map_err(self.sqlite_error("cannot record a step"))?;
         }
         Ok(())
+    }
+
+    /// A step's warnings as stored: a JSON array of redacted sentences, `NULL` for none.
+    fn warnings_text(&self, warnings: &[String]) -> Option<String> {
+        if warnings.is_empty() {
+            return None;
+        }
+        let redacted: Vec<String> = warnings.iter().map(|w| self.text(w)).collect();
+        serde_json::to_string(&redacted).ok()
     }
 
     pub(super) fn parse(&self, text: &str, what: &str) -> Result<Value, JournalError> {

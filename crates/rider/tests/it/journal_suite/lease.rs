@@ -386,7 +386,10 @@ pub async fn a_takeover_bumps_the_epoch_and_fences_every_write_of_the_old_owner(
         deposed(journal.effect_started(&attempt, now_ms(), &mut pending));
         deposed(journal.effect_finished(
             &attempt,
-            AttemptOutcome::Succeeded(&json!({"status": 200})),
+            AttemptOutcome::Succeeded {
+                output: &json!({"status": 200}),
+                warnings: &[],
+            },
             1,
             now_ms(),
         ));
