@@ -48,6 +48,7 @@ pub fn builder<R: tauri::Runtime>(
             packs::pack_remove,
             preview::preview_plan,
             preview::preview_run,
+            preview::preview_batch,
             shop::shop_serve,
             record::record_start,
             record::record_pick,

@@ -23,6 +23,7 @@
 //! # let _ = (plan, tools);
 //! ```
 
+pub mod batch_view;
 pub mod flow_view;
 mod holdings;
 pub mod library;

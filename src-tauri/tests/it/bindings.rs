@@ -9,7 +9,9 @@ use ts_rs::TS;
 
 fn generate(dir: &Path) {
     use browserflow_app::commands::{model, packs};
-    use browserflow_catalog::{flow_view, library, pack_view, preview, record_view as record};
+    use browserflow_catalog::{
+        batch_view, flow_view, library, pack_view, preview, record_view as record,
+    };
     browserflow_app::AppError::export_all_to(dir).expect("AppError");
     browserflow_app::AppPaths::export_all_to(dir).expect("AppPaths");
     library::LibraryItem::export_all_to(dir).expect("LibraryItem");
@@ -20,6 +22,9 @@ fn generate(dir: &Path) {
     packs::ExportChoice::export_all_to(dir).expect("ExportChoice");
     preview::PreviewRequest::export_all_to(dir).expect("PreviewRequest");
     preview::PreviewResult::export_all_to(dir).expect("PreviewResult");
+    batch_view::BatchRequest::export_all_to(dir).expect("BatchRequest");
+    batch_view::BatchRowView::export_all_to(dir).expect("BatchRowView");
+    batch_view::BatchResultView::export_all_to(dir).expect("BatchResultView");
     record::RecordStart::export_all_to(dir).expect("RecordStart");
     record::RecordEventView::export_all_to(dir).expect("RecordEventView");
     record::DraftView::export_all_to(dir).expect("DraftView");

@@ -148,3 +148,62 @@ fn a_failing_step_comes_back_with_every_candidate_tried() {
         .expect("listed");
     assert_eq!(item["last_run"]["status"], "failed");
 }
+
+#[test]
+fn run_on_a_file_streams_each_row_and_writes_the_results() {
+    let shop = FixtureServer::shop().expect("the shop serves");
+    let app = TestApp::empty();
+    let tool = shop_tool(&app, &shop, |_| {});
+    std::fs::create_dir_all(&app.paths.data).expect("the data folder");
+    let rows = app.paths.data.join("rows.csv");
+    std::fs::write(&rows, "query\nkeyboard\nmouse\n\"\"\n").expect("rows");
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let sink = seen.clone();
+    app.app.listen_any("batch://row", move |event| {
+        if let Ok(row) = serde_json::from_str::<Value>(event.payload()) {
+            sink.lock().expect("lock").push(row);
+        }
+    });
+    let request = json!({ "tool": tool, "rows": rows.display().to_string(), "concurrency": 2 });
+    let done = app.ok("preview_batch", json!({ "request": request }));
+    assert_eq!(
+        (
+            done["rows"].as_u64(),
+            done["ok"].as_u64(),
+            done["failed"].as_u64()
+        ),
+        (Some(3), Some(2), Some(1)),
+        "{done:#}"
+    );
+    let seen = seen.lock().expect("lock").clone();
+    assert_eq!(seen.len(), 3, "{seen:#?}");
+    assert_eq!(seen.last().map(|r| r["finished"].clone()), Some(json!(3)));
+    let by_row = |n: u64| {
+        seen.iter()
+            .find(|r| r["row"] == n)
+            .expect("the row")
+            .clone()
+    };
+    assert_eq!(by_row(1)["output"]["price"], json!(89.99));
+    assert_eq!(by_row(2)["output"]["price"], json!(24.5));
+    assert_eq!(
+        by_row(3)["error"],
+        "row 3, column `query` is empty and the input has no default"
+    );
+    let results =
+        std::fs::read_to_string(done["results"].as_str().expect("a path")).expect("results");
+    assert_eq!(results.lines().count(), 3, "{results}");
+
+    // A file that is not rows: said, nothing run.
+    let request = json!({ "tool": tool, "rows": tool, "concurrency": 1 });
+    let refused = app
+        .invoke("preview_batch", json!({ "request": request }))
+        .expect_err("refused");
+    assert_eq!(refused["code"], "batch", "{refused:#}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(".csv")),
+        "{refused:#}"
+    );
+}

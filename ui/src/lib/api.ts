@@ -4,6 +4,9 @@ import { invoke } from '@tauri-apps/api/core';
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import type { AppError } from '../bindings/AppError';
 import type { AppPaths } from '../bindings/AppPaths';
+import type { BatchRequest } from '../bindings/BatchRequest';
+import type { BatchResultView } from '../bindings/BatchResultView';
+import type { BatchRowView } from '../bindings/BatchRowView';
 import type { DraftSuggestions } from '../bindings/DraftSuggestions';
 import type { DraftView } from '../bindings/DraftView';
 import type { ExportChoice } from '../bindings/ExportChoice';
@@ -27,7 +30,7 @@ import type { StepView } from '../bindings/StepView';
 import type { VerifyView } from '../bindings/VerifyView';
 
 export type {
-  AppError, DraftSuggestions, DraftView, FieldProblem, FlowView, LibraryItem, ManifestView, ModelStatus, OnConflict, PickedView, PreviewResult,
+  AppError, BatchResultView, BatchRowView, DraftSuggestions, DraftView, FieldProblem, FlowView, LibraryItem, ManifestView, ModelStatus, OnConflict, PickedView, PreviewResult,
   RecordEventView, RecordStatusView, SelectorSuggestionView, ShopView, StepView, VerifyView,
 };
 
@@ -56,6 +59,7 @@ export const api = {
   packRemove: (pack: string) => call<string>('pack_remove', { pack }),
   previewPlan: (tool: string) => call<StepView[]>('preview_plan', { tool }),
   previewRun: (request: PreviewRequest) => call<PreviewResult>('preview_run', { request }),
+  previewBatch: (request: BatchRequest) => call<BatchResultView>('preview_batch', { request }),
   shopServe: () => call<ShopView>('shop_serve'),
   recordStart: (start: RecordStart) => call<void>('record_start', { start }),
   recordPick: () => call<PickedView>('record_pick'),
@@ -87,6 +91,7 @@ export const api = {
 export const events = {
   previewStep: (f: (s: StepView) => void): Promise<UnlistenFn> => listen<StepView>('preview://step', (e) => f(e.payload)),
   record: (f: (e: RecordEventView) => void): Promise<UnlistenFn> => listen<RecordEventView>('record://event', (e) => f(e.payload)),
+  batchRow: (f: (r: BatchRowView) => void): Promise<UnlistenFn> => listen<BatchRowView>('batch://row', (e) => f(e.payload)),
   /** The window is asked to close while a recording or an unsaved draft is open. */
   closeRequested: (f: () => void): Promise<UnlistenFn> => listen<null>('app://close-requested', () => f()),
 };

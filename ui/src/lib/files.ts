@@ -38,3 +38,14 @@ export async function choosePackDestination(fileName: string): Promise<string | 
     throw asAppError(e);
   }
 }
+
+/** Asks for a file of rows to run a tool on (CSV with a header naming the inputs, or JSONL); `null` when the person cancels. */
+export async function chooseRows(): Promise<string | null> {
+  const path = await open({
+    title: 'Run on a file of rows',
+    multiple: false,
+    directory: false,
+    filters: [{ name: 'Rows (CSV, JSON lines)', extensions: ['csv', 'jsonl', 'ndjson'] }],
+  });
+  return typeof path === 'string' ? path : null;
+}

@@ -745,6 +745,48 @@ both('preview: speaks the recorder’s language, ticks the running step, says sk
   await page.close();
 });
 
+both('preview: run on a file lists each row as it finishes, says where the batch stands, and where the results are', async () => {
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    switch (cmd) {
+      case 'library_list': return F.library;
+      case 'preview_plan': return F.plan;
+      case 'plugin:dialog|open': window.__dialog = args.options; return '/home/ada/products.csv';
+      case 'preview_batch': window.__batch = args.request; return new Promise((resolve) => { window.__finishBatch = resolve; });
+      default: return Promise.reject({ code: 'unexpected', message: cmd });
+    }
+  }, { library: fx.library, plan: fx.plan });
+  await page.locator('[data-nav="preview"]').click();
+  await page.locator('li[data-step="5"]').waitFor();
+  await page.locator('input[data-input="query"]').fill('keyboard');
+  assert.equal(await page.getByTestId('run').isDisabled(), false);
+  await page.getByTestId('run-batch').click();
+  await page.waitForFunction(() => window.__batch);
+  const request = await page.evaluate(() => window.__batch);
+  assert.equal(request.rows, '/home/ada/products.csv');
+  assert.deepEqual((await page.evaluate(() => window.__dialog.filters))[0].extensions, ['csv', 'jsonl', 'ndjson']);
+  assert.equal(await page.getByTestId('run').isDisabled(), true, 'one run at a time');
+  const row = (n, ok, finished, failed) => ({ row: n, ok, output: ok ? { name: 'Mechanical Keyboard', price: 89.99, currency: 'USD' } : null,
+    error: ok ? null : `row ${n}, column \`query\` is empty and the input has no default`, run_folder: null, duration_ms: 900,
+    finished, failed, total: 3, rows_per_second: 1.5, seconds_left: (3 - finished) / 1.5 });
+  await emit(page, 'batch://row', row(2, true, 1, 0));
+  await page.locator('[data-testid="batch-table"] tr[data-row="2"]').waitFor();
+  assert.match(await page.getByTestId('batch-progress').innerText(), /1\/3 rows · 1\.5 rows\/s · ~1\.3 s left/);
+  await emit(page, 'batch://row', row(3, false, 2, 1));
+  await emit(page, 'batch://row', row(1, true, 3, 1));
+  await page.locator('[data-testid="batch-table"] tr[data-row="1"]').waitFor();
+  // Listed by row, whatever order they finished in.
+  assert.deepEqual(await page.locator('[data-testid="batch-table"] tbody tr').evaluateAll((trs) => trs.map((t) => t.dataset.row)), ['1', '2', '3']);
+  assert.match(await page.locator('tr[data-row="3"]').innerText(), /failed[\s\S]*column `query` is empty/);
+  assert.match(await page.locator('tr[data-row="1"]').innerText(), /ok[\s\S]*"price":89\.99/);
+  await page.evaluate(() => window.__finishBatch({ rows: 3, ok: 2, failed: 1, seconds: 2.1, rows_per_second: 1.43, results: '/data/runs/batches/search-price@1.2.0-1.jsonl' }));
+  const done = page.getByTestId('batch-done');
+  await done.waitFor();
+  assert.match(await done.innerText(), /3 rows: 2 ok, 1 failed in 2\.1 s[\s\S]*search-price@1\.2\.0-1\.jsonl/);
+  assert.equal(await page.getByTestId('run').isDisabled(), false);
+  assert.equal(await page.getByTestId('run-batch').isDisabled(), false);
+  await page.close();
+});
+
 both('record: outputs are renamed and removed (a price’s currency too), an input may keep no default, name and version problems sit by their fields', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     const step = (i, kind, description) => ({ index: i, kind, description, target: null, best_selector: null, page: 'main', url: 'http://x/', secret: false, thumbnail: F.png });
