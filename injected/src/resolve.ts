@@ -8,7 +8,7 @@ import { markup as describe } from './describe';
 import * as READS from './reads';
 import type { Found } from './reads';
 import * as REPEAT from './repeat';
-import { accessibleName, labelMatches, norm, roleOf, sameRole, textOf } from './roles';
+import { labelMatches, nameMatches, norm, roleOf, sameRole, textOf } from './roles';
 import { composedContains, deepElementFromPoint, deepElements, hostsOf } from './shadow';
 import * as STATES from './states';
 import { isVisible } from './visibility';
@@ -64,7 +64,7 @@ const isField = (e: Element): e is HTMLInputElement | HTMLSelectElement | HTMLTe
 const byRole = (root: ParentNode, role: Region): Element[] => {
   const want = norm(role.role);
   const name = role.name == null ? null : norm(role.name);
-  return deepElements(root).filter((e) => sameRole(roleOf(e), want) && (name === null || accessibleName(e) === name));
+  return deepElements(root).filter((e) => sameRole(roleOf(e), want) && (name === null || nameMatches(e, name)));
 };
 const byIdIn = (root: Node, id: string): Element | null =>
   ('getElementById' in root ? (root as Document | ShadowRoot).getElementById(id) : document.getElementById(id));
@@ -170,7 +170,7 @@ const queryIn = (c: Candidate, root: ParentNode): Found => {
       case 'role': return { els: byRole(root, { role: v, ...(c.name == null ? {} : { name: c.name }) }) };
       case 'accessible_name': {
         const want = norm(v);
-        return { els: innermost(deepElements(root).filter((e) => accessibleName(e) === want)) };
+        return { els: innermost(deepElements(root).filter((e) => nameMatches(e, want))) };
       }
       case 'label': {
         const want = norm(v);

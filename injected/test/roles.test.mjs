@@ -39,7 +39,7 @@ test('roles follow HTML-AAM and ARIA (implicit, explicit, synonyms, scoping)', a
       .map((id) => [id, BF.roles.roleOf(document.getElementById(id))])));
   assert.deepEqual(roles, {
     b1: 'button', s1: 'button', t1: 'textbox', i1: 'presentation', i2: 'img', i3: 'img',
-    h1: 'banner', h2: null, a1: null, a2: 'complementary', th1: 'columnheader', th2: 'rowheader', td1: 'cell',
+    h1: 'banner', h2: 'sectionheader', a1: null, a2: 'complementary', th1: 'columnheader', th2: 'rowheader', td1: 'cell',
     sel: 'combobox', p1: 'textbox', pres: null, li1: 'listitem', li2: null, ad: 'group', dfn: 'term', s: 'deletion',
   });
   // `image` and `img`, `presentation` and `none` are one role each.
@@ -71,6 +71,36 @@ test('accessible names follow accname 1.2 and HTML-AAM', async () => {
   });
   assert.equal(await page.evaluate(() => BF.roles.labelOf(document.getElementById('t3'))), 'Name *');
   assert.equal(await page.evaluate(() => BF.roles.labelMatches(document.getElementById('sel'), 'Size')), true);
+});
+
+test('names are the text as it renders: counters, text-transform, visibility, aria-owns, hidden roots', async () => {
+  const page = await chromium.page(`
+    <style>
+      ol.c { counter-reset: n 2 } ol.c li::before { counter-increment: n 3; content: counter(n) ") " }
+      .alt::before { counter-set: k 7; content: "" / counter(k) }
+      .up { text-transform: uppercase }
+    </style>
+    <ol class="c"><li id="c1">one</li><li id="c2">two</li></ol>
+    <button id="alt" class="alt">new</button>
+    <button id="up" class="up">ok</button>
+    <h2 id="vis">a <span style="visibility:hidden">b <span style="visibility:visible">c</span></span></h2>
+    <a id="own" href="#" aria-owns="tail">Docs</a><div aria-hidden="true"><span id="tail"> (PDF)</span></div>
+    <div style="visibility:hidden"><button id="hid"><span>Later</span></button></div>`);
+  const names = await page.evaluate(() => Object.fromEntries(['c1', 'c2', 'alt', 'up', 'vis', 'own', 'hid']
+    .map((id) => [id, BF.roles.accessibleName(document.getElementById(id))])));
+  assert.deepEqual(names, {
+    c1: '5) one', // counter-reset 2, then each item's ::before increments by 3
+    c2: '8) two',
+    alt: '7 new', // a counter in the alternative text
+    up: 'OK',
+    vis: 'a c', // visibility: visible again under a hidden span
+    own: 'Docs (PDF)', // an owned element is the owner's last child, out of its aria-hidden parent
+    hid: 'Later', // a hidden element's own name is its full text (menus hidden until a hover)
+  });
+  // A name recorded before names followed text-transform still matches; no other casing does.
+  const matches = await page.evaluate(() => ['OK', 'ok', 'Ok']
+    .map((want) => BF.roles.nameMatches(document.getElementById('up'), want)));
+  assert.deepEqual(matches, [true, true, false]);
 });
 
 test('names reach into open shadow roots and slots', async () => {

@@ -50,6 +50,7 @@ var __browserflow_bundle = (() => {
     isHidden: () => isHidden,
     labelMatches: () => labelMatches,
     labelOf: () => labelOf,
+    nameMatches: () => nameMatches,
     norm: () => norm,
     roleOf: () => roleOf,
     sameRole: () => sameRole,
@@ -148,7 +149,7 @@ var __browserflow_bundle = (() => {
   };
   var tagOf = (el) => el.localName;
   var typeOf = (el) => (el.getAttribute("type") || "text").toLowerCase();
-  var ROLES = new Set("alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox comment complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic grid gridcell group heading img insertion link list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong subscript suggestion superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem".split(" "));
+  var ROLES = new Set("alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox comment complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic grid gridcell group heading img insertion link list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox menuitemradio meter navigation none note option paragraph presentation progressbar radio radiogroup region row rowgroup rowheader scrollbar search searchbox sectionfooter sectionheader separator slider spinbutton status strong subscript suggestion superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem".split(" "));
   var NAME_FROM_CONTENT = /* @__PURE__ */ new Set([
     "button",
     "cell",
@@ -224,6 +225,7 @@ var __browserflow_bundle = (() => {
       case "ul":
       case "ol":
       case "menu":
+      case "dir":
         return "list";
       // A list item outside a list is generic (HTML-AAM "li").
       case "li":
@@ -242,10 +244,11 @@ var __browserflow_bundle = (() => {
         return "main";
       case "search":
         return "search";
+      // Scoped to sectioning content, ARIA 1.3's section header and footer (as Chromium maps them).
       case "header":
-        return scopedToBody(el) ? "banner" : null;
+        return scopedToBody(el) ? "banner" : "sectionheader";
       case "footer":
-        return scopedToBody(el) ? "contentinfo" : null;
+        return scopedToBody(el) ? "contentinfo" : "sectionfooter";
       case "aside":
         return asideRole(el);
       case "article":
@@ -333,18 +336,22 @@ var __browserflow_bundle = (() => {
     return row && Array.from(row.children).some((c) => c.localName === "td") ? "rowheader" : "columnheader";
   };
   var namedByAria = (el) => el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") || el.hasAttribute("aria-labeledby") || el.hasAttribute("aria-describedby");
+  var OWN_PLATFORM_ROLE = "input, select, textarea, button, img, svg, iframe, embed, object, video, audio, canvas, html, body, abbr, cite, kbd, samp, var, q, label, legend";
+  var minimumRole = (el) => !el.matches(OWN_PLATFORM_ROLE) && (el.hasAttribute("autofocus") || el.hasAttribute("popover") || el.hasAttribute("draggable")) ? "group" : null;
   var focusable = (el) => el.hasAttribute("tabindex") || el.matches("a[href], button, input, select, textarea");
   var roleOf = (el) => {
     const tokens = (el.getAttribute("role") || "").trim().toLowerCase().split(/\s+/);
     const explicit = tokens.map((t) => t === "image" ? "img" : t).find((t) => ROLES.has(t));
     if ((explicit === "none" || explicit === "presentation") && (focusable(el) || namedByAria(el))) return implicitRole(el);
-    return explicit || implicitRole(el);
+    const role = explicit || implicitRole(el);
+    return role === null || role === "generic" || role === "none" || role === "presentation" ? minimumRole(el) || role : role;
   };
   var isHidden = (el) => {
     if (el.getAttribute("aria-hidden") === "true") return true;
     if (["SCRIPT", "STYLE", "TEMPLATE", "NOSCRIPT"].includes(el.tagName)) return true;
     return !styleVisible(el);
   };
+  var hiddenByVisibilityOnly = (el) => el.getAttribute("aria-hidden") !== "true" && typeof el.checkVisibility === "function" && el.checkVisibility({ visibilityProperty: false });
   var byIdNear = (el, id) => {
     const root = el.getRootNode();
     return root.getElementById ? root.getElementById(id) : null;
@@ -357,8 +364,12 @@ var __browserflow_bundle = (() => {
     if (role === "textbox" || role === "searchbox") return hasValue(el) ? String(el.value) : textOf(el);
     if (role === "combobox" || role === "listbox") {
       if (el instanceof HTMLSelectElement) return Array.from(el.selectedOptions).map((o) => o.text).join(" ");
-      if (hasValue(el)) return String(el.value);
-      return "";
+      if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el.value;
+      if (role === "listbox") {
+        return Array.from(el.querySelectorAll("[role=option][aria-selected=true]")).map((o) => textOf(o)).join(" ");
+      }
+      if (hasValue(el) && typeof el.value === "string") return el.value;
+      return textOf(el);
     }
     if (role && RANGE_ROLES.has(role)) {
       const vt = el.getAttribute("aria-valuetext");
@@ -380,6 +391,13 @@ var __browserflow_bundle = (() => {
     const c = firstChild(el, tag);
     return c ? labelText(c, ctx) : "";
   };
+  var captionOfLoneImage = (img, ctx) => {
+    const figure = img.parentElement;
+    if (!figure || figure.localName !== "figure") return "";
+    const caption = firstChild(figure, "figcaption");
+    const alone = Array.from(figure.childNodes).every((n) => n === img || n === caption || n.nodeType === Node.TEXT_NODE && !n.data.trim() || n.nodeType === Node.COMMENT_NODE);
+    return caption && alone ? labelText(caption, ctx) : "";
+  };
   var nativeName = (el, ctx) => {
     const tag = tagOf(el);
     if (tag === "input") {
@@ -395,10 +413,10 @@ var __browserflow_bundle = (() => {
     }
     const l = nativeLabels(el, ctx);
     if (l.trim()) return l;
+    if (tag === "img" && !el.hasAttribute("alt") && !el.getAttribute("title")) return captionOfLoneImage(el, ctx);
     if (tag === "img" || tag === "area") return el.getAttribute("alt") || "";
     if (tag === "fieldset") return legendLike(el, "legend", ctx);
     if (tag === "table") return legendLike(el, "caption", ctx);
-    if (tag === "figure") return legendLike(el, "figcaption", ctx);
     if (tag === "optgroup") return el.getAttribute("label") || "";
     if (tag === "option" && el.hasAttribute("label")) return el.getAttribute("label") || "";
     if (tag === "svg") {
@@ -416,12 +434,93 @@ var __browserflow_bundle = (() => {
     }
     return role === "textbox" || role === "searchbox" || role === "combobox" ? el.getAttribute("aria-placeholder") || "" : "";
   };
+  var runsInline = (display) => display === "inline" || display === "contents";
   var pad = (el, text) => {
     if (!text) return text;
-    const d = getComputedStyle(el).display;
-    return d.startsWith("inline") || d === "contents" ? text : " " + text + " ";
+    return runsInline(getComputedStyle(el).display) ? text : " " + text + " ";
   };
-  var CONTENT_TOKEN = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|attr\(\s*([^)\s]+)\s*\)|(\/)|[a-z-]+\([^)]*\)|([a-z-]+)/gi;
+  var renderedText = (t, showHidden, asWritten) => {
+    const parent = composedParent(t);
+    if (!parent || showHidden && asWritten) return t.data;
+    const style = getComputedStyle(parent);
+    if (!showHidden && style.visibility !== "visible") return "";
+    const how = asWritten ? "none" : style.textTransform;
+    if (how === "uppercase") return t.data.toUpperCase();
+    if (how === "lowercase") return t.data.toLowerCase();
+    if (how === "capitalize") return t.data.replace(/(^|[\s\p{P}])(\p{L})/gu, (_m, b, c) => b + c.toUpperCase());
+    return t.data;
+  };
+  var counterPairs = (value, fallback) => {
+    if (!value || value === "none") return [];
+    const out = [];
+    const words = value.trim().split(/\s+/);
+    for (let i = 0; i < words.length; i++) {
+      const n = Number(words[i + 1]);
+      const has2 = words[i + 1] !== void 0 && Number.isFinite(n);
+      out.push([words[i], has2 ? n : fallback ?? 0]);
+      if (has2) i++;
+    }
+    return out;
+  };
+  var counterSnapshots = /* @__PURE__ */ new WeakMap();
+  var showsCounter = (style) => style.display !== "none" && /counters?\(/.test(style.content);
+  var countersOf = (doc) => {
+    const known = counterSnapshots.get(doc);
+    if (known) return known;
+    const snapshots = /* @__PURE__ */ new Map();
+    const live = [];
+    const innermost2 = (name) => {
+      for (let i = live.length - 1; i >= 0; i--) if (live[i].name === name) return live[i];
+      return void 0;
+    };
+    const apply = (style, parent) => {
+      for (const [name, value] of counterPairs(style.counterReset, 0)) {
+        const sibling = innermost2(name);
+        if (sibling && sibling.parent === parent) sibling.value = value;
+        else live.push({ name, value, parent });
+      }
+      const made = (name) => {
+        const c = innermost2(name);
+        if (c) return c;
+        const fresh = { name, value: 0, parent };
+        live.push(fresh);
+        return fresh;
+      };
+      for (const [name, by] of counterPairs(style.counterIncrement, 1)) made(name).value += by;
+      for (const [name, value] of counterPairs(style.counterSet, 0)) made(name).value = value;
+    };
+    const pseudo = (el, which) => {
+      const style = getComputedStyle(el, which);
+      if (!style.content || style.content === "none" || style.content === "normal" || style.display === "none") return;
+      apply(style, el);
+      if (showsCounter(style)) {
+        const at = snapshots.get(el) || {};
+        at[which] = live.map((c) => ({ ...c }));
+        snapshots.set(el, at);
+      }
+    };
+    const walk = (el) => {
+      const style = getComputedStyle(el);
+      if (style.display === "none") return;
+      apply(style, el.parentElement);
+      pseudo(el, "::before");
+      for (const child of Array.from(el.children)) walk(child);
+      pseudo(el, "::after");
+      for (let i = live.length - 1; i >= 0; i--) if (live[i].parent === el) live.splice(i, 1);
+    };
+    if (doc.documentElement) walk(doc.documentElement);
+    counterSnapshots.set(doc, snapshots);
+    queueMicrotask(() => counterSnapshots.delete(doc));
+    return snapshots;
+  };
+  var counterText = (fn, args, el, pseudo) => {
+    const [name = "", sep = ""] = args.split(",").map((a) => a.trim());
+    const all2 = (countersOf(el.ownerDocument).get(el)?.[pseudo] || []).filter((c) => c.name === name);
+    if (!all2.length) return "0";
+    if (fn === "counter") return String(all2[all2.length - 1].value);
+    return all2.map((c) => c.value).join(unescapeCss(sep.replace(/^["']|["']$/g, "")));
+  };
+  var CONTENT_TOKEN = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|attr\(\s*([^)\s]+)\s*\)|(\/)|(counters?)\(([^)]*)\)|[a-z-]+\([^)]*\)|([a-z-]+)/gi;
   var QUOTES = { "open-quote": "“", "close-quote": "”" };
   var unescapeCss = (t) => t.replace(
     /\\([0-9a-f]{1,6})\s?|\\(.)/gi,
@@ -430,7 +529,7 @@ var __browserflow_bundle = (() => {
   var generated = (el, pseudo) => {
     const style = getComputedStyle(el, pseudo);
     const content = style.content;
-    if (!content || content === "none" || content === "normal" || style.display === "none") return "";
+    if (!content || content === "none" || content === "normal" || style.display === "none" || style.visibility !== "visible") return "";
     let text = "";
     let alt = null;
     for (const m of content.matchAll(CONTENT_TOKEN)) {
@@ -438,39 +537,63 @@ var __browserflow_bundle = (() => {
         alt = "";
         continue;
       }
-      const part = m[1] != null ? unescapeCss(m[1]) : m[2] != null ? unescapeCss(m[2]) : m[3] ? el.getAttribute(m[3]) || "" : QUOTES[m[5] || ""] || "";
+      const part = m[1] != null ? unescapeCss(m[1]) : m[2] != null ? unescapeCss(m[2]) : m[3] ? el.getAttribute(m[3]) || "" : m[5] ? counterText(m[5].toLowerCase(), m[6] || "", el, pseudo) : QUOTES[m[7] || ""] || "";
       if (alt !== null) alt += part;
       else text += part;
     }
     const out = alt !== null ? alt ? " " + alt + " " : "" : text;
-    return out && !style.display.startsWith("inline") ? " " + out + " " : out;
+    return out && !runsInline(style.display) ? " " + out + " " : out;
   };
+  var ownerOf = (child) => {
+    if (!child.id) return null;
+    const root = child.getRootNode();
+    for (const owner of Array.from(root.querySelectorAll("[aria-owns]"))) {
+      if ((owner.getAttribute("aria-owns") || "").split(/\s+/).includes(child.id)) return owner;
+    }
+    return null;
+  };
+  var ownsHonoured = (owner, owned2) => !isHidden(owner) && !insideHiddenTree(owner) && owned2.checkVisibility?.() !== false;
+  var insideHiddenTree = (el) => {
+    for (let n = composedParent(el); n; n = composedParent(n)) if (n.getAttribute("aria-hidden") === "true") return true;
+    return false;
+  };
+  var owned = (el) => (el.getAttribute("aria-owns") || "").trim().split(/\s+/).filter(Boolean).map((id) => byIdNear(el, id)).filter((o) => o !== null && ownsHonoured(el, o));
   var fromContent = (el, ctx, showHidden) => {
     let out = generated(el, "::before");
     const each = (n) => {
-      if (n.nodeType === Node.TEXT_NODE) out += n.data;
-      else if (n.nodeType !== Node.ELEMENT_NODE) return;
+      if (n.nodeType === Node.TEXT_NODE) {
+        out += renderedText(n, showHidden, ctx.asWritten);
+      } else if (n.nodeType !== Node.ELEMENT_NODE) return;
       else if (n.localName === "br") out += " ";
       else if (n.localName === "slot") n.assignedNodes({ flatten: true }).forEach(each);
-      else out += pad(n, compute(n, ctx, showHidden));
+      else {
+        const owner = ownerOf(n);
+        if (owner && owner !== el && ownsHonoured(owner, n)) return;
+        out += pad(n, compute(n, ctx, showHidden));
+      }
     };
     (el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes).forEach(each);
+    for (const o of owned(el)) out += pad(o, compute(o, ctx, showHidden));
     return out + generated(el, "::after");
   };
-  var labelledByText = (el, root) => labelledBy(el).map((r) => compute(
-    r,
-    { root, inLabelledBy: true, inTraversal: true, visited: new Set(r === root ? [] : [root]) },
-    isHidden(r)
-  )).join(" ");
+  var labelledByText = (el, root, visited, asWritten = false) => labelledBy(el).map((r) => compute(r, {
+    root,
+    inLabelledBy: true,
+    inTraversal: true,
+    asWritten,
+    visited: visited || new Set(r === root ? [] : [root])
+  }, isHidden(r))).join(" ");
   var compute = (el, ctx, showHidden) => {
     const isRoot = el === ctx.root;
     if (ctx.visited.has(el)) return "";
     ctx.visited.add(el);
-    if (!isRoot && !showHidden && isHidden(el)) return "";
+    if (!isRoot && !showHidden && isHidden(el)) {
+      return hiddenByVisibilityOnly(el) ? fromContent(el, { ...ctx, inTraversal: true }, false) : "";
+    }
     const role = isRoot && ctx.role !== void 0 ? ctx.role : roleOf(el);
     if (isRoot && (role === "presentation" || role === "none")) return "";
     if (!ctx.inLabelledBy && labelledByAttr(el) !== null) {
-      const t = labelledByText(el, ctx.root);
+      const t = labelledByText(el, ctx.root, isRoot ? void 0 : ctx.visited, ctx.asWritten);
       if (t.trim()) return t;
     }
     if (!isRoot && ctx.inTraversal) {
@@ -483,27 +606,38 @@ var __browserflow_bundle = (() => {
       const n = nativeName(el, ctx);
       if (n.trim()) return n;
     }
+    let spaces = "";
     if (role && NAME_FROM_CONTENT.has(role) || !isRoot) {
       const t = fromContent(el, { ...ctx, inTraversal: true }, showHidden);
       if (t.trim()) return t;
+      spaces = t ? " " : "";
     }
     const title = el.getAttribute("title");
     if (title && title.trim()) return title;
-    return isRoot ? lastResort(el, role) : "";
+    return isRoot ? lastResort(el, role) : spaces;
   };
-  var nameOf = (el, role) => norm(compute(el, { root: el, role, visited: /* @__PURE__ */ new Set() }, false));
+  var nameOf = (el, role, asWritten = false) => norm(compute(el, { root: el, role, visited: /* @__PURE__ */ new Set(), asWritten }, isHidden(el)));
   var accessibleName = (el) => nameOf(el, void 0);
-  var labelParts = (el) => {
-    const parts = [norm(labelledByText(el, el)), norm(el.getAttribute("aria-label"))];
+  var nameMatches = (el, want) => {
+    const name = accessibleName(el);
+    return name === want || name.toLowerCase() === want.toLowerCase() && nameOf(el, void 0, true) === want;
+  };
+  var labelParts = (el, asWritten = false) => {
+    const parts = [norm(labelledByText(el, el, void 0, asWritten)), norm(el.getAttribute("aria-label"))];
     const labels = labelsOf(el);
     if (labels.length) {
-      const each = labels.map((l) => norm(labelText(l, { root: el, visited: /* @__PURE__ */ new Set([el]) })));
+      const each = labels.map((l) => norm(labelText(l, { root: el, visited: /* @__PURE__ */ new Set([el]), asWritten })));
       parts.push(norm(each.join(" ")), ...each);
     }
     return parts.filter(Boolean);
   };
   var labelOf = (el) => labelParts(el)[0] || "";
-  var labelMatches = (el, want) => labelParts(el).includes(want);
+  var labelMatches = (el, want) => {
+    const parts = labelParts(el);
+    if (parts.includes(want)) return true;
+    const lower = want.toLowerCase();
+    return parts.some((p) => p.toLowerCase() === lower) && labelParts(el, true).includes(want);
+  };
   var SYNONYMS = { presentation: "none", image: "img" };
   var sameRole = (role, want) => role != null && (SYNONYMS[role] || role) === (SYNONYMS[want] || want);
 
@@ -1024,7 +1158,7 @@ var __browserflow_bundle = (() => {
   var byRole = (root, role) => {
     const want = norm(role.role);
     const name = role.name == null ? null : norm(role.name);
-    return deepElements(root).filter((e) => sameRole(roleOf(e), want) && (name === null || accessibleName(e) === name));
+    return deepElements(root).filter((e) => sameRole(roleOf(e), want) && (name === null || nameMatches(e, name)));
   };
   var byIdIn = (root, id) => "getElementById" in root ? root.getElementById(id) : document.getElementById(id);
   var anchorsOf = (within, root) => {
@@ -1121,7 +1255,7 @@ var __browserflow_bundle = (() => {
           return { els: byRole(root, { role: v, ...c.name == null ? {} : { name: c.name } }) };
         case "accessible_name": {
           const want = norm(v);
-          return { els: innermost(deepElements(root).filter((e) => accessibleName(e) === want)) };
+          return { els: innermost(deepElements(root).filter((e) => nameMatches(e, want))) };
         }
         case "label": {
           const want = norm(v);

@@ -12,7 +12,8 @@ use crate::support::Harness;
 /// Element id on `names.html`, and the role and name it must be recorded under; `None` where
 /// the element must get no role candidate (no role, or no name).
 const TABLE: &[(&str, Option<(&str, &str)>)] = &[
-    // Landmarks: header and footer only at the top level; section and form only when named.
+    // Landmarks: header and footer only at the top level (in an article, ARIA 1.3's section
+    // header and footer, as Chromium); section and form only when named.
     ("n-banner", Some(("banner", "Site"))),
     ("n-nav", Some(("navigation", "Primary"))),
     ("n-main", Some(("main", "Name checks"))),
@@ -23,8 +24,8 @@ const TABLE: &[(&str, Option<(&str, &str)>)] = &[
     ("n-form", Some(("form", "Newsletter"))),
     ("n-form-unnamed", None),
     ("n-article", Some(("article", "Review"))),
-    ("n-article-header", None),
-    ("n-article-footer", None),
+    ("n-article-header", Some(("sectionheader", "Review header"))),
+    ("n-article-footer", Some(("sectionfooter", "Review footer"))),
     // Links: content, an image's alt, hidden parts left out, blocks set apart.
     ("n-link", Some(("link", "Read more about us"))),
     ("n-link-img", Some(("link", "Home"))),
@@ -139,17 +140,10 @@ async fn replay(h: &Harness, steps: &[Step]) -> Result<serde_json::Map<String, V
     report.map(|r| r.outputs).map_err(|e| e.to_string())
 }
 
-/// Where Chromium's names differ: it maps a header or footer inside an article to its own
-/// `sectionheader`/`sectionfooter` roles (HTML-AAM: generic, so no role candidate here), and
-/// names neither rows nor list items from their content (WAI-ARIA 1.2 §5.2.8.4 lists `row`;
-/// `listitem` keeps its content name for the tools already recorded with it).
-const CHROMIUM_DIFFERS: &[&str] = &[
-    "n-article-header",
-    "n-article-footer",
-    "n-head-row",
-    "n-row",
-    "n-li",
-];
+/// Where Chromium's names differ: it names neither rows nor list items from their content
+/// (WAI-ARIA 1.2 §5.2.8.4 lists `row`; `listitem` keeps its content name for the tools already
+/// recorded with it).
+const CHROMIUM_DIFFERS: &[&str] = &["n-head-row", "n-row", "n-li"];
 
 /// Chromium's own computed name of each element of the table (its accessibility tree).
 async fn chromium_names(page: &browserflow_cdp::Page) -> Vec<(String, String)> {

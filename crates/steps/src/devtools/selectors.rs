@@ -92,11 +92,15 @@ fn parse_aria_role(aria: &str) -> Option<(String, String)> {
 
 /// A role as the DevTools Recorder writes it — Chromium's accessibility tree names — as the
 /// WAI-ARIA role browserflow's resolver computes: Chromium says `image` for `img` and `none`
-/// for `presentation` (the resolver takes `none` and `presentation` as one role).
+/// for `presentation` (the resolver takes `none` and `presentation` as one role), and names
+/// two HTML elements by its own roles: a details' `summary` (`DisclosureTriangle`, a button in
+/// HTML-AAM) and `math` (`MathMLMath`).
 fn aria_role(chromium: &str) -> &str {
     match chromium {
         "image" => "img",
         "presentation" => "none",
+        "DisclosureTriangle" => "button",
+        "MathMLMath" => "math",
         other => other,
     }
 }
@@ -152,6 +156,15 @@ mod tests {
             ("aria/Company logo[role=\"image\"]", "img"),
             ("aria/Spacer[role=\"presentation\"]", "none"),
             ("aria/Save[role=\"button\"]", "button"),
+            (
+                "aria/Shipping details[role=\"DisclosureTriangle\"]",
+                "button",
+            ),
+            ("aria/Formula[role=\"MathMLMath\"]", "math"),
+            (
+                "aria/Review header[role=\"sectionheader\"]",
+                "sectionheader",
+            ),
         ] {
             let candidate = single_candidate(selector);
             assert_eq!(candidate.kind, SelectorKind::Role, "{selector}");
