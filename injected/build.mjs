@@ -31,6 +31,7 @@ export const BUNDLES = [
   ['crates/replay/src/js/quiet_mutations.js', 'replay/settle.ts', 'quietMutations', 'function'],
   ['crates/replay/src/js/scroll_window.js', 'replay/frames.ts', 'scrollWindow', 'function'],
   ['crates/replay/src/js/call_resolver.js', 'replay/resolver.ts', 'callResolver', 'function'],
+  ['crates/replay/src/js/call_list.js', 'replay/resolver.ts', 'callList', 'function'],
   ['crates/replay/src/js/arm_pointer_probe.js', 'replay/pointer.ts', 'armPointerProbe', 'value'],
   ['crates/replay/src/js/read_pointer_probe.js', 'replay/pointer.ts', 'readPointerProbe', 'value'],
   ['crates/replay/src/js/take_pointer_probe.js', 'replay/pointer.ts', 'takePointerProbe', 'value'],

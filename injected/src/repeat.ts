@@ -4,6 +4,7 @@
 // `cell` and `item` picks of a `structure` candidate).
 
 import { accessibleName, norm, roleOf, textOf } from './roles';
+import { deepElements } from './shadow';
 import type { Pick, Region, Within } from './protocol/resolve';
 
 const TABLES = new Set(['grid', 'treegrid', 'table']);
@@ -213,4 +214,43 @@ export const placeOf = (el: Element, role: string): Place | null => {
       content: short(textOf(item)), container: parent };
   }
   return null;
+};
+
+// The weight of a candidate group of items: how many items, times how much each holds (its
+// elements, through open shadow roots) — the rows of a table outweigh the cells of one row, and
+// cards of content outweigh a row of bare links.
+const weightOf = (group: Element[]): number => group.reduce((sum, e) => sum + 1 + deepElements(e).length, 0);
+/// Every item of the repeating structure in `anchor`, through open shadow roots: a list's (or
+/// feed's) own items, a grid's or table's data rows (the first part of each), else the heaviest
+/// group of two or more sibling elements of one shape (see `weightOf`), siblings in the light
+/// tree or in a shadow root. The `items` pick, which an `extract_list` step's items rely on:
+/// classes and ids may change, the repetition does not.
+export const everyItemOf = (anchor: Element): Element[] => {
+  const anchorRole = roleOf(anchor);
+  const itemRole = anchorRole !== null ? ITEM_ROLE[anchorRole] : undefined;
+  if (itemRole) return deepElements(anchor).filter((e) => roleOf(e) === itemRole && nearest(e, LISTS) === anchor);
+  if (has(TABLES, anchorRole)) return rowsOf(anchor).map((parts) => parts[0] as Element);
+  let best: Element[] = [];
+  let bestWeight = 0;
+  const parents: ParentNode[] = [anchor];
+  for (const e of deepElements(anchor)) {
+    parents.push(e);
+    if (e.shadowRoot) parents.push(e.shadowRoot);
+  }
+  if (anchor.shadowRoot) parents.push(anchor.shadowRoot);
+  for (const parent of parents) {
+    const groups = new Map<string, Element[]>();
+    for (const child of Array.from(parent.children)) {
+      if (child.localName === 'script' || child.localName === 'style' || child.localName === 'template') continue;
+      const key = shapeOf(child);
+      const g = groups.get(key);
+      if (g) g.push(child); else groups.set(key, [child]);
+    }
+    for (const g of groups.values()) {
+      if (g.length < 2) continue;
+      const w = weightOf(g);
+      if (w > bestWeight) { best = g; bestWeight = w; }
+    }
+  }
+  return best;
 };

@@ -106,6 +106,11 @@ const queryStructure = (c: Candidate, root: ParentNode): Found => {
   else {
     const anchors = anchorsOf(s.within, root);
     if (!anchors) return { error: 'unknown structure anchor ' + JSON.stringify(Object.keys(s.within)), permanent: true };
+    if (pick === 'items') {
+      // Every item of the repeating structure there, whatever the role (an `extract_list`).
+      for (const anchor of anchors) REPEAT.everyItemOf(anchor).forEach((e) => found.add(e));
+      return { els: Array.from(found) };
+    }
     if (pick === 'default_button') {
       for (const anchor of anchors) {
         // The form's default button: its first submit button in tree order (HTML §4.10.21.2).
@@ -147,7 +152,7 @@ const TEST_ID_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'd
 const message = (e: unknown): string => (e instanceof Error && e.message ? e.message : String(e));
 
 /// The elements candidate `c` matches in `root`, or why it cannot match.
-const queryIn = (c: Candidate, root: ParentNode): Found => {
+export const queryIn = (c: Candidate, root: ParentNode): Found => {
   const v = c.value;
   try {
     switch (c.kind) {

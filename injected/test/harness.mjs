@@ -18,7 +18,7 @@ let modules = null;
 /// Every module of injected/src, as a script defining `window.BF`.
 export async function modulesScript() {
   if (modules) return modules;
-  const names = ['describe', 'mask', 'reads', 'repeat', 'resolve', 'roles', 'shadow', 'states', 'visibility'];
+  const names = ['describe', 'list', 'mask', 'reads', 'repeat', 'resolve', 'roles', 'shadow', 'states', 'table', 'visibility'];
   const contents = names.map((n) => `export * as ${n} from './${n}';`).join('\n');
   const result = await build({
     stdin: { contents, resolveDir: join(here, '..', 'src'), sourcefile: 'test-entry.ts', loader: 'ts' },

@@ -14,9 +14,11 @@ use anyhow::{Context, bail};
 use browserflow_catalog::record_view::{RelianceName, parse_output_kind};
 use browserflow_catalog::save::{Overwrite, SaveError, save_draft};
 use browserflow_record::{
-    Draft, InputBySelector, InputType, MarkWatch, ModelAssist, OutputBySelector, RecordEvent,
-    RecordOptions, Recorder, SelectorMarks, UnresolvedMark,
+    Draft, InputBySelector, InputType, ListBySelector, MAIN_PAGE, MarkWatch, ModelAssist,
+    OutputBySelector, RecordEvent, RecordOptions, Recorder, SelectorMarks, TableBySelector,
+    UnresolvedMark,
 };
+use browserflow_steps::ExtractListStep;
 use clap::Args;
 
 use crate::exit::Outcome;
@@ -54,6 +56,18 @@ pub struct RecordArgs {
     /// `NAME=SELECTOR[:string|number|integer|boolean]`. Repeatable.
     #[arg(long = "extract", value_name = "NAME=SELECTOR[:TYPE]")]
     extracts: Vec<String>,
+    /// Read a list into an output field at the end, as an array of objects:
+    /// `NAME=ITEM_SELECTOR{FIELD=SELECTOR[@ATTRIBUTE][:TYPE],…}` (types: string, number,
+    /// integer, boolean, date, url; `@href` and `@src` are absolute URLs; a field missing
+    /// from some items is optional). Looked up in the live page. Repeatable.
+    #[arg(long = "extract-list", value_name = "NAME=ITEMS{FIELD=SELECTOR,…}")]
+    lists: Vec<String>,
+    /// Read a table's (or ARIA grid's) data rows into an output field at the end, as an
+    /// array of objects keyed by column: `NAME=TABLE_SELECTOR` (every column, named from its
+    /// header, typed by its values) or `NAME=TABLE_SELECTOR{FIELD=HEADER[:TYPE],…}` (a header
+    /// under a spanning one as `Price / EUR`). Looked up in the live page. Repeatable.
+    #[arg(long = "extract-table", value_name = "NAME=TABLE[{FIELD=HEADER,…}]")]
+    tables: Vec<String>,
     /// Run without a window (for scripted recordings and tests).
     #[arg(long)]
     headless: bool,
@@ -168,12 +182,31 @@ pub fn run(args: RecordArgs) -> Outcome {
         .iter()
         .map(|m| output_mark(m))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut lists = args
+        .lists
+        .iter()
+        .map(|l| {
+            ListBySelector::parse(l)
+                .map(ListMark::List)
+                .map_err(|e| anyhow::anyhow!("--extract-list {e}"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for table in &args.tables {
+        let table =
+            TableBySelector::parse(table).map_err(|e| anyhow::anyhow!("--extract-table {e}"))?;
+        lists.push(ListMark::Table(table));
+    }
     let viewport = viewport(&args.viewport)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     if let Some(draft) = args.from_draft.clone() {
+        if !lists.is_empty() {
+            bail!(
+                "--extract-list and --extract-table need the live page to find the items' candidates: record again with them"
+            );
+        }
         return runtime.block_on(from_draft(&args, &draft, inputs, extracts));
     }
-    runtime.block_on(record(args, inputs, extracts, viewport))
+    runtime.block_on(record(args, inputs, extracts, lists, viewport))
 }
 
 /// The draft file a recording whose marks did not all resolve is kept in:
@@ -197,13 +230,83 @@ const MAX_DRAFT_FILE: u64 = 64 * 1024 * 1024;
 /// Applies `marks` to `draft` and writes the tool to `--out`; when a mark does not resolve,
 /// writes the draft beside it instead, names every such mark, and says how to finish. The
 /// outcome is success only when the tool was written.
-async fn finish(args: &RecordArgs, mut draft: Draft, marks: SelectorMarks) -> Outcome {
+/// An `--extract-list` or an `--extract-table`.
+enum ListMark {
+    List(ListBySelector),
+    Table(TableBySelector),
+}
+
+impl ListMark {
+    /// The flag, the output's name and the selector, as given.
+    fn said(&self) -> (&'static str, &str, &str) {
+        match self {
+            ListMark::List(l) => ("--extract-list", &l.name, &l.items),
+            ListMark::Table(t) => ("--extract-table", &t.name, &t.table),
+        }
+    }
+
+    /// Looks the list up on `page` of the live recording.
+    async fn look_up(&self, recorder: &Recorder, page: &str) -> Result<ExtractListStep, String> {
+        let found = match self {
+            ListMark::List(list) => recorder.describe_list(page, list).await,
+            ListMark::Table(table) => recorder.describe_table(page, table).await,
+        };
+        found.map_err(|e| e.to_string())
+    }
+}
+
+/// A list looked up in the live page: its step and the page it is on, or why it has none.
+type LookedUpList = (ListMark, Result<(ExtractListStep, String), String>);
+
+async fn finish(
+    args: &RecordArgs,
+    mut draft: Draft,
+    marks: SelectorMarks,
+    lists: Vec<LookedUpList>,
+) -> Outcome {
     for name in marks.unchecked_outputs() {
         eprintln!(
             "warning: --extract {name}: the window closed before its element could be looked up; it is kept unchecked"
         );
     }
-    if let Err(unresolved) = draft.apply_marks(marks) {
+    let mut unresolved = draft.apply_marks(marks).err().unwrap_or_default();
+    for (list, looked_up) in lists {
+        let added = looked_up.and_then(|(step, page)| {
+            let count = step.recorded_items.unwrap_or_default();
+            let optional: Vec<String> = step
+                .fields
+                .iter()
+                .filter(|f| f.optional)
+                .map(|f| f.name.clone())
+                .collect();
+            draft
+                .mark_list(step, Some(page))
+                .map(|_| (count, optional.join(", ")))
+                .map_err(|e| e.to_string())
+        });
+        match added {
+            Ok((count, optional)) => eprintln!(
+                "list `{}`: {} on the page{}",
+                list.said().1,
+                crate::words::count(count as usize, "item"),
+                if optional.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (optional, missing from some: {optional})")
+                }
+            ),
+            Err(why) => {
+                let (flag, name, selector) = list.said();
+                unresolved.push(UnresolvedMark {
+                    flag,
+                    name: name.to_owned(),
+                    selector: selector.to_owned(),
+                    why,
+                });
+            }
+        }
+    }
+    if !unresolved.is_empty() {
         return keep_draft(args, &draft, &unresolved);
     }
     for text in &args.rely_on {
@@ -355,7 +458,7 @@ async fn from_draft(
         return keep_draft(args, &draft, &unresolved);
     }
     let outputs = SelectorMarks::unchecked(Vec::new(), extracts);
-    finish(args, draft, outputs).await
+    finish(args, draft, outputs, Vec::new()).await
 }
 
 /// Refuses before anything is recorded when `--out` exists and `--force` is not given: the
@@ -374,6 +477,7 @@ async fn record(
     args: RecordArgs,
     inputs: Vec<InputBySelector>,
     extracts: Vec<OutputBySelector>,
+    lists: Vec<ListMark>,
     viewport: Option<(u32, u32)>,
 ) -> Outcome {
     check_out(&args)?;
@@ -488,8 +592,24 @@ async fn record(
     // Selectors are looked up once more while the page is still open; the marks apply to the
     // draft, and a recording whose marks do not all resolve is kept as a draft.
     let marks = watch.look_last(&recorder).await;
+    // Lists are read on the page the journey ends on, while it is still open.
+    let page = recorder
+        .steps()
+        .last()
+        .map_or_else(|| MAIN_PAGE.to_string(), |s| s.page.clone());
+    let mut looked_up = Vec::new();
+    for list in lists {
+        let found = if recorder.is_closed() {
+            Err("the window closed before the list could be looked up".to_string())
+        } else {
+            list.look_up(&recorder, &page)
+                .await
+                .map(|step| (step, page.clone()))
+        };
+        looked_up.push((list, found));
+    }
     let draft = recorder.stop().await?;
-    finish(&args, draft, marks).await
+    finish(&args, draft, marks, looked_up).await
 }
 
 /// Whether a window can be shown: an X11 or Wayland display is named.

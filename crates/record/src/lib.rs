@@ -74,6 +74,7 @@
 mod capture;
 mod draft;
 mod event_loop;
+mod lists;
 mod marks;
 pub mod model_assist;
 pub mod protocol;
@@ -90,6 +91,7 @@ use browserflow_cdp::downloads::DownloadRecord;
 use browserflow_steps::{Selector, SelectorCandidate, Step};
 
 pub use draft::{Draft, InputMark, InputType, OutputMark};
+pub use lists::{FieldBySelector, ListBySelector, TableBySelector};
 pub use marks::{InputBySelector, MarkWatch, OutputBySelector, SelectorMarks, UnresolvedMark};
 pub use model_assist::{ModelAssist, ModelCall, SelectorSuggestion, Suggestions};
 pub use recorder::{Recorder, Snapshots};

@@ -461,6 +461,7 @@ impl<'a> Run<'a> {
             Step::WaitForElement(s) => self.wait_for_element(&page, s, shown).await,
             Step::WaitForExpression(s) => self.wait_for_expression(&page, s).await,
             Step::Extract(s) => self.extract(&page, s, shown).await,
+            Step::ExtractList(s) => self.extract_list(&page, s, shown).await,
             Step::Assert(s) => self.assert(&page, s, shown).await,
             Step::HandleDialog(s) => Ok(self.handle_dialog(&page, s)),
             Step::SwitchPage(s) => self.switch_page(s).await,

@@ -14,6 +14,7 @@ use browserflow_contract::Problem;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::ExtractListStep;
 use crate::step::{
     AssertStep, ClickStep, ClosePageStep, DownloadStep, DragStep, ExtractStep, FillStep,
     HandleDialogStep, HoverStep, KeyPressStep, NavigateStep, ScrollStep, SetViewportStep,
@@ -52,6 +53,8 @@ pub enum StepKind {
     WaitForExpression,
     /// See [`Step::Extract`].
     Extract,
+    /// See [`Step::ExtractList`].
+    ExtractList,
     /// See [`Step::Assert`].
     Assert,
     /// See [`Step::HandleDialog`].
@@ -76,7 +79,7 @@ const FILL_ALIAS: &str = "change";
 impl StepKind {
     /// Every kind, in the order of [`Step`]'s variants. A test checks it against the kinds
     /// serde reads.
-    pub const ALL: [StepKind; 17] = [
+    pub const ALL: [StepKind; 18] = [
         StepKind::Navigate,
         StepKind::Click,
         StepKind::Fill,
@@ -88,6 +91,7 @@ impl StepKind {
         StepKind::WaitForElement,
         StepKind::WaitForExpression,
         StepKind::Extract,
+        StepKind::ExtractList,
         StepKind::Assert,
         StepKind::HandleDialog,
         StepKind::SwitchPage,
@@ -110,6 +114,7 @@ impl StepKind {
             StepKind::WaitForElement => "wait_for_element",
             StepKind::WaitForExpression => "wait_for_expression",
             StepKind::Extract => "extract",
+            StepKind::ExtractList => "extract_list",
             StepKind::Assert => "assert",
             StepKind::HandleDialog => "handle_dialog",
             StepKind::SwitchPage => "switch_page",
@@ -133,6 +138,7 @@ impl StepKind {
             StepKind::WaitForElement => "wait for element",
             StepKind::WaitForExpression => "wait for expression",
             StepKind::Extract => "read",
+            StepKind::ExtractList => "read list",
             StepKind::Assert => "assert",
             StepKind::HandleDialog => "handle dialog",
             StepKind::SwitchPage => "switch page",
@@ -166,6 +172,7 @@ impl StepKind {
             StepKind::WaitForElement => every_problem::<WaitForElementStep>(fields, at),
             StepKind::WaitForExpression => every_problem::<WaitForExpressionStep>(fields, at),
             StepKind::Extract => every_problem::<ExtractStep>(fields, at),
+            StepKind::ExtractList => every_problem::<ExtractListStep>(fields, at),
             StepKind::Assert => every_problem::<AssertStep>(fields, at),
             StepKind::HandleDialog => every_problem::<HandleDialogStep>(fields, at),
             StepKind::SwitchPage => every_problem::<SwitchPageStep>(fields, at),
@@ -233,6 +240,7 @@ impl Step {
             Step::WaitForElement(_) => StepKind::WaitForElement,
             Step::WaitForExpression(_) => StepKind::WaitForExpression,
             Step::Extract(_) => StepKind::Extract,
+            Step::ExtractList(_) => StepKind::ExtractList,
             Step::Assert(_) => StepKind::Assert,
             Step::HandleDialog(_) => StepKind::HandleDialog,
             Step::SwitchPage(_) => StepKind::SwitchPage,
@@ -261,6 +269,7 @@ impl Step {
             Step::WaitForElement(s) => &mut s.label,
             Step::WaitForExpression(s) => &mut s.label,
             Step::Extract(s) => &mut s.label,
+            Step::ExtractList(s) => &mut s.label,
             Step::Assert(s) => &mut s.label,
             Step::HandleDialog(s) => &mut s.label,
             Step::SwitchPage(s) => &mut s.label,
@@ -283,6 +292,7 @@ impl Step {
             Step::WaitForElement(s) => &s.label,
             Step::WaitForExpression(s) => &s.label,
             Step::Extract(s) => &s.label,
+            Step::ExtractList(s) => &s.label,
             Step::Assert(s) => &s.label,
             Step::HandleDialog(s) => &s.label,
             Step::SwitchPage(s) => &s.label,
@@ -303,6 +313,7 @@ impl Step {
             Step::Scroll(s) => s.selector.as_ref(),
             Step::WaitForElement(s) => Some(&s.selector),
             Step::Extract(s) => Some(&s.selector),
+            Step::ExtractList(s) => Some(&s.items),
             Step::Assert(s) => s.selector.as_ref(),
             Step::Download(s) => Some(&s.selector),
             Step::Upload(s) => Some(&s.selector),
@@ -326,6 +337,7 @@ impl Step {
             Step::Scroll(s) => s.selector.as_mut(),
             Step::WaitForElement(s) => Some(&mut s.selector),
             Step::Extract(s) => Some(&mut s.selector),
+            Step::ExtractList(s) => Some(&mut s.items),
             Step::Assert(s) => s.selector.as_mut(),
             Step::Download(s) => Some(&mut s.selector),
             Step::Upload(s) => Some(&mut s.selector),
@@ -352,6 +364,7 @@ impl Step {
             | Step::WaitForElement(_)
             | Step::WaitForExpression(_)
             | Step::Extract(_)
+            | Step::ExtractList(_)
             | Step::Assert(_)
             | Step::HandleDialog(_)
             | Step::SwitchPage(_)
@@ -375,6 +388,7 @@ impl Step {
             | Step::WaitForElement(_)
             | Step::WaitForExpression(_)
             | Step::Extract(_)
+            | Step::ExtractList(_)
             | Step::Assert(_)
             | Step::HandleDialog(_)
             | Step::SwitchPage(_)
@@ -398,6 +412,7 @@ impl Step {
             | Step::WaitForElement(_)
             | Step::WaitForExpression(_)
             | Step::Extract(_)
+            | Step::ExtractList(_)
             | Step::Assert(_)
             | Step::HandleDialog(_)
             | Step::SwitchPage(_)
@@ -421,6 +436,7 @@ impl Step {
             | Step::WaitForElement(_)
             | Step::WaitForExpression(_)
             | Step::Extract(_)
+            | Step::ExtractList(_)
             | Step::Assert(_)
             | Step::HandleDialog(_)
             | Step::SwitchPage(_)
@@ -445,6 +461,7 @@ impl Step {
             | Step::WaitForElement(_)
             | Step::WaitForExpression(_)
             | Step::Extract(_)
+            | Step::ExtractList(_)
             | Step::Assert(_)
             | Step::HandleDialog(_)
             | Step::SwitchPage(_)
@@ -475,6 +492,7 @@ impl Step {
             | Step::WaitForElement(_)
             | Step::WaitForExpression(_)
             | Step::Extract(_)
+            | Step::ExtractList(_)
             | Step::Assert(_)
             | Step::HandleDialog(_)
             | Step::SwitchPage(_)
@@ -504,6 +522,7 @@ impl Step {
             | Step::WaitForElement(_)
             | Step::WaitForExpression(_)
             | Step::Extract(_)
+            | Step::ExtractList(_)
             | Step::Assert(_)
             | Step::HandleDialog(_)
             | Step::SwitchPage(_)
@@ -538,6 +557,7 @@ impl Step {
                 Err("`currency_field` needs `kind: number`".into())
             }
             Step::Extract(_) => Ok(()),
+            Step::ExtractList(s) => s.problem().map_or(Ok(()), Err),
             Step::Assert(s) => {
                 let element_checks = s.text_equals.is_some()
                     || s.text_contains.is_some()
@@ -602,6 +622,7 @@ impl Step {
                 }
                 out
             }
+            Step::ExtractList(s) => vec![output(s.field.as_str(), s.schema())],
             Step::Download(s) => s
                 .field
                 .iter()

@@ -38,6 +38,7 @@ mod devtools;
 mod glob;
 mod interpolate;
 mod kind;
+mod list;
 mod origins;
 mod place;
 mod playwright;
@@ -55,6 +56,7 @@ pub use devtools::{ImportError, import_devtools, import_devtools_file};
 pub use glob::glob_match;
 pub use interpolate::{InterpolateError, TemplatePart, expand_step, expand_text, template_parts};
 pub use kind::{PageEffects, PageEffectsMut, StepKind, StepOutput};
+pub use list::{ExtractListStep, FieldKind, ListField};
 pub use origins::{
     ANY_ORIGIN, HostClass, NavigationRefusal, Origins, check_navigation, check_resolved,
     needs_resolution, web_origin,

@@ -328,6 +328,32 @@ fn step_code(step: &Step) -> String {
                 js_literal(&s.field)
             )
         }
+        Step::ExtractList(s) => {
+            let fields: Vec<String> = s
+                .fields
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{{ name: {}, candidates: {}.candidates, column: {}, from: \"{}\", attribute: {}, kind: \"{}\", optional: {} }}",
+                        js_literal(&f.name),
+                        selector_js(&Selector::new(f.candidates.iter().cloned())),
+                        f.column.as_deref().map_or("null".into(), js_literal),
+                        f.from.as_str(),
+                        f.attribute.as_deref().map_or("null".into(), js_literal),
+                        f.kind.as_str(),
+                        f.optional
+                    )
+                })
+                .collect();
+            format!(
+                "  output[{}] = await extractList(page, {}, [\n    {},\n  ], {}, {});\n",
+                js_literal(&s.field),
+                selector_js(&s.items),
+                fields.join(",\n    "),
+                s.limit.map_or("null".into(), |l| l.to_string()),
+                timeout_js(s.timeout_ms)
+            )
+        }
         Step::Assert(s) => {
             let opt = |v: Option<&str>| v.map(js_string).unwrap_or("null".into());
             format!(

@@ -150,6 +150,11 @@ pub enum Pick {
     /// largest group of sibling elements of one shape: cards), then the element of the role
     /// in it (see [`ItemPlace`]).
     Item(ItemPlace),
+    /// Every item of the repeating structure in the anchor, whatever the candidate's role
+    /// (`*`): a list's items, a table's data rows, else the largest group of sibling elements
+    /// of one shape, through open shadow roots. What an `extract_list` step's `items` find
+    /// whatever classes and ids the page gives them.
+    Items,
 }
 
 impl Pick {
@@ -188,6 +193,7 @@ impl Structure {
             },
             Pick::Cell(cell) => format!("{} of {within}", cell.describe()),
             Pick::Item(item) => format!("{} of {within}", item.describe()),
+            Pick::Items => format!("every item of {within}"),
         }
     }
 

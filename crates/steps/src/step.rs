@@ -37,6 +37,9 @@ pub enum Step {
     WaitForExpression(WaitForExpressionStep),
     /// Read text, a value or an attribute into a typed output field.
     Extract(ExtractStep),
+    /// Read a list (its items, each with typed fields) into an output field as an array of
+    /// objects.
+    ExtractList(crate::ExtractListStep),
     /// Check an element's text or value, or the page's URL or title.
     Assert(AssertStep),
     /// Decide how the next JavaScript dialog (alert, confirm, prompt) is answered.

@@ -8,7 +8,7 @@
 import type { CheckedCandidate, RecorderMessage } from './generated';
 
 export type {
-  CheckedCandidate, CheckedState, DescribeAnswer, DescribedElement, FieldRef, FrameInfo, Modifier, MouseButton, Offset, PressOwner,
+  CheckedCandidate, CheckedState, DescribeAnswer, DescribedElement, ListAnswer, ListLookup, TableAnswer, TableLookup, FieldRef, FrameInfo, Modifier, MouseButton, Offset, PressOwner,
   RecordedRead, RecorderMessage, RepeatInfo, SelectorKind, StateCheck, Structure, TargetInfo,
 } from './generated';
 

@@ -74,3 +74,48 @@ export type InPage = string | { type: boolean } | { fileInput: boolean } | { don
 export type Answer =
   | { ok: true; winner: number; count?: number; point?: { x: number; y: number }; result?: InPage }
   | { ok: false; states: string[]; lastRead?: { candidate: number; value: string } | null; fatal?: string; winner?: number };
+
+// The list reader's protocol (`ListSpec` and `ListAnswer` in browserflow-replay's
+// `resolve/protocol.rs`): an `extract_list` step's items and fields, and the rows read.
+
+/// One field of each item (`ListFieldSpec`).
+export interface ListField {
+  name: string;
+  /// Ranked, searched inside the item; empty: the item itself.
+  candidates: Candidate[];
+  /// For a table's or grid's row: the cell under the column of this name (`table.ts`).
+  column?: string | null;
+  from: 'text' | 'value' | 'attribute';
+  attribute?: string | null;
+  /// Resolve the value against the document's URL (an `href`, a `src`).
+  url: boolean;
+  /// Wait until the value holds a digit (a number, an integer, a date).
+  digits: boolean;
+  optional: boolean;
+}
+export interface ListSpec {
+  /// Ranked; each matches every item.
+  items: Candidate[];
+  fields: ListField[];
+  limit?: number | null;
+  /// Wait until at least this many items are found (the recording saw items: 1).
+  atLeast: number;
+  /// How long the rows must stay the same before they are taken.
+  quietMs: number;
+  timeoutMs: number;
+}
+/// Why the rows the winning candidate found were not taken (`ListProblem`).
+export interface ListProblem {
+  /// `missing`: no candidate of a required field found exactly one element in the item;
+  /// `unready`: the value read is not one yet (no digit, a busy item, not a URL).
+  kind: 'missing' | 'unready';
+  /// 1-based.
+  item: number;
+  field: string;
+  /// The item's text, shortened.
+  itemText: string;
+  value?: string | null;
+}
+export type ListAnswer =
+  | { ok: true; winner: number | null; total: number; rows: (string | null)[][] }
+  | { ok: false; states: string[]; problem?: ListProblem | null };

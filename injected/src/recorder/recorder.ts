@@ -16,11 +16,12 @@ import * as STATES from '../states';
 import { isVisible } from '../visibility';
 import type { Pick, Spec } from '../protocol/resolve';
 import type {
-  CheckedCandidate, DescribeAnswer, FieldRef, FrameInfo, Modifier, MouseButton, Offset, Outgoing, RecordedRead,
+  CheckedCandidate, DescribeAnswer, FieldRef, ListAnswer, ListLookup, TableAnswer, TableLookup, FrameInfo, Modifier, MouseButton, Offset, Outgoing, RecordedRead,
   RecorderMessage, Report, ReportOf, SelectorKind, StateCheck, Structure, TargetInfo, UncheckedCandidate,
 } from '../protocol/recorder';
 import * as PLACE from './press_owner';
 import type { Press } from './press_owner';
+import { describeList, describeTable } from './list_pick';
 import { watchRepeats } from './repeat_watch';
 
 const BINDING = '__bflow_record';
@@ -35,6 +36,8 @@ export interface RecorderApi {
   outline(token: string): { html: string; description: string } | { error: string };
   checkFor(token: string, candidate: UncheckedCandidate): Promise<CheckedCandidate | { error: string }>;
   describeCss(css: string): Promise<DescribeAnswer>;
+  describeList(spec: ListLookup): ListAnswer;
+  describeTable(spec: TableLookup): TableAnswer;
 }
 declare global {
   interface Window {
@@ -1025,6 +1028,8 @@ export const install = (): void => {
     }
   }, true);
 
+  // What `--extract-list` and `--extract-table` borrow: the rules of stable classes and hosts.
+  const listTools = { hostSelector, stableClasses: (el: Element) => Array.from(el.classList).filter((c) => !unstableClass(c)) };
   const api: RecorderApi = {
     // The recording stops: the last gesture's post-state now, and every message sent.
     async flush() {
@@ -1073,6 +1078,14 @@ export const install = (): void => {
       const only = els[0];
       if (els.length !== 1 || !only) return { count: els.length };
       return { target: await targetInfo(only, { read: true }), read: readOf(only), frame: frameInfo() };
+    },
+    // Describes the list an `--extract-list` names: its items and fields, with candidates.
+    describeList(spec) {
+      return describeList(spec, listTools);
+    },
+    // Describes the table an `--extract-table` names: its data rows and columns.
+    describeTable(spec) {
+      return describeTable(spec, listTools);
     },
   };
   window.__bflowRecorder = api;

@@ -3,4 +3,4 @@
 /**
  * The kind of a [`Step`], without its fields: the tool file's `"type"`.
  */
-export type StepKind = "navigate" | "click" | "fill" | "key_press" | "hover" | "drag" | "scroll" | "set_viewport" | "wait_for_element" | "wait_for_expression" | "extract" | "assert" | "handle_dialog" | "switch_page" | "close_page" | "download" | "upload";
+export type StepKind = "navigate" | "click" | "fill" | "key_press" | "hover" | "drag" | "scroll" | "set_viewport" | "wait_for_element" | "wait_for_expression" | "extract" | "extract_list" | "assert" | "handle_dialog" | "switch_page" | "close_page" | "download" | "upload";

@@ -25,21 +25,11 @@ var __browserflow_bundle = (() => {
     default: () => resolve_default
   });
 
-  // src/reads.ts
-  var reads_exports = {};
-  __export(reads_exports, {
-    anchorsFor: () => anchorsFor,
-    besideLabel: () => besideLabel,
-    identityMatches: () => identityMatches,
-    identityOf: () => identityOf,
-    inconsistency: () => inconsistency,
-    nearHeading: () => nearHeading,
-    nearLabel: () => nearLabel,
-    notRecorded: () => notRecorded,
-    shapeOf: () => shapeOf,
-    stillComing: () => stillComing,
-    structureMembers: () => structureMembers,
-    underHeading: () => underHeading
+  // src/list.ts
+  var list_exports = {};
+  __export(list_exports, {
+    extract: () => extract,
+    queryInItem: () => queryInItem
   });
 
   // src/roles.ts
@@ -641,7 +631,38 @@ var __browserflow_bundle = (() => {
   var SYNONYMS = { presentation: "none", image: "img" };
   var sameRole = (role, want) => role != null && (SYNONYMS[role] || role) === (SYNONYMS[want] || want);
 
+  // src/describe.ts
+  var markup = (el, { classes = true } = {}) => {
+    if (!(el instanceof Element)) return String(el instanceof Node ? el.nodeName : el);
+    let s = "<" + (classes ? el.tagName.toLowerCase() : el.localName);
+    if (el.id) s += "#" + el.id;
+    const cls = el.className;
+    if (classes && typeof cls === "string" && cls.trim()) s += "." + cls.trim().split(/\s+/).join(".");
+    return s + ">";
+  };
+  var roleAndName = (el) => {
+    if (!el || el.nodeType !== 1) return null;
+    const role = roleOf(el);
+    const name = accessibleName(el);
+    return role && name ? role + " " + JSON.stringify(name.slice(0, 60)) : null;
+  };
+
   // src/reads.ts
+  var reads_exports = {};
+  __export(reads_exports, {
+    anchorsFor: () => anchorsFor,
+    besideLabel: () => besideLabel,
+    identityMatches: () => identityMatches,
+    identityOf: () => identityOf,
+    inconsistency: () => inconsistency,
+    nearHeading: () => nearHeading,
+    nearLabel: () => nearLabel,
+    notRecorded: () => notRecorded,
+    shapeOf: () => shapeOf,
+    stillComing: () => stillComing,
+    structureMembers: () => structureMembers,
+    underHeading: () => underHeading
+  });
   var LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
   var LETTER = /\p{L}/u;
   var PLACEHOLDER = new RegExp("^(?:(?:loading|calculating|computing|fetching|updating|refreshing|processing|searching|retrieving)(?: \\p{L}+)?|please wait|one moment(?: please)?|just a (?:moment|second)|lädt|wird geladen|bitte warten|einen moment(?: bitte)?|wird berechnet|chargement(?: en cours)?|veuillez patienter|calcul en cours|cargando|por favor,? espere|espere(?: por favor)?|calculando|caricamento(?: in corso)?|attendere(?: prego)?|calcolo in corso|carregando|a carregar|aguarde|bezig met laden|even geduld|загрузка|подождите|пожалуйста,? подождите|読み込み中|ロード中|計算中|お待ちください|加载中|正在加载|載入中|计算中|请稍候|請稍候|로딩 중|로드 중|잠시만 기다려 주세요)[.!。]*$", "iu");
@@ -848,6 +869,7 @@ var __browserflow_bundle = (() => {
   // src/repeat.ts
   var repeat_exports = {};
   __export(repeat_exports, {
+    everyItemOf: () => everyItemOf,
     itemsOf: () => itemsOf,
     pick: () => pick,
     placeOf: () => placeOf,
@@ -1055,21 +1077,39 @@ var __browserflow_bundle = (() => {
     }
     return null;
   };
-
-  // src/describe.ts
-  var markup = (el, { classes = true } = {}) => {
-    if (!(el instanceof Element)) return String(el instanceof Node ? el.nodeName : el);
-    let s = "<" + (classes ? el.tagName.toLowerCase() : el.localName);
-    if (el.id) s += "#" + el.id;
-    const cls = el.className;
-    if (classes && typeof cls === "string" && cls.trim()) s += "." + cls.trim().split(/\s+/).join(".");
-    return s + ">";
-  };
-  var roleAndName = (el) => {
-    if (!el || el.nodeType !== 1) return null;
-    const role = roleOf(el);
-    const name = accessibleName(el);
-    return role && name ? role + " " + JSON.stringify(name.slice(0, 60)) : null;
+  var weightOf = (group) => group.reduce((sum, e) => sum + 1 + deepElements(e).length, 0);
+  var everyItemOf = (anchor) => {
+    const anchorRole = roleOf(anchor);
+    const itemRole = anchorRole !== null ? ITEM_ROLE[anchorRole] : void 0;
+    if (itemRole) return deepElements(anchor).filter((e) => roleOf(e) === itemRole && nearest(e, LISTS) === anchor);
+    if (has(TABLES, anchorRole)) return rowsOf(anchor).map((parts) => parts[0]);
+    let best = [];
+    let bestWeight = 0;
+    const parents = [anchor];
+    for (const e of deepElements(anchor)) {
+      parents.push(e);
+      if (e.shadowRoot) parents.push(e.shadowRoot);
+    }
+    if (anchor.shadowRoot) parents.push(anchor.shadowRoot);
+    for (const parent of parents) {
+      const groups = /* @__PURE__ */ new Map();
+      for (const child of Array.from(parent.children)) {
+        if (child.localName === "script" || child.localName === "style" || child.localName === "template") continue;
+        const key = shapeOf2(child);
+        const g = groups.get(key);
+        if (g) g.push(child);
+        else groups.set(key, [child]);
+      }
+      for (const g of groups.values()) {
+        if (g.length < 2) continue;
+        const w = weightOf(g);
+        if (w > bestWeight) {
+          best = g;
+          bestWeight = w;
+        }
+      }
+    }
+    return best;
   };
 
   // src/states.ts
@@ -1194,6 +1234,10 @@ var __browserflow_bundle = (() => {
     else {
       const anchors = anchorsOf(s.within, root);
       if (!anchors) return { error: "unknown structure anchor " + JSON.stringify(Object.keys(s.within)), permanent: true };
+      if (pick2 === "items") {
+        for (const anchor of anchors) everyItemOf(anchor).forEach((e) => found.add(e));
+        return { els: Array.from(found) };
+      }
       if (pick2 === "default_button") {
         for (const anchor of anchors) {
           const form = anchor instanceof HTMLFormElement ? anchor : null;
@@ -1629,8 +1673,231 @@ var __browserflow_bundle = (() => {
     }
   };
 
+  // src/table.ts
+  var TABLES2 = /* @__PURE__ */ new Set(["grid", "treegrid", "table"]);
+  var CELLS2 = /* @__PURE__ */ new Set(["cell", "gridcell", "rowheader", "columnheader"]);
+  var nearestTable = (el) => {
+    for (let n = el.parentElement; n; n = n.parentElement) if (TABLES2.has(roleOf(n) || "")) return n;
+    return null;
+  };
+  var span = (cell, attr, aria) => {
+    const n = Number(cell.getAttribute(attr) || cell.getAttribute(aria) || 1);
+    return Number.isFinite(n) && n >= 1 ? Math.min(Math.floor(n), 1e3) : 1;
+  };
+  var rowsIn = (table) => Array.from(table.querySelectorAll("*")).filter((e) => roleOf(e) === "row" && nearestTable(e) === table);
+  var cellsIn = (row) => Array.from(row.querySelectorAll("*")).filter((c) => {
+    if (!CELLS2.has(roleOf(c) || "")) return false;
+    for (let n = c.parentElement; n; n = n.parentElement) if (roleOf(n) === "row") return n === row;
+    return false;
+  });
+  var isHeaderCell = (c) => roleOf(c) === "columnheader" || c.localName === "th" && c.closest("thead") !== null;
+  var layoutOf = (table) => {
+    const rows = rowsIn(table);
+    const grid = rows.map(() => []);
+    rows.forEach((row, r) => {
+      let c = 0;
+      for (const cell of cellsIn(row)) {
+        const at = Number(cell.getAttribute("aria-colindex"));
+        if (Number.isFinite(at) && at >= 1) c = at - 1;
+        const line = grid[r];
+        while (line[c]) c++;
+        const cols = span(cell, "colspan", "aria-colspan");
+        const down = span(cell, "rowspan", "aria-rowspan");
+        for (let dr = 0; dr < down && r + dr < rows.length; dr++) {
+          for (let dc = 0; dc < cols; dc++) grid[r + dr][c + dc] = cell;
+        }
+        c += cols;
+      }
+    });
+    const width = Math.max(0, ...grid.map((line) => line.length));
+    for (const line of grid) for (let c = 0; c < width; c++) if (!line[c]) line[c] = null;
+    const header = rows.map((row) => {
+      const cells = cellsIn(row);
+      return cells.length > 0 && cells.every(isHeaderCell);
+    });
+    return { rows, grid, header };
+  };
+  var columnNames = (layout) => {
+    const width = Math.max(0, ...layout.grid.map((line) => line.length));
+    const out = [];
+    for (let c = 0; c < width; c++) {
+      const over = [];
+      layout.grid.forEach((line, r) => {
+        const cell = line[c];
+        if (layout.header[r] && cell && !over.includes(cell)) over.push(cell);
+      });
+      const texts = over.map((h) => norm(textOf(h))).filter(Boolean);
+      const names = texts.length ? [texts.join(" / "), texts[texts.length - 1]] : [];
+      out.push(Array.from(new Set(names)));
+    }
+    return out;
+  };
+  var cellUnder = (row, column, tables) => {
+    const table = nearestTable(row);
+    if (!table) return void 0;
+    let read = tables.get(table);
+    if (!read) {
+      const layout = layoutOf(table);
+      read = { layout, names: columnNames(layout) };
+      tables.set(table, read);
+    }
+    const r = read.layout.rows.indexOf(row);
+    if (r < 0) return void 0;
+    const want = norm(column).toLowerCase();
+    const c = read.names.findIndex((names) => names.some((n) => n.toLowerCase() === want));
+    if (c < 0) return void 0;
+    return read.layout.grid[r][c] || null;
+  };
+
+  // src/list.ts
+  var nextChange = () => new Promise((resolve2) => {
+    let done = false;
+    const observer = new MutationObserver(() => finish());
+    const finish = () => {
+      if (done) return;
+      done = true;
+      observer.disconnect();
+      resolve2();
+    };
+    requestAnimationFrame(() => finish());
+    setTimeout(finish, 50);
+    observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+  });
+  var outermost = (els) => {
+    const unique = Array.from(new Set(els));
+    return unique.filter((e) => !unique.some((o) => o !== e && composedContains(o, e)));
+  };
+  var queryInItem = (c, item) => {
+    let roots = item.shadowRoot ? [item, item.shadowRoot] : [item];
+    for (const hostSel of c.shadow || []) {
+      const next = [];
+      for (const root of roots) {
+        let hosts;
+        try {
+          hosts = Array.from(root.querySelectorAll(hostSel));
+        } catch (_) {
+          return { error: "invalid shadow host selector `" + hostSel + "`", permanent: true };
+        }
+        for (const host of hosts) if (host.shadowRoot) next.push(host.shadowRoot);
+      }
+      roots = next;
+    }
+    const els = [];
+    for (const root of roots) {
+      const r = queryIn(c, root);
+      if ("error" in r) return r;
+      els.push(...r.els);
+    }
+    return { els: Array.from(new Set(els)) };
+  };
+  var fieldElement = (field, item, tables) => {
+    if (field.column != null) {
+      const cell = cellUnder(item, field.column, tables);
+      if (cell !== void 0 || !field.candidates.length) return cell || null;
+    }
+    if (!field.candidates.length) return item;
+    for (const c of field.candidates) {
+      const r = queryInItem(c, item);
+      if ("error" in r) continue;
+      if (r.els.length === 1) return r.els[0];
+    }
+    return null;
+  };
+  var rawOf = (field, el) => {
+    if (field.from === "value") return "value" in el ? String(el.value) : null;
+    if (field.from === "attribute") return el.getAttribute(field.attribute || "");
+    return textOf(el);
+  };
+  var busy2 = (el) => !!el.closest('[aria-busy="true"]') || deepElements(el).some((e) => e.getAttribute("aria-busy") === "true");
+  var readField = (field, item, index, tables) => {
+    const problem = (kind, value) => ({
+      problem: { kind, item: index + 1, field: field.name, itemText: norm(textOf(item)).slice(0, 80), value: value ?? null }
+    });
+    const el = fieldElement(field, item, tables);
+    const raw = el ? rawOf(field, el) : null;
+    if (raw === null || raw.trim() === "") return field.optional ? { value: null } : problem("missing");
+    if (field.digits && !/\d/.test(raw)) return problem("unready", raw);
+    if (field.url) {
+      try {
+        return { value: new URL(raw, el ? el.baseURI : document.baseURI).href };
+      } catch (_) {
+        return problem("unready", raw);
+      }
+    }
+    return { value: raw };
+  };
+  var extract = async (spec) => {
+    const deadline = performance.now() + spec.timeoutMs;
+    const states = spec.items.map(() => "not checked");
+    let previous = null;
+    let frames = 0;
+    const countFrame = () => {
+      frames += 1;
+      requestAnimationFrame(countFrame);
+    };
+    requestAnimationFrame(countFrame);
+    for (; ; ) {
+      let problem = null;
+      let answer = null;
+      let winner = -1;
+      let items = [];
+      for (let i = 0; i < spec.items.length; i++) {
+        const r = query(spec.items[i]);
+        if ("error" in r) {
+          states[i] = r.error;
+          continue;
+        }
+        const els = outermost(r.els);
+        if (!els.length) {
+          states[i] = "matched no element";
+          continue;
+        }
+        winner = i;
+        items = els;
+        states[i] = "matched " + els.length + " item(s)";
+        for (let j = i + 1; j < states.length; j++) states[j] = "not needed (candidate " + (i + 1) + " matched)";
+        break;
+      }
+      if (items.length >= spec.atLeast) {
+        const taken = spec.limit == null ? items : items.slice(0, spec.limit);
+        const rows = [];
+        const tables = /* @__PURE__ */ new Map();
+        for (let n = 0; n < taken.length && !problem; n++) {
+          const item = taken[n];
+          if (busy2(item)) {
+            problem = { kind: "unready", item: n + 1, field: "", itemText: norm(textOf(item)).slice(0, 80), value: null };
+            break;
+          }
+          const row = [];
+          for (const field of spec.fields) {
+            const got = readField(field, item, n, tables);
+            if ("problem" in got) {
+              problem = got.problem;
+              break;
+            }
+            row.push(got.value);
+          }
+          rows.push(row);
+        }
+        if (!problem) answer = { ok: true, winner: winner < 0 ? null : winner, total: items.length, rows };
+      }
+      if (answer) {
+        const key = JSON.stringify([answer.total, answer.rows]);
+        const now = performance.now();
+        if (previous && previous.key === key) {
+          if (now - previous.at >= spec.quietMs && frames > previous.frames) return answer;
+        } else previous = { key, at: now, frames };
+      } else previous = null;
+      if (performance.now() >= deadline) {
+        if (answer && winner >= 0) states[winner] += ", whose rows were still changing";
+        return { ok: false, states, problem };
+      }
+      await nextChange();
+    }
+  };
+
   // src/entries/resolve.ts
-  var resolver = Object.assign(resolve, { roles: roles_exports, states: states_exports, shadow: shadow_exports, repeat: repeat_exports, reads: reads_exports, visibility: visibility_exports });
+  var resolver = Object.assign(resolve, { roles: roles_exports, states: states_exports, shadow: shadow_exports, repeat: repeat_exports, list: list_exports, reads: reads_exports, visibility: visibility_exports });
   var resolve_default = resolver;
   return __toCommonJS(entry_exports);
 })();

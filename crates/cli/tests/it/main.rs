@@ -14,6 +14,7 @@ mod edges;
 mod errors;
 mod fencing;
 mod flow;
+mod lists;
 mod pack;
 mod record;
 mod resume_guard;

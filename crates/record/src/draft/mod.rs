@@ -432,31 +432,69 @@ impl Draft {
     /// `switch_page` when the element is on another page. Returns the extract step's index.
     pub fn mark_output(&mut self, mark: OutputMark) -> Result<usize, RecordError> {
         for name in std::iter::once(&mark.name).chain(mark.currency_field.as_ref()) {
-            if !valid_name(name) {
-                return Err(RecordError::Name(format!(
-                    "`{name}` is not a valid output name (use letters, digits, `_` or `-`, starting with a letter)"
-                )));
-            }
-            if self.output_fields().iter().any(|f| f == name) {
-                return Err(RecordError::Name(format!(
-                    "there is already an output named `{name}`"
-                )));
-            }
+            self.check_output_name(name)?;
         }
-        let position = mark.position.unwrap_or(self.steps.len());
+        let step = mark.extract_step();
+        let best = mark.selector.candidates.first().map(|c| c.describe());
+        let description = format!("Read {} into `{}`", mark.from.as_str(), mark.name);
+        self.insert_read(mark.position, mark.page.clone(), step, description, best)
+    }
+
+    /// Adds an `extract_list` step (a list read, its candidates found on the live page: see
+    /// [`crate::ListBySelector`]) at the end of the steps, on the page `page` (the current one
+    /// when `None`): its field becomes an output, an array of objects.
+    pub fn mark_list(
+        &mut self,
+        step: browserflow_steps::ExtractListStep,
+        page: Option<String>,
+    ) -> Result<usize, RecordError> {
+        self.check_output_name(&step.field)?;
+        let best = step.items.candidates.first().map(|c| c.describe());
+        let description = format!(
+            "Read the list of {} items into `{}`",
+            step.recorded_items.unwrap_or_default(),
+            step.field
+        );
+        self.insert_read(None, page, Step::ExtractList(step), description, best)
+    }
+
+    fn check_output_name(&self, name: &str) -> Result<(), RecordError> {
+        if !valid_name(name) {
+            return Err(RecordError::Name(format!(
+                "`{name}` is not a valid output name (use letters, digits, `_` or `-`, starting with a letter)"
+            )));
+        }
+        if self.output_fields().iter().any(|f| f == name) {
+            return Err(RecordError::Name(format!(
+                "there is already an output named `{name}`"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Inserts a read (`extract`, `extract_list`) at `position` (the end when `None`), on
+    /// `page` (with the switches to it and back that takes).
+    fn insert_read(
+        &mut self,
+        position: Option<usize>,
+        page: Option<String>,
+        step: Step,
+        description: String,
+        best: Option<String>,
+    ) -> Result<usize, RecordError> {
+        let position = position.unwrap_or(self.steps.len());
         if position > self.steps.len() {
             return Err(RecordError::NoSuchStep {
                 index: position,
                 len: self.steps.len(),
             });
         }
-        let step = mark.extract_step();
         step.validate().map_err(|message| RecordError::Mark {
             index: position,
             message,
         })?;
         let current = self.page_before(position);
-        let page = mark.page.clone().unwrap_or_else(|| current.clone());
+        let page = page.unwrap_or_else(|| current.clone());
         let url = self
             .steps
             .get(position.saturating_sub(1))
@@ -467,7 +505,6 @@ impl Draft {
             self.steps.insert(at, switch_step(&page, &url));
             at += 1;
         }
-        let best = mark.selector.candidates.first().map(|c| c.describe());
         // A read changes nothing: its thumbnail is the page as the last step on it left it.
         let thumbnail_png = self.steps[..at]
             .iter()
@@ -478,7 +515,7 @@ impl Draft {
             at,
             RecordedStep {
                 step,
-                description: format!("Read {} into `{}`", mark.from.as_str(), mark.name),
+                description,
                 target: best.clone(),
                 best_selector: best,
                 page: page.clone(),

@@ -994,6 +994,40 @@
     }
     return null;
   };
+  var weightOf = (group) => group.reduce((sum, e) => sum + 1 + deepElements(e).length, 0);
+  var everyItemOf = (anchor) => {
+    const anchorRole = roleOf(anchor);
+    const itemRole = anchorRole !== null ? ITEM_ROLE[anchorRole] : void 0;
+    if (itemRole) return deepElements(anchor).filter((e) => roleOf(e) === itemRole && nearest(e, LISTS) === anchor);
+    if (has(TABLES, anchorRole)) return rowsOf(anchor).map((parts) => parts[0]);
+    let best = [];
+    let bestWeight = 0;
+    const parents = [anchor];
+    for (const e of deepElements(anchor)) {
+      parents.push(e);
+      if (e.shadowRoot) parents.push(e.shadowRoot);
+    }
+    if (anchor.shadowRoot) parents.push(anchor.shadowRoot);
+    for (const parent of parents) {
+      const groups = /* @__PURE__ */ new Map();
+      for (const child of Array.from(parent.children)) {
+        if (child.localName === "script" || child.localName === "style" || child.localName === "template") continue;
+        const key = shapeOf2(child);
+        const g = groups.get(key);
+        if (g) g.push(child);
+        else groups.set(key, [child]);
+      }
+      for (const g of groups.values()) {
+        if (g.length < 2) continue;
+        const w = weightOf(g);
+        if (w > bestWeight) {
+          best = g;
+          bestWeight = w;
+        }
+      }
+    }
+    return best;
+  };
 
   // src/states.ts
   var focusOf = (el) => el && el.nodeType === 1 ? roleOf(el) || null : null;
@@ -1108,6 +1142,10 @@
     else {
       const anchors = anchorsOf(s.within, root);
       if (!anchors) return { error: "unknown structure anchor " + JSON.stringify(Object.keys(s.within)), permanent: true };
+      if (pick2 === "items") {
+        for (const anchor of anchors) everyItemOf(anchor).forEach((e) => found.add(e));
+        return { els: Array.from(found) };
+      }
       if (pick2 === "default_button") {
         for (const anchor of anchors) {
           const form = anchor instanceof HTMLFormElement ? anchor : null;
@@ -1586,6 +1624,282 @@
     return held >= LONG_PRESS_MS ? held : void 0;
   };
 
+  // src/table.ts
+  var TABLES2 = /* @__PURE__ */ new Set(["grid", "treegrid", "table"]);
+  var CELLS2 = /* @__PURE__ */ new Set(["cell", "gridcell", "rowheader", "columnheader"]);
+  var nearestTable = (el) => {
+    for (let n = el.parentElement; n; n = n.parentElement) if (TABLES2.has(roleOf(n) || "")) return n;
+    return null;
+  };
+  var span = (cell, attr, aria) => {
+    const n = Number(cell.getAttribute(attr) || cell.getAttribute(aria) || 1);
+    return Number.isFinite(n) && n >= 1 ? Math.min(Math.floor(n), 1e3) : 1;
+  };
+  var rowsIn = (table) => Array.from(table.querySelectorAll("*")).filter((e) => roleOf(e) === "row" && nearestTable(e) === table);
+  var cellsIn = (row) => Array.from(row.querySelectorAll("*")).filter((c) => {
+    if (!CELLS2.has(roleOf(c) || "")) return false;
+    for (let n = c.parentElement; n; n = n.parentElement) if (roleOf(n) === "row") return n === row;
+    return false;
+  });
+  var isHeaderCell = (c) => roleOf(c) === "columnheader" || c.localName === "th" && c.closest("thead") !== null;
+  var layoutOf = (table) => {
+    const rows = rowsIn(table);
+    const grid = rows.map(() => []);
+    rows.forEach((row, r) => {
+      let c = 0;
+      for (const cell of cellsIn(row)) {
+        const at = Number(cell.getAttribute("aria-colindex"));
+        if (Number.isFinite(at) && at >= 1) c = at - 1;
+        const line = grid[r];
+        while (line[c]) c++;
+        const cols = span(cell, "colspan", "aria-colspan");
+        const down = span(cell, "rowspan", "aria-rowspan");
+        for (let dr = 0; dr < down && r + dr < rows.length; dr++) {
+          for (let dc = 0; dc < cols; dc++) grid[r + dr][c + dc] = cell;
+        }
+        c += cols;
+      }
+    });
+    const width = Math.max(0, ...grid.map((line) => line.length));
+    for (const line of grid) for (let c = 0; c < width; c++) if (!line[c]) line[c] = null;
+    const header = rows.map((row) => {
+      const cells = cellsIn(row);
+      return cells.length > 0 && cells.every(isHeaderCell);
+    });
+    return { rows, grid, header };
+  };
+  var columnNames = (layout) => {
+    const width = Math.max(0, ...layout.grid.map((line) => line.length));
+    const out = [];
+    for (let c = 0; c < width; c++) {
+      const over = [];
+      layout.grid.forEach((line, r) => {
+        const cell = line[c];
+        if (layout.header[r] && cell && !over.includes(cell)) over.push(cell);
+      });
+      const texts = over.map((h) => norm(textOf(h))).filter(Boolean);
+      const names = texts.length ? [texts.join(" / "), texts[texts.length - 1]] : [];
+      out.push(Array.from(new Set(names)));
+    }
+    return out;
+  };
+
+  // src/list.ts
+  var queryInItem = (c, item) => {
+    let roots = item.shadowRoot ? [item, item.shadowRoot] : [item];
+    for (const hostSel of c.shadow || []) {
+      const next = [];
+      for (const root of roots) {
+        let hosts;
+        try {
+          hosts = Array.from(root.querySelectorAll(hostSel));
+        } catch (_) {
+          return { error: "invalid shadow host selector `" + hostSel + "`", permanent: true };
+        }
+        for (const host of hosts) if (host.shadowRoot) next.push(host.shadowRoot);
+      }
+      roots = next;
+    }
+    const els = [];
+    for (const root of roots) {
+      const r = queryIn(c, root);
+      if ("error" in r) return r;
+      els.push(...r.els);
+    }
+    return { els: Array.from(new Set(els)) };
+  };
+
+  // src/recorder/list_pick.ts
+  var ANCHORS = /* @__PURE__ */ new Set([
+    "main",
+    "region",
+    "navigation",
+    "complementary",
+    "form",
+    "dialog",
+    "search",
+    "group",
+    "contentinfo",
+    "banner",
+    "list",
+    "feed",
+    "table",
+    "grid",
+    "treegrid"
+  ]);
+  var NEEDS_NAME = /* @__PURE__ */ new Set(["region", "group", "form"]);
+  var sameList = (a, b) => a.length === b.length && a.every((e, i) => e === b[i]);
+  var outermost = (els) => els.filter((e) => !els.some((o) => o !== e && o.contains(e)));
+  var toCandidate = (c) => ({
+    kind: c.kind,
+    value: c.value,
+    shadow: c.shadow,
+    ...c.structure ? { structure: c.structure } : {}
+  });
+  var same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  var itemCandidates = (items, css, tools) => {
+    const first = items[0];
+    const out = [];
+    const keep = (c) => {
+      if (out.some((o) => same(o, c))) return;
+      const r = query(toCandidate(c));
+      if (!("error" in r) && sameList(outermost(r.els), items)) out.push(c);
+    };
+    for (let n = composedParent(first); n; n = composedParent(n)) {
+      const role = roleOf(n);
+      const anchor = n;
+      if (!role || !ANCHORS.has(role) || !items.every((i) => composedContains(anchor, i))) continue;
+      const name = accessibleName(n);
+      if (NEEDS_NAME.has(role) && !name) continue;
+      const region = name && name.length <= 80 ? { role, name } : { role };
+      const before = out.length;
+      keep({ kind: "structure", value: "*", structure: { within: { region }, pick: "items" }, shadow: [] });
+      if (out.length > before) break;
+    }
+    const shadow = hostsOf(first).map(tools.hostSelector);
+    const shared = tools.stableClasses(first).filter((c) => items.every((i) => i.classList.contains(c))).slice(0, 3);
+    if (shared.length) {
+      const own = first.localName + shared.map((c) => "." + CSS.escape(c)).join("");
+      keep({ kind: "css", value: own, shadow });
+      const parent = first.parentElement;
+      const parentClasses = parent ? tools.stableClasses(parent).slice(0, 2) : [];
+      if (parent && parentClasses.length) {
+        keep({ kind: "css", value: parent.localName + parentClasses.map((c) => "." + CSS.escape(c)).join("") + " > " + own, shadow });
+      }
+    }
+    if (css) {
+      keep({ kind: "css", value: css, shadow: [] });
+      if (shadow.length) keep({ kind: "css", value: css, shadow });
+    }
+    return out;
+  };
+  var tagOf2 = (el, explicit = false) => {
+    const parent = el.parentElement || el.parentNode;
+    const siblings = parent ? Array.from(parent.children).filter((s) => s.localName === el.localName) : [el];
+    return siblings.length > 1 || explicit ? el.localName + ":nth-of-type(" + (siblings.indexOf(el) + 1) + ")" : el.localName;
+  };
+  var fieldCandidates = (items, found, css, tools) => {
+    const out = [];
+    const keep = (c) => {
+      if (out.some((o) => same(o, c))) return;
+      const ok = items.every((item2, i) => {
+        const r = queryInItem(toCandidate(c), item2);
+        if ("error" in r) return false;
+        const want = found[i];
+        return want ? r.els.length === 1 && r.els[0] === want : r.els.length === 0;
+      });
+      if (ok) out.push(c);
+    };
+    keep({ kind: "css", value: css, shadow: [] });
+    const at = found.findIndex((e) => e !== null);
+    const el = found[at];
+    const item = items[at];
+    const unique = (sel) => {
+      const r = queryInItem({ kind: "css", value: sel }, item);
+      return !("error" in r) && r.els.length === 1;
+    };
+    const classes = tools.stableClasses(el).slice(0, 3).map((c) => "." + CSS.escape(c)).join("");
+    if (classes) {
+      const parts = [el.localName + classes];
+      for (let n = el.parentElement; n && n !== item && !unique(parts.join(" ")) && parts.length < 4; n = n.parentElement) {
+        const c = tools.stableClasses(n).slice(0, 2).map((k) => "." + CSS.escape(k)).join("");
+        if (c) parts.unshift(n.localName + c);
+      }
+      keep({ kind: "css", value: parts.join(" "), shadow: [] });
+    }
+    const tagOnly = (c) => !/[.#[]/.test(c.value);
+    for (let i = 0; i < items.length && !out.some(tagOnly); i++) {
+      const mine = found[i];
+      const home = items[i];
+      if (!mine) continue;
+      const uniqueIn = (sel) => {
+        const r = queryInItem({ kind: "css", value: sel }, home);
+        return !("error" in r) && r.els.length === 1;
+      };
+      for (const explicit of [false, true]) {
+        const tags = [tagOf2(mine, explicit)];
+        for (let n = mine.parentElement; n && n !== home && !uniqueIn(tags.join(" ")) && tags.length < 5; n = n.parentElement) tags.unshift(tagOf2(n));
+        keep({ kind: "css", value: tags.join(" "), shadow: [] });
+        if (out.some(tagOnly)) break;
+      }
+    }
+    return out;
+  };
+  var describeList = (spec, tools) => {
+    let items;
+    try {
+      items = outermost(deepElements(document).filter((e) => e.matches(spec.items)));
+    } catch (e) {
+      return { invalid: String(e) };
+    }
+    if (!items.length) return { problem: "the items selector `" + spec.items + "` matches nothing", empty: true };
+    const itemCands = itemCandidates(items, spec.items, tools);
+    const fields = [];
+    for (const f of spec.fields) {
+      if (!f.css) {
+        const empty = items.filter((i) => (f.attribute ? i.getAttribute(f.attribute) || "" : textOf(i)).trim() === "").length;
+        if (empty === items.length) return { problem: "field `" + f.name + "` is empty in every item", empty: false };
+        fields.push({ candidates: [], missing: empty });
+        continue;
+      }
+      const found = [];
+      for (let i = 0; i < items.length; i++) {
+        const r = queryInItem({ kind: "css", value: f.css }, items[i]);
+        if ("error" in r) return { invalid: "field `" + f.name + "`: " + r.error };
+        if (r.els.length > 1) {
+          return { problem: "field `" + f.name + "` (`" + f.css + "`) matches " + r.els.length + " elements in item " + (i + 1), empty: false };
+        }
+        found.push(r.els[0] || null);
+      }
+      const valueOf = (e) => f.attribute ? e.getAttribute(f.attribute) || "" : textOf(e);
+      const missing = found.filter((e) => e === null || valueOf(e).trim() === "").length;
+      if (missing === items.length) return { problem: "field `" + f.name + "` (`" + f.css + "`) finds no value in any of the " + items.length + " items", empty: false };
+      fields.push({ candidates: fieldCandidates(items, found, f.css, tools), missing });
+    }
+    return { count: items.length, items: itemCands, fields };
+  };
+  var NUMERIC = /^[^0-9A-Za-z]{0,3}\s?[-−]?\d[\d.,'\u00a0\u202f ]*\s?[A-Za-z€$£%]{0,3}$/;
+  var describeTable = (spec, tools) => {
+    let found;
+    try {
+      found = outermost(deepElements(document).filter((e) => e.matches(spec.table)));
+    } catch (e) {
+      return { invalid: String(e) };
+    }
+    if (found.length > 1) return { problem: "the table selector `" + spec.table + "` matches " + found.length + " elements", empty: false };
+    const picked = found[0];
+    if (!picked) return { problem: "the table selector `" + spec.table + "` matches nothing", empty: true };
+    const isTable = (e) => ["table", "grid", "treegrid"].includes(roleOf(e) || "");
+    const table = isTable(picked) ? picked : deepElements(picked).find(isTable);
+    if (!table) return { problem: "`" + spec.table + "` is no table or grid, nor holds one", empty: false };
+    const layout = layoutOf(table);
+    const names = columnNames(layout);
+    const rows = layout.rows.filter((_, r) => !layout.header[r] && (layout.grid[r] || []).some((c) => c !== null));
+    if (!rows.length) return { problem: "the table has no data rows yet", empty: true };
+    const items = itemCandidates(rows, "", tools);
+    if (!items.length) return { problem: "no candidate finds exactly the table's data rows", empty: false };
+    const wanted = spec.columns.length ? spec.columns : names.map((n) => n[0] || "");
+    const columns = [];
+    for (const want of wanted) {
+      const c = names.findIndex((n) => n.some((x) => x.toLowerCase() === norm(want).toLowerCase()));
+      if (c < 0 || !want) {
+        if (!spec.columns.length) continue;
+        return { problem: "the table has no column `" + want + "` (columns: " + names.map((n) => n[0]).filter(Boolean).join(", ") + ")", empty: false };
+      }
+      const values = rows.map((row) => {
+        const cell = (layout.grid[layout.rows.indexOf(row)] || [])[c];
+        return cell ? textOf(cell) : "";
+      });
+      const present = values.filter((v) => v.trim() !== "");
+      columns.push({
+        name: names[c]?.[0] || want,
+        missing: values.length - present.length,
+        numeric: present.length > 0 && present.every((v) => NUMERIC.test(v.trim()))
+      });
+    }
+    return { count: rows.length, items, columns };
+  };
+
   // src/recorder/repeat_watch.ts
   var MAX_NODES = 4e3;
   var MAX_FILLS = 50;
@@ -1701,9 +2015,9 @@
       const parent = n.parentElement || (n.parentNode === root ? root : null);
       if (parent) {
         const localName = n.localName;
-        const same = Array.from(parent.children).filter((s) => s.localName === localName);
-        if (same.length > 1) {
-          part += ":nth-of-type(" + (same.indexOf(n) + 1) + ")";
+        const same2 = Array.from(parent.children).filter((s) => s.localName === localName);
+        if (same2.length > 1) {
+          part += ":nth-of-type(" + (same2.indexOf(n) + 1) + ")";
           nth++;
         }
       }
@@ -1738,8 +2052,8 @@
         return parts.join("/");
       }
       const parent = e.parentNode;
-      const same = parent ? Array.from(parent.children).filter((s) => s.localName === e.localName) : [e];
-      parts.unshift(e.localName + (same.length > 1 ? "[" + (same.indexOf(e) + 1) + "]" : ""));
+      const same2 = parent ? Array.from(parent.children).filter((s) => s.localName === e.localName) : [e];
+      parts.unshift(e.localName + (same2.length > 1 ? "[" + (same2.indexOf(e) + 1) + "]" : ""));
     }
     return "/" + parts.join("/");
   };
@@ -2618,6 +2932,7 @@
         h.style.outline = "2px solid #e8590c";
       }
     }, true);
+    const listTools = { hostSelector, stableClasses: (el) => Array.from(el.classList).filter((c) => !unstableClass(c)) };
     const api = {
       // The recording stops: the last gesture's post-state now, and every message sent.
       async flush() {
@@ -2680,6 +2995,14 @@
         const only = els[0];
         if (els.length !== 1 || !only) return { count: els.length };
         return { target: await targetInfo(only, { read: true }), read: readOf(only), frame: frameInfo() };
+      },
+      // Describes the list an `--extract-list` names: its items and fields, with candidates.
+      describeList(spec) {
+        return describeList(spec, listTools);
+      },
+      // Describes the table an `--extract-table` names: its data rows and columns.
+      describeTable(spec) {
+        return describeTable(spec, listTools);
       }
     };
     window.__bflowRecorder = api;

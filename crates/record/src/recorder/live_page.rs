@@ -37,6 +37,21 @@ impl Recorder {
         }
     }
 
+    /// Evaluates `expression` in the recorder's world of the top frame of `page` (`main` or
+    /// a popup): its value, or why there is none.
+    pub(crate) async fn evaluate_top(&self, page: &str, expression: &str) -> Result<Value, String> {
+        let world = lock(&self.shared.worlds)
+            .iter()
+            .rev()
+            .find(|w| w.page == page && w.top)
+            .cloned();
+        let conn = self.page.session().connection().clone();
+        match world {
+            None => Err("the page has no recorder yet (is it open?)".to_string()),
+            Some(world) => evaluate_in(&conn, &world, expression).await,
+        }
+    }
+
     /// Describes the element `css` finds in the top frame of `page` (`main` or a popup), with
     /// ranked, live-checked candidates: how outputs given by selector become robust.
     pub async fn element(&self, page: &str, css: &str) -> Result<PickedElement, RecordError> {

@@ -5,6 +5,7 @@
 mod files;
 mod fill;
 mod keys;
+mod list;
 mod pages;
 mod pointer;
 mod reads;
@@ -376,7 +377,7 @@ pub(crate) fn point_of(found: &Resolved) -> Result<(f64, f64), Failure> {
 }
 
 /// A failure message that names every candidate tried and what each last looked like.
-fn explain(failure: ResolveFailure, shown: &Selector, budget: Duration) -> Failure {
+pub(crate) fn explain(failure: ResolveFailure, shown: &Selector, budget: Duration) -> Failure {
     let frame = shown
         .frame
         .as_ref()

@@ -16,6 +16,9 @@ pub(crate) const WAIT_FOR_EXPRESSION: &str = include_str!("wait_for_expression.j
 /// `(name, spec)`: calls the resolver installed as `globalThis[name]`, or answers
 /// `{ ok: false, resolverMissing: true }` when the world has none.
 pub(crate) const CALL_RESOLVER: &str = include_str!("call_resolver.js");
+/// `(name, spec)`: reads a list with the resolver installed as `globalThis[name]` (its `list`
+/// module), or answers `{ ok: false, resolverMissing: true }` when the world has none.
+pub(crate) const CALL_LIST: &str = include_str!("call_list.js");
 /// Arms a watch on the next pointer gesture at the element the resolver found last in the
 /// frame, and answers its action point in the frame's viewport (null when it is gone): the
 /// first press decides whether the gesture is the element's, and a gesture that is not is

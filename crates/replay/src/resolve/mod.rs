@@ -15,8 +15,9 @@ use crate::js;
 mod protocol;
 
 pub(crate) use protocol::{
-    Act, ActionRequest, CountCondition, Expect, InPage, LastRead, Read, ReadShape, Requirements,
-    ResolveRequest, WaitRequest,
+    Act, ActionRequest, CountCondition, Expect, InPage, LastRead, ListAnswer, ListFieldSpec,
+    ListProblem, ListProblemKind, ListSpec, Read, ReadShape, Requirements, ResolveRequest,
+    WaitRequest,
 };
 use protocol::{ResolveAnswer, Spec};
 
@@ -261,6 +262,84 @@ pub(crate) async fn resolve(
             world,
             frame_id,
         });
+    }
+}
+
+/// Reads the list of `spec` in the frame `frame` names (the main frame when `None`) within
+/// `budget`: the in-page reader (`list.ts`) waits until the rows are consistent with the
+/// recording and hold still, or answers why not. Survives navigations like [`resolve`].
+pub(crate) async fn read_list(
+    page: &Page,
+    frame: Option<&FrameSelector>,
+    mut spec: ListSpec<'_>,
+    budget: Duration,
+) -> Result<ListAnswer, ResolveFailure> {
+    let deadline = Instant::now() + budget;
+    loop {
+        let frame_id = match frame {
+            None => page.target_id().to_string(),
+            Some(frame) => find_frame(page, frame, deadline).await?,
+        };
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let mut changes = page.changes();
+        let (world, fresh) = match page.utility_world(&frame_id).await {
+            Ok(world) => world,
+            Err(EvalError::Navigated) => {
+                if !wait_change(&mut changes, deadline).await {
+                    return Ok(ListAnswer::NotReady {
+                        states: vec!["the page never settled".into()],
+                        problem: None,
+                    });
+                }
+                continue;
+            }
+            Err(e) => return Err(ResolveFailure::eval(&e, e.to_string())),
+        };
+        spec.timeout_ms = remaining.as_millis() as u64;
+        let spec_json = serde_json::to_string(&spec).map_err(|e| {
+            ResolveFailure::fatal(FailureKind::InvalidStep, format!("unsendable spec: {e}"))
+        })?;
+        let expression = if fresh {
+            format!("(globalThis.{RESOLVER} = ({RESOLVE_JS})).list.extract({spec_json})")
+        } else {
+            js::call(js::CALL_LIST, &[&format!("{RESOLVER:?}"), &spec_json])
+        };
+        let answer = tokio::time::timeout(
+            remaining + Duration::from_secs(2),
+            page.evaluate(&world, &expression, true),
+        )
+        .await;
+        let value = match answer {
+            Err(_) => {
+                return Err(ResolveFailure::fatal(
+                    FailureKind::Browser,
+                    "the page stopped responding",
+                ));
+            }
+            Ok(Err(EvalError::Navigated)) => {
+                page.forget_world(&frame_id);
+                if Instant::now() >= deadline {
+                    return Ok(ListAnswer::NotReady {
+                        states: vec!["the page kept navigating".into()],
+                        problem: None,
+                    });
+                }
+                continue;
+            }
+            Ok(Err(e)) => return Err(ResolveFailure::eval(&e, e.to_string())),
+            Ok(Ok(value)) => value,
+        };
+        let answer: ListAnswer = serde_json::from_value(value).map_err(|e| {
+            ResolveFailure::fatal(
+                FailureKind::Browser,
+                format!("unexpected answer from the list reader: {e}"),
+            )
+        })?;
+        if let ListAnswer::ResolverMissing { .. } = answer {
+            page.forget_world(&frame_id);
+            continue;
+        }
+        return Ok(answer);
     }
 }
 

@@ -347,6 +347,86 @@ impl From<RawAnswer> for ResolveAnswer {
     }
 }
 
+/// What the list reader (`list.ts`, the resolver bundle's `list` module) is asked: an
+/// `extract_list` step's item candidates and fields.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ListSpec<'a> {
+    pub items: &'a [SelectorCandidate],
+    pub fields: Vec<ListFieldSpec<'a>>,
+    pub limit: Option<u32>,
+    /// Wait until at least this many items are found.
+    pub at_least: u32,
+    /// How long the rows must stay the same before they are taken.
+    pub quiet_ms: u64,
+    pub timeout_ms: u64,
+}
+
+/// One field of each item (`ListField` in `protocol/resolve.ts`).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ListFieldSpec<'a> {
+    pub name: &'a str,
+    pub candidates: &'a [SelectorCandidate],
+    /// For a table's or grid's row: the cell under the column of this name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<&'a str>,
+    /// `text`, `value` or `attribute`.
+    pub from: &'static str,
+    pub attribute: Option<&'a str>,
+    /// Resolve the value against the document's URL.
+    pub url: bool,
+    /// Wait until the value holds a digit.
+    pub digits: bool,
+    pub optional: bool,
+}
+
+/// Why the rows the winning item candidate found were not taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ListProblemKind {
+    /// No candidate of a required field found exactly one element in the item.
+    Missing,
+    /// The value read is not one yet (no digit, a busy item, not a URL).
+    Unready,
+}
+
+/// [`ListProblemKind`], with the item (1-based) and field it is about.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ListProblem {
+    pub kind: ListProblemKind,
+    pub item: usize,
+    /// Empty when the whole item is busy.
+    pub field: String,
+    pub item_text: String,
+    #[serde(default)]
+    pub value: Option<String>,
+}
+
+/// What the list reader answered.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum ListAnswer {
+    /// The world has no resolver installed (`call_list.js`).
+    ResolverMissing {
+        #[serde(rename = "resolverMissing")]
+        resolver_missing: bool,
+    },
+    /// The rows, each field's value in the fields' order (`None`: a missing optional field),
+    /// and how many items there were before the limit.
+    Rows {
+        winner: Option<usize>,
+        total: usize,
+        rows: Vec<Vec<Option<String>>>,
+    },
+    /// The budget ran out: each candidate's last state, and what kept the rows from being taken.
+    NotReady {
+        states: Vec<String>,
+        #[serde(default)]
+        problem: Option<ListProblem>,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -497,5 +577,72 @@ mod tests {
             last_read: Some(LastRead { candidate: 0, value }), .. } if value.is_empty()));
         let missing = answer(json!({ "ok": false, "resolverMissing": true }));
         assert!(matches!(missing, ResolveAnswer::ResolverMissing));
+    }
+
+    #[test]
+    fn a_list_spec_and_every_list_answer_are_what_list_ts_reads_and_writes() {
+        let items: Vec<SelectorCandidate> =
+            serde_json::from_value(json!([{ "kind": "css", "value": "li" }])).unwrap();
+        let spec = ListSpec {
+            items: &items,
+            fields: vec![ListFieldSpec {
+                name: "url",
+                candidates: &items,
+                column: None,
+                from: "attribute",
+                attribute: Some("href"),
+                url: true,
+                digits: false,
+                optional: true,
+            }],
+            limit: Some(3),
+            at_least: 1,
+            quiet_ms: 150,
+            timeout_ms: 900,
+        };
+        assert_eq!(
+            serde_json::to_value(&spec).unwrap(),
+            json!({ "items": [{ "kind": "css", "value": "li" }], "limit": 3, "atLeast": 1,
+                "quietMs": 150, "timeoutMs": 900, "fields": [{ "name": "url",
+                "candidates": [{ "kind": "css", "value": "li" }], "from": "attribute",
+                "attribute": "href", "url": true, "digits": false, "optional": true }] })
+        );
+        let list = |v: Value| serde_json::from_value::<ListAnswer>(v).unwrap();
+        assert_eq!(
+            list(json!({ "ok": true, "winner": 0, "total": 4, "rows": [["a", null]] })),
+            ListAnswer::Rows {
+                winner: Some(0),
+                total: 4,
+                rows: vec![vec![Some("a".into()), None]]
+            }
+        );
+        assert!(matches!(
+            list(json!({ "ok": true, "winner": null, "total": 0, "rows": [] })),
+            ListAnswer::Rows { winner: None, .. }
+        ));
+        assert_eq!(
+            list(
+                json!({ "ok": false, "states": ["matched 2 item(s)"], "problem": {
+                "kind": "missing", "item": 2, "field": "price", "itemText": "Desk", "value": null } })
+            ),
+            ListAnswer::NotReady {
+                states: vec!["matched 2 item(s)".into()],
+                problem: Some(ListProblem {
+                    kind: ListProblemKind::Missing,
+                    item: 2,
+                    field: "price".into(),
+                    item_text: "Desk".into(),
+                    value: None
+                })
+            }
+        );
+        assert!(matches!(
+            list(json!({ "ok": false, "states": [] })),
+            ListAnswer::NotReady { problem: None, .. }
+        ));
+        assert!(matches!(
+            list(json!({ "ok": false, "resolverMissing": true })),
+            ListAnswer::ResolverMissing { .. }
+        ));
     }
 }

@@ -14,6 +14,7 @@ mod guard;
 mod hostile;
 mod journey;
 mod late_subresources;
+mod lists;
 mod masking;
 mod pages;
 mod place;

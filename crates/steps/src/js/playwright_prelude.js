@@ -196,17 +196,95 @@ function currencyOf(text) {
   return null;
 }
 
+// The first number in the text, as browserflow reads it: the last `.` or `,` is the decimal
+// separator when both occur or when it is followed by other than exactly three digits
+// (`$1,299.00`, `1.299,00 €`, `Rated 3.2 / 5`).
 function coerce(text, kind) {
   if (kind === 'string') return text;
   if (kind === 'boolean') return /^(true|yes|on|1)$/i.test(text.trim());
-  let digits = text.replace(/[^0-9.,-]/g, '');
-  const lastComma = digits.lastIndexOf(',');
-  const lastDot = digits.lastIndexOf('.');
-  if (lastComma > lastDot) digits = digits.replace(/\./g, '').replace(',', '.');
-  else digits = digits.replace(/,/g, '');
-  const n = Number(digits);
-  if (digits === '' || Number.isNaN(n)) throw new Error(`${JSON.stringify(text)} is not a number`);
+  const m = String(text).match(/-?\d[\d.,]*/);
+  if (!m) throw new Error(`${JSON.stringify(text)} is not a number`);
+  const digits = m[0].replace(/[.,]+$/, '');
+  const last = Math.max(digits.lastIndexOf(','), digits.lastIndexOf('.'));
+  const decimal = last >= 0 && ((digits.includes(',') && digits.includes('.')) || digits.length - last - 1 !== 3);
+  const n = decimal ? Number(digits.slice(0, last).replace(/[.,]/g, '') + '.' + digits.slice(last + 1))
+    : Number(digits.replace(/[.,]/g, ''));
+  if (Number.isNaN(n)) throw new Error(`${JSON.stringify(text)} is not a number`);
   return kind === 'integer' ? Math.trunc(n) : n;
+}
+
+// In the page: the cell of a table's or grid's row under the column named `column` (the lowest
+// header cell's text, or the path of header cells over it: `Price / EUR`), spans followed.
+function cellUnder(row, column) {
+  const TABLE = 'table,[role=grid],[role=table],[role=treegrid]';
+  const table = row.parentElement && row.parentElement.closest(TABLE);
+  if (!table) return null;
+  const rows = Array.from(table.querySelectorAll('tr,[role=row]')).filter((r) => r.parentElement.closest(TABLE) === table);
+  const cellsOf = (r) => Array.from(r.querySelectorAll('td,th,[role=cell],[role=gridcell],[role=columnheader],[role=rowheader]'))
+    .filter((c) => c.parentElement.closest('tr,[role=row]') === r);
+  const grid = rows.map(() => []);
+  rows.forEach((r, i) => {
+    let c = 0;
+    for (const cell of cellsOf(r)) {
+      const at = Number(cell.getAttribute('aria-colindex'));
+      if (at >= 1) c = at - 1;
+      while (grid[i][c]) c++;
+      const cols = Number(cell.getAttribute('colspan') || cell.getAttribute('aria-colspan')) || 1;
+      const down = Number(cell.getAttribute('rowspan') || cell.getAttribute('aria-rowspan')) || 1;
+      for (let dr = 0; dr < down && i + dr < rows.length; dr++) for (let dc = 0; dc < cols; dc++) grid[i + dr][c + dc] = cell;
+      c += cols;
+    }
+  });
+  const isHeader = (r) => { const cells = cellsOf(r); return cells.length > 0 && cells.every((c) => (c.localName === 'th' && c.closest('thead')) || c.getAttribute('role') === 'columnheader'); };
+  const want = column.replace(/\s+/g, ' ').trim().toLowerCase();
+  const width = Math.max(0, ...grid.map((line) => line.length));
+  for (let c = 0; c < width; c++) {
+    const over = [];
+    rows.forEach((r, i) => { const h = grid[i][c]; if (isHeader(r) && h && !over.includes(h)) over.push(h); });
+    const texts = over.map((h) => h.innerText.replace(/\s+/g, ' ').trim()).filter(Boolean);
+    if (texts.length && [texts.join(' / '), texts[texts.length - 1]].some((n) => n.toLowerCase() === want)) return grid[rows.indexOf(row)][c] || null;
+  }
+  return null;
+}
+
+// A list: the highest-ranked item candidate that matches any element; in each item, each field
+// from the first of its candidates that matches exactly one element there (none: the item itself).
+async function extractList(page, items, fields, limit, timeout = DEFAULT_TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const scope = scopeOf(page, items);
+    for (const c of items.candidates) {
+      const found = await locatorOf(scope, c).all().catch(() => []);
+      if (!found.length) continue;
+      const rows = [];
+      for (const item of found.slice(0, limit == null ? found.length : limit)) {
+        const row = {};
+        for (const f of fields) {
+          let el = f.candidates.length || f.column ? null : item;
+          if (f.column) el = (await item.evaluateHandle(cellUnder, f.column)).asElement();
+          for (const fc of el ? [] : f.candidates) {
+            const l = locatorOf(item, fc);
+            if ((await l.count()) === 1) { el = l; break; }
+          }
+          const raw = !el ? null : f.from === 'attribute' ? await el.getAttribute(f.attribute)
+            : f.from === 'value' ? await el.inputValue() : normalize(await el.innerText());
+          if (raw == null || String(raw).trim() === '') {
+            if (f.optional) { row[f.name] = null; continue; }
+            throw new Error(`item ${rows.length + 1} has no field ${JSON.stringify(f.name)}`);
+          }
+          if (f.kind === 'url') row[f.name] = new URL(raw, page.url()).href;
+          else if (f.kind === 'date') {
+            const iso = raw.match(/\d{4}-\d{2}-\d{2}/);
+            row[f.name] = iso ? iso[0] : new Date(raw + ' UTC').toISOString().slice(0, 10);
+          } else row[f.name] = coerce(raw, f.kind);
+        }
+        rows.push(row);
+      }
+      return rows;
+    }
+    if (Date.now() > deadline) throw new Error('no item candidate matched: ' + items.candidates.map(describe).join(', '));
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 function main(replay) {

@@ -25,6 +25,9 @@ fn sample(kind: StepKind) -> Value {
             json!({ "expression": "document.readyState === 'complete'" })
         }
         StepKind::Extract => json!({ "selector": element, "field": "name" }),
+        StepKind::ExtractList => {
+            json!({ "items": element, "field": "results", "fields": [{ "name": "name" }] })
+        }
         StepKind::Assert => json!({ "title": "Shop" }),
         StepKind::HandleDialog => json!({ "accept": true }),
         StepKind::SwitchPage => json!({ "page": "main" }),
@@ -116,7 +119,7 @@ fn the_output_fields_of_a_step_are_its_contribution_to_the_output_schema() {
     assert_eq!(download.outputs()[0].schema, json!({ "type": "integer" }));
     for kind in StepKind::ALL {
         let step: Step = serde_json::from_value(sample(kind)).unwrap();
-        let expected = usize::from(kind == StepKind::Extract);
+        let expected = usize::from(matches!(kind, StepKind::Extract | StepKind::ExtractList));
         assert_eq!(step.outputs().len(), expected, "{kind}");
     }
 }

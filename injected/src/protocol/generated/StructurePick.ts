@@ -5,4 +5,4 @@ import type { ItemPlace } from "./ItemPlace";
 /**
  * Which element of the candidate's role inside the anchor is the target.
  */
-export type StructurePick = "only" | "default_button" | { "nth": number } | { "cell": CellPlace } | { "item": ItemPlace };
+export type StructurePick = "only" | "default_button" | { "nth": number } | { "cell": CellPlace } | { "item": ItemPlace } | "items";
