@@ -254,10 +254,13 @@ impl ServerHandler for McpServer {
                 None,
             ));
         };
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| progress_sink(context.peer.clone(), token));
+        let (progress, forwarding) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (sink, forwarding) = progress_sink(context.peer.clone(), token);
+                (Some(sink), Some(forwarding))
+            }
+            None => (None, None),
+        };
         let cancel = CancelHandle::new();
         let arguments = request.arguments.unwrap_or_default();
         let call = self.call(tool, arguments, &cancel, progress);
@@ -272,18 +275,40 @@ impl ServerHandler for McpServer {
                 call.await
             }
         };
+        // Every progress notification goes out before the result.
+        if let Some(forwarding) = forwarding {
+            forwarding.finish().await;
+        }
         Ok(result.into())
     }
 }
 
-/// Progress notifications for `token`, sent in order from one task.
+/// What the progress sink forwards: a finished step, or the end of the call.
+type ProgressItem = Option<(u32, u32, String)>;
+
+/// The forwarding of one call's progress notifications, in order, from one task.
+struct Forwarding {
+    end: tokio::sync::mpsc::UnboundedSender<ProgressItem>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Forwarding {
+    /// Waits until every notification sent before now has gone out.
+    async fn finish(self) {
+        let _ = self.end.send(None);
+        let _ = self.task.await;
+    }
+}
+
+/// Progress notifications for `token`: the sink the call's Rider reports finished steps to,
+/// and the forwarding to finish before the call answers.
 fn progress_sink(
     peer: Peer<RoleServer>,
     token: ProgressToken,
-) -> Arc<dyn Fn(u32, u32, String) + Send + Sync> {
-    let (send, mut receive) = tokio::sync::mpsc::unbounded_channel::<(u32, u32, String)>();
-    tokio::spawn(async move {
-        while let Some((done, total, message)) = receive.recv().await {
+) -> (Arc<dyn Fn(u32, u32, String) + Send + Sync>, Forwarding) {
+    let (send, mut receive) = tokio::sync::mpsc::unbounded_channel::<ProgressItem>();
+    let task = tokio::spawn(async move {
+        while let Some(Some((done, total, message))) = receive.recv().await {
             let param = ProgressNotificationParam::new(token.clone(), f64::from(done))
                 .with_total(f64::from(total))
                 .with_message(message);
@@ -292,7 +317,10 @@ fn progress_sink(
             }
         }
     });
-    Arc::new(move |done, total, message| {
-        let _ = send.send((done, total, message));
-    })
+    let end = send.clone();
+    let sink: Arc<dyn Fn(u32, u32, String) + Send + Sync> =
+        Arc::new(move |done: u32, total: u32, message: String| {
+            let _ = send.send(Some((done, total, message)));
+        });
+    (sink, Forwarding { end, task })
 }

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use crate::shop::Shop;
 
-const CANARY: &str = "Ca Na/Ry+x&y=1é";
+pub(crate) const CANARY: &str = "Ca Na/Ry+x&y=1é";
 
 /// The query set browsers percent-encode a URL's query with (special schemes).
 const QUERY: &AsciiSet = &CONTROLS
@@ -109,7 +109,7 @@ fn encodings_of(text: &str) -> Vec<(String, String)> {
 /// The canary, the forms a page gives it (lower case: the shop echoes it so), and its pieces
 /// of 8 bytes or more between spaces or `+` (a split on the URL's `+`), each in every
 /// encoding.
-fn forbidden_forms() -> Vec<(String, String)> {
+pub(crate) fn forbidden_forms() -> Vec<(String, String)> {
     let mut forms = Vec::new();
     for (variant, text) in [
         ("canary", CANARY.to_owned()),
@@ -130,13 +130,13 @@ fn forbidden_forms() -> Vec<(String, String)> {
 
 /// What was scanned, for the closing list.
 #[derive(Default)]
-struct Scan {
-    covered: Vec<String>,
-    leaks: Vec<String>,
+pub(crate) struct Scan {
+    pub(crate) covered: Vec<String>,
+    pub(crate) leaks: Vec<String>,
 }
 
 impl Scan {
-    fn bytes(&mut self, what: &str, bytes: &[u8], forms: &[(String, String)]) {
+    pub(crate) fn bytes(&mut self, what: &str, bytes: &[u8], forms: &[(String, String)]) {
         self.covered.push(format!("{what} ({} bytes)", bytes.len()));
         for (name, form) in forms {
             if bytes.windows(form.len()).any(|w| w == form.as_bytes()) {
@@ -145,7 +145,7 @@ impl Scan {
         }
     }
 
-    fn tree(&mut self, root: &Path, forms: &[(String, String)]) -> Vec<PathBuf> {
+    pub(crate) fn tree(&mut self, root: &Path, forms: &[(String, String)]) -> Vec<PathBuf> {
         let mut files = Vec::new();
         walk(root, &mut files);
         for file in &files {
@@ -203,7 +203,7 @@ fn shows_canary(text: &str) -> Option<String> {
 /// A tool file derived from the shipped `search-price@1.2.0`: `name`, its `query` secret
 /// (with the `secrets` capability) when `secret`, the steps up to the search's submission,
 /// then `tail`; its output `{heading}`.
-fn tool(name: &str, secret: bool, tail: Value) -> Value {
+pub(crate) fn tool(name: &str, secret: bool, tail: Value) -> Value {
     let shipped =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../recordings/search-price@1.2.0.json");
     let mut file: Value = serde_json::from_str(&std::fs::read_to_string(shipped).unwrap()).unwrap();
@@ -226,7 +226,7 @@ fn tool(name: &str, secret: bool, tail: Value) -> Value {
 }
 
 /// The page echoes the query in its heading; the output carries it.
-fn extract_heading() -> Value {
+pub(crate) fn extract_heading() -> Value {
     json!([{ "type": "extract", "label": "Read the heading", "field": "heading",
              "selector": { "candidates": [{ "kind": "id", "value": "results-heading" }] } }])
 }

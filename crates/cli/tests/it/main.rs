@@ -13,6 +13,7 @@ mod edges;
 mod errors;
 mod fencing;
 mod flow;
+mod mcp;
 mod pack;
 mod record;
 mod resume_guard;
