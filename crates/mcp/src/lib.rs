@@ -57,4 +57,4 @@ pub use gate::Busy;
 pub use http::MCP_PATH;
 pub use name::{MAX_MCP_NAME, mcp_name};
 pub use served::{PackSource, Served, ServedTool, Sources, Trust, WRAPPED_OUTPUT};
-pub use server::{Limits, McpServer};
+pub use server::{Limits, McpServer, Progress};

@@ -27,6 +27,9 @@ use serde_json::{Map, Value, json};
 use crate::gate::Gate;
 use crate::served::{Served, ServedTool, WRAPPED_OUTPUT};
 
+/// Where a call reports each finished step: (steps done, steps in all, what finished).
+pub type Progress = Arc<dyn Fn(u32, u32, String) + Send + Sync>;
+
 /// Limits on calls.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -107,7 +110,7 @@ impl McpServer {
         tool: &ServedTool,
         arguments: Map<String, Value>,
         cancel: &CancelHandle,
-        progress: Option<Arc<dyn Fn(u32, u32, String) + Send + Sync>>,
+        progress: Option<Progress>,
     ) -> CallToolResult {
         let redactor = &self.inner.served.redactor;
         let refuse = |message: String| tool_error(&redactor.redact_string(&message));
@@ -302,10 +305,7 @@ impl Forwarding {
 
 /// Progress notifications for `token`: the sink the call's Rider reports finished steps to,
 /// and the forwarding to finish before the call answers.
-fn progress_sink(
-    peer: Peer<RoleServer>,
-    token: ProgressToken,
-) -> (Arc<dyn Fn(u32, u32, String) + Send + Sync>, Forwarding) {
+fn progress_sink(peer: Peer<RoleServer>, token: ProgressToken) -> (Progress, Forwarding) {
     let (send, mut receive) = tokio::sync::mpsc::unbounded_channel::<ProgressItem>();
     let task = tokio::spawn(async move {
         while let Some(Some((done, total, message))) = receive.recv().await {
@@ -318,9 +318,8 @@ fn progress_sink(
         }
     });
     let end = send.clone();
-    let sink: Arc<dyn Fn(u32, u32, String) + Send + Sync> =
-        Arc::new(move |done: u32, total: u32, message: String| {
-            let _ = send.send(Some((done, total, message)));
-        });
+    let sink: Progress = Arc::new(move |done: u32, total: u32, message: String| {
+        let _ = send.send(Some((done, total, message)));
+    });
     (sink, Forwarding { end, task })
 }

@@ -196,7 +196,8 @@ fn a_python_mcp_client_lists_calls_concurrently_and_cancels_search_price_over_st
     }
     eprintln!(
         "8 concurrent calls in {:.2} s; one call alone {:.2} s",
-        report["concurrent_seconds"], report["call_seconds"]
+        report["concurrent_seconds"].as_f64().unwrap_or_default(),
+        report["call_seconds"].as_f64().unwrap_or_default()
     );
 
     // A cancelled call: its replay stopped, its page gone, the server still answering. The
@@ -220,7 +221,7 @@ fn a_python_mcp_client_lists_calls_concurrently_and_cancels_search_price_over_st
     assert_eq!(cancel["shop_pages_at_end"], 0, "{cancel}");
     eprintln!(
         "cancelled: the call's page gone {:.2} s after the cancel",
-        cancel["seconds_to_no_page"]
+        cancel["seconds_to_no_page"].as_f64().unwrap_or_default()
     );
     assert_ne!(cancel["next_call"]["isError"], true, "{cancel}");
 }
