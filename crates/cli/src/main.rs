@@ -9,6 +9,7 @@ mod flow_cmd;
 mod inputs;
 mod journal_cmd;
 mod logging;
+mod mcp_cmd;
 mod pack_cmd;
 mod progress;
 mod record_cmd;
@@ -56,6 +57,9 @@ enum Command {
     /// Export, verify, import, sign and publish packs.
     #[command(subcommand)]
     Pack(pack_cmd::PackCommand),
+    /// Serve tools and flows to agents over the Model Context Protocol.
+    #[command(subcommand)]
+    Mcp(mcp_cmd::McpCommand),
     /// The built-in standard pack.
     #[command(subcommand)]
     Tools(tools_cmd::ToolsCommand),
@@ -76,6 +80,7 @@ fn main() -> ExitCode {
         Command::Flow(command) => flow_cmd::run(command),
         Command::Journal(command) => journal_cmd::run(command),
         Command::Pack(command) => pack_cmd::run(command),
+        Command::Mcp(command) => mcp_cmd::run(command),
         Command::Tools(command) => tools_cmd::run(command),
     };
     exit::report(result)

@@ -266,8 +266,9 @@ impl RunSetup {
         check_secrets(self.secrets()?, plan, inputs).map_err(SetupError::MissingSecrets)
     }
 
-    /// The Rider for `tools`: the only place the shells' Riders are made.
-    pub fn rider(&self, tools: ToolRegistry) -> Result<ReadyRider, SetupError> {
+    /// The Rider for `tools`: the only place the shells' Riders are made. A registry built
+    /// once can be shared by many Riders (`Arc<ToolRegistry>`: the MCP server's calls).
+    pub fn rider(&self, tools: impl Into<Arc<ToolRegistry>>) -> Result<ReadyRider, SetupError> {
         let (location, temporary) = match &self.journal {
             JournalAt::Temporary => {
                 let dir = tempfile::tempdir().map_err(SetupError::Temporary)?;

@@ -206,7 +206,7 @@ pub async fn run_tool(
     }
     let contract = file.contract.clone();
     let reference = contract.reference();
-    let spec = one_step_flow(file)?;
+    let spec = one_step_flow(&file.contract).map_err(|e| RunToolError::Prepare(e.to_string()))?;
     let mut registry = ToolRegistry::new();
     registry
         .register(BrowserTool::factory(file.clone(), setup.browser.clone()))
@@ -261,9 +261,11 @@ pub async fn run_tool(
     }
 }
 
-/// The flow `{inputs of the tool} → run: TOOL → output`.
-fn one_step_flow(file: &ToolFile) -> Result<FlowSpec, RunToolError> {
-    let contract = &file.contract;
+/// The flow `{inputs of the tool} → run: TOOL → output` (step id [`STEP_ID`]): how one tool
+/// runs through the Rider, here and in the MCP server.
+pub fn one_step_flow(
+    contract: &browserflow_contract::ToolContract,
+) -> Result<FlowSpec, browserflow_flow::Diagnostics> {
     let inputs: Vec<Value> = contract
         .inputs()
         .iter()
@@ -291,7 +293,7 @@ fn one_step_flow(file: &ToolFile) -> Result<FlowSpec, RunToolError> {
         "steps": [{ "id": STEP_ID, "uses": reference, "with": with }],
         "output": { "from": format!("steps.{STEP_ID}.output") },
     });
-    FlowSpec::from_json(&spec).map_err(|e| RunToolError::Prepare(e.to_string()))
+    FlowSpec::from_json(&spec)
 }
 
 /// What the demo did.

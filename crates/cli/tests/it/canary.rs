@@ -131,7 +131,7 @@ pub(crate) fn forbidden_forms() -> Vec<(String, String)> {
 /// What was scanned, for the closing list.
 #[derive(Default)]
 pub(crate) struct Scan {
-    covered: Vec<String>,
+    pub(crate) covered: Vec<String>,
     pub(crate) leaks: Vec<String>,
 }
 

@@ -15,6 +15,7 @@ mod errors;
 mod fencing;
 mod flow;
 mod lists;
+mod mcp;
 mod pack;
 mod record;
 mod resume_guard;
