@@ -4,7 +4,7 @@
 // it reads is consistent with them, accepts a lower-ranked candidate only on an element of that
 // identity, and finds the `beside_label` / `under_heading` structure anchors with them.
 
-import { accessibleName, labelOf, norm, roleOf, textOf } from './roles';
+import { accessibleName, labelOf, nameMatches, norm, roleOf, textOf } from './roles';
 import type { Candidate, Identity, Read, Shape, Structure, Within } from './protocol/resolve';
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
@@ -136,6 +136,9 @@ const headingText = (h: Element): string => {
   const t = norm(accessibleName(h) || textOf(h));
   return t.length <= 80 ? t : '';
 };
+/// Whether heading `h` reads `want`: its text now, or — for a heading recorded before names
+/// followed `text-transform` — as written (`nameMatches`).
+const headingIs = (h: Element, want: string): boolean => headingText(h) === want || nameMatches(h, want);
 /// The heading of the card or section holding `el` ('' without one).
 export const nearHeading = (el: Element): string => {
   const h = headingElementOf(el);
@@ -168,7 +171,7 @@ export const underHeading = (root: ParentNode, role: string, heading: string): E
   let last: Element | null = null;
   let matches = false;
   for (const e of allElements(root)) {
-    if (isHeading(e)) { last = e; matches = headingText(e) === heading; continue; }
+    if (isHeading(e)) { last = e; matches = headingIs(e, heading); continue; }
     if (matches && roleMatches(e, role) && headingElementOf(e) === last) out.push(e);
   }
   return out;
@@ -191,7 +194,10 @@ export const identityOf = (el: Element): Identity => {
 export const identityMatches = (el: Element, id: Identity): boolean => {
   if ((roleOf(el) || null) !== (id.role || null)) return false;
   if (id.label && nearLabel(el) !== id.label) return false;
-  if (id.heading && nearHeading(el) !== id.heading) return false;
+  if (id.heading) {
+    const h = headingElementOf(el);
+    if (!h || !headingIs(h, id.heading)) return false;
+  }
   return !!(id.label || id.heading) || el.localName === id.tag;
 };
 

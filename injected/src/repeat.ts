@@ -3,7 +3,7 @@
 // card" that the recorder records (`placeOf`) and the resolver finds again (`pick`, for the
 // `cell` and `item` picks of a `structure` candidate).
 
-import { accessibleName, norm, roleOf, textOf } from './roles';
+import { accessibleName, nameMatches, norm, roleOf, textOf } from './roles';
 import { deepElements } from './shadow';
 import type { Pick, Region, Within } from './protocol/resolve';
 
@@ -127,7 +127,8 @@ export const pick = (anchor: Element, role: string, p: Pick): Element[] => {
     const want = norm(cell.column);
     const cells = cellsOf(parts).filter((c) => {
       const h = headerOf(c, anchor);
-      return h && columnName(h) === want;
+      // As written too: a column recorded before names followed `text-transform`.
+      return h && (columnName(h) === want || nameMatches(h, want));
     });
     return cells.flatMap((c) => inside(c, role, cell.nth));
   }

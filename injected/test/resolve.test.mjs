@@ -105,6 +105,18 @@ test('a step relying on its content stops at an ambiguous naming candidate; on p
   assert.deepEqual([position.ok, position.winner, position.result], [true, 1, 'Bob']);
 });
 
+test('a column or heading recorded as written still anchors when the page styles it uppercase', async () => {
+  const p = await page(`<table role="grid" aria-label="Orders"><thead><tr><th style="text-transform: uppercase">Name</th></tr></thead>
+    <tbody><tr><td>Ada</td></tr><tr><td>Bob</td></tr></tbody></table>
+    <section><h2 style="text-transform: uppercase">Totals</h2><span>12</span></section>`);
+  const cell = { kind: 'structure', value: 'gridcell', structure: { within: { region: { role: 'grid', name: 'Orders' } }, pick: { cell: { row: 2, column: 'Name' } } } };
+  const byColumn = await resolve(p, { mode: 'action', timeoutMs: 500, require: NONE, read: { from: 'text', nonEmpty: true }, candidates: [cell] });
+  assert.deepEqual([byColumn.ok, byColumn.result], [true, 'Bob']);
+  const under = { kind: 'structure', value: 'generic', structure: { within: { under_heading: 'Totals' } } };
+  const byHeading = await resolve(p, { mode: 'action', timeoutMs: 500, require: NONE, read: { from: 'text', nonEmpty: true }, candidates: [under] });
+  assert.deepEqual([byHeading.ok, byHeading.result], [true, '12']);
+});
+
 test('a fill selects the text to be typed, a select takes its option, and a wrong option is fatal', async () => {
   const p = await page('<input id="i" value="old"><select id="s"><option value="a">Apple</option><option value="b">Banana</option></select>');
   const fill = await resolve(p, { mode: 'action', timeoutMs: 500, require: { ...NONE, editable: true }, act: { kind: 'fill', value: 'new' },

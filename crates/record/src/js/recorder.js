@@ -706,6 +706,7 @@
     const t = norm(accessibleName(h) || textOf(h));
     return t.length <= 80 ? t : "";
   };
+  var headingIs = (h, want) => headingText(h) === want || nameMatches(h, want);
   var nearHeading = (el) => {
     const h = headingElementOf(el);
     return h ? headingText(h) : "";
@@ -735,7 +736,7 @@
     for (const e of allElements(root)) {
       if (isHeading(e)) {
         last = e;
-        matches = headingText(e) === heading;
+        matches = headingIs(e, heading);
         continue;
       }
       if (matches && roleMatches(e, role) && headingElementOf(e) === last) out.push(e);
@@ -755,7 +756,10 @@
   var identityMatches = (el, id) => {
     if ((roleOf(el) || null) !== (id.role || null)) return false;
     if (id.label && nearLabel(el) !== id.label) return false;
-    if (id.heading && nearHeading(el) !== id.heading) return false;
+    if (id.heading) {
+      const h = headingElementOf(el);
+      if (!h || !headingIs(h, id.heading)) return false;
+    }
     return !!(id.label || id.heading) || el.localName === id.tag;
   };
   var anchorsFor = (el) => {
@@ -913,7 +917,7 @@
       const want = norm(cell.column);
       const cells = cellsOf(parts).filter((c) => {
         const h = headerOf(c, anchor);
-        return h && columnName(h) === want;
+        return h && (columnName(h) === want || nameMatches(h, want));
       });
       return cells.flatMap((c) => inside(c, role, cell.nth));
     }
