@@ -245,12 +245,16 @@ async fn recorded_lists_return_every_row_of_every_fixture_and_of_its_redesign() 
             &script.to_string_lossy(),
         ]);
         assert!(export.status.success(), "{page}: {}", stderr(&export));
+        let modules = fixtures_dir().join("../../../injected/node_modules");
+        assert!(
+            modules.join("playwright-core").is_dir(),
+            "{} has no playwright-core: run scripts/build-injected first (scripts/test does), \
+             which installs injected/'s pinned npm packages",
+            modules.display()
+        );
         let node = Command::new("node")
             .arg(&script)
-            .env(
-                "NODE_PATH",
-                fixtures_dir().join("../../../injected/node_modules"),
-            )
+            .env("NODE_PATH", &modules)
             .output()
             .expect("node runs");
         assert!(
