@@ -145,30 +145,12 @@ pub(crate) async fn resolve(
         } else {
             js::call(js::CALL_RESOLVER, &[&format!("{RESOLVER:?}"), &spec_json])
         };
-        // The in-page wait ends by itself at the deadline; the margin only guards against a
-        // renderer that stopped answering.
-        let answer = tokio::time::timeout(
-            remaining + Duration::from_secs(2),
-            page.evaluate(&world, &expression, true),
-        )
-        .await;
-        let answer = match answer {
-            Err(_) => {
-                return Err(ResolveFailure::fatal(
-                    FailureKind::Browser,
-                    "the page stopped responding",
-                ));
+        let Some(answer) = in_page(page, &world, &frame_id, &expression, remaining).await? else {
+            // The document was replaced while we waited: keep waiting in the new one.
+            if Instant::now() >= deadline {
+                return Err(timeout(last_states, &covered));
             }
-            Ok(Err(EvalError::Navigated)) => {
-                // The document was replaced while we waited: keep waiting in the new one.
-                page.forget_world(&frame_id);
-                if Instant::now() >= deadline {
-                    return Err(timeout(last_states, &covered));
-                }
-                continue;
-            }
-            Ok(Err(e)) => return Err(ResolveFailure::eval(&e, e.to_string())),
-            Ok(Ok(value)) => value,
+            continue;
         };
         let answer: ResolveAnswer = serde_json::from_value(answer).map_err(|e| {
             ResolveFailure::fatal(
@@ -304,30 +286,14 @@ pub(crate) async fn read_list(
         } else {
             js::call(js::CALL_LIST, &[&format!("{RESOLVER:?}"), &spec_json])
         };
-        let answer = tokio::time::timeout(
-            remaining + Duration::from_secs(2),
-            page.evaluate(&world, &expression, true),
-        )
-        .await;
-        let value = match answer {
-            Err(_) => {
-                return Err(ResolveFailure::fatal(
-                    FailureKind::Browser,
-                    "the page stopped responding",
-                ));
+        let Some(value) = in_page(page, &world, &frame_id, &expression, remaining).await? else {
+            if Instant::now() >= deadline {
+                return Ok(ListAnswer::NotReady {
+                    states: vec!["the page kept navigating".into()],
+                    problem: None,
+                });
             }
-            Ok(Err(EvalError::Navigated)) => {
-                page.forget_world(&frame_id);
-                if Instant::now() >= deadline {
-                    return Ok(ListAnswer::NotReady {
-                        states: vec!["the page kept navigating".into()],
-                        problem: None,
-                    });
-                }
-                continue;
-            }
-            Ok(Err(e)) => return Err(ResolveFailure::eval(&e, e.to_string())),
-            Ok(Ok(value)) => value,
+            continue;
         };
         let answer: ListAnswer = serde_json::from_value(value).map_err(|e| {
             ResolveFailure::fatal(
@@ -340,6 +306,37 @@ pub(crate) async fn read_list(
             continue;
         }
         return Ok(answer);
+    }
+}
+
+/// Evaluates a call of the in-page resolver (installing it first in a fresh world, as the
+/// caller wrote `expression`) in `world` of frame `frame_id` and returns its value; `None`
+/// when the document was replaced while it waited (the world is forgotten: the caller waits
+/// in the new one). The in-page wait ends by itself within `remaining`; the margin only
+/// guards against a renderer that stopped answering.
+async fn in_page(
+    page: &Page,
+    world: &ExecContext,
+    frame_id: &str,
+    expression: &str,
+    remaining: Duration,
+) -> Result<Option<serde_json::Value>, ResolveFailure> {
+    let answer = tokio::time::timeout(
+        remaining + Duration::from_secs(2),
+        page.evaluate(world, expression, true),
+    )
+    .await;
+    match answer {
+        Err(_) => Err(ResolveFailure::fatal(
+            FailureKind::Browser,
+            "the page stopped responding",
+        )),
+        Ok(Err(EvalError::Navigated)) => {
+            page.forget_world(frame_id);
+            Ok(None)
+        }
+        Ok(Err(e)) => Err(ResolveFailure::eval(&e, e.to_string())),
+        Ok(Ok(value)) => Ok(Some(value)),
     }
 }
 
