@@ -14,6 +14,7 @@ mod pack_cmd;
 mod progress;
 mod record_cmd;
 mod runtime;
+mod schedule_cmd;
 mod tools_cmd;
 mod words;
 
@@ -60,6 +61,12 @@ enum Command {
     /// Serve tools and flows to agents over the Model Context Protocol.
     #[command(subcommand)]
     Mcp(mcp_cmd::McpCommand),
+    /// Run flows at the times a cron expression names, in a time zone.
+    #[command(subcommand)]
+    Schedule(schedule_cmd::ScheduleCommand),
+    /// Fire due schedules (each slot once, with any number of workers on the journal)
+    /// until SIGTERM or Ctrl-C.
+    Worker(schedule_cmd::WorkerArgs),
     /// The built-in standard pack.
     #[command(subcommand)]
     Tools(tools_cmd::ToolsCommand),
@@ -81,6 +88,8 @@ fn main() -> ExitCode {
         Command::Journal(command) => journal_cmd::run(command),
         Command::Pack(command) => pack_cmd::run(command),
         Command::Mcp(command) => mcp_cmd::run(command),
+        Command::Schedule(command) => schedule_cmd::run(command),
+        Command::Worker(args) => schedule_cmd::worker(args),
         Command::Tools(command) => tools_cmd::run(command),
     };
     exit::report(result)

@@ -82,10 +82,10 @@ pub use define::{DefineError, FnTool, ToolDef, define_tool};
 pub use error::{RunError, RunFailure};
 pub use events::{EventSink, RunEvent};
 pub use journal::{
-    Attempt, AttemptOutcome, EffectStart, ErrorReport, Fence, JournalError, JournalLocation,
-    JournalOptions, JournalStore, LeaseAnswer, LeaseGrant, LeaseHolder, LeaseOwner, PendingStep,
-    RecordedStep, RunEnd, RunRecord, RunReport, RunStart, RunSummary, SqliteJournal, StepReport,
-    StepStart, Takeover,
+    Attempt, AttemptOutcome, EffectStart, ErrorReport, Fence, FiringRecord, FiringState,
+    JournalError, JournalLocation, JournalOptions, JournalStore, LeaseAnswer, LeaseGrant,
+    LeaseHolder, LeaseOwner, PendingStep, RecordedStep, RunEnd, RunRecord, RunReport, RunStart,
+    RunSummary, ScheduleBook, ScheduleRecord, SqliteJournal, StepReport, StepStart, Takeover,
 };
 pub use logger::Logger;
 pub use options::RiderOptions;

@@ -127,10 +127,24 @@ impl Rider {
         inputs: BTreeMap<String, Bound>,
         cancel: &CancelHandle,
     ) -> Result<RunOutcome, RunFailure> {
+        self.run_as(&new_run_id(), plan, inputs, cancel).await
+    }
+
+    /// [`Rider::run_with`] under the id `run_id`, which the caller chose so that one piece of
+    /// work maps to one run (a schedule's slot). The journal records a run id once: when
+    /// `run_id` is already recorded, nothing runs and the error is
+    /// [`JournalError::RunExists`] (resume that run instead).
+    pub async fn run_as(
+        &self,
+        run_id: &str,
+        plan: &Plan,
+        inputs: BTreeMap<String, Bound>,
+        cancel: &CancelHandle,
+    ) -> Result<RunOutcome, RunFailure> {
         let scope = plan
             .start_scope(inputs.clone())
             .map_err(|e| self.failure(None, RunError::FlowInput(e.to_string())))?;
-        let run_id = new_run_id();
+        let run_id = run_id.to_owned();
         let clock = Clock::now_wall();
         let env = self.options.env.clone();
         let env_json = Value::Object(

@@ -21,6 +21,7 @@ mod record;
 mod resume_guard;
 mod resume_secrets;
 mod run_output;
+mod schedule;
 mod shop;
 mod strict_input;
 mod webhook;

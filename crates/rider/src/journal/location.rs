@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::sqlite::{JournalOptions, SqliteJournal};
-use super::{JournalError, JournalStore};
+use super::{JournalError, JournalStore, ScheduleBook};
 
 /// A journal's location, as configuration gives it (`--journal`, a setup). Today every
 /// location is a SQLite file; a database URL becomes another variant (issue #29), and
@@ -48,6 +48,22 @@ impl JournalLocation {
     /// Opens the journal for reading only: never creates, migrates or writes to it, and
     /// refuses what is not a browserflow journal. Every read command uses this.
     pub fn open_read_only(&self) -> Result<Arc<dyn JournalStore>, JournalError> {
+        match self {
+            JournalLocation::Sqlite(path) => Ok(Arc::new(SqliteJournal::open_read_only(path)?)),
+        }
+    }
+
+    /// Opens the journal's schedules for changing them or firing them (creating or migrating
+    /// the journal if needed).
+    pub fn open_schedules(&self) -> Result<Arc<dyn ScheduleBook>, JournalError> {
+        match self {
+            JournalLocation::Sqlite(path) => Ok(Arc::new(SqliteJournal::open(path)?)),
+        }
+    }
+
+    /// Opens the journal's schedules for reading only, as
+    /// [`JournalLocation::open_read_only`] does.
+    pub fn open_schedules_read_only(&self) -> Result<Arc<dyn ScheduleBook>, JournalError> {
         match self {
             JournalLocation::Sqlite(path) => Ok(Arc::new(SqliteJournal::open_read_only(path)?)),
         }

@@ -26,6 +26,7 @@
 pub mod lease;
 mod location;
 mod report;
+mod schedules;
 mod sqlite;
 mod store;
 
@@ -36,6 +37,7 @@ pub use lease::{
 };
 pub use location::JournalLocation;
 pub use report::{ErrorReport, RunReport, RunSummary, StepReport};
+pub use schedules::{FiringRecord, FiringState, ScheduleBook, ScheduleRecord};
 pub use sqlite::{APPLICATION_ID, JournalOptions, SCHEMA_VERSION, SqliteJournal};
 pub use store::{
     Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, RecordedStep, RunEnd,
@@ -84,6 +86,32 @@ pub enum JournalError {
         path: PathBuf,
         /// What the file holds instead.
         found: String,
+    },
+    /// A run with this id is already recorded: a run id names one run, started once.
+    #[error("journal {journal}: run `{run_id}` is already recorded (resume it instead)")]
+    RunExists {
+        /// The journal ([`JournalStore::describe`]).
+        journal: String,
+        /// The run id.
+        run_id: String,
+    },
+    /// A schedule of this name exists already.
+    #[error(
+        "journal {journal}: a schedule named `{name}` exists already (remove it first, or choose another name)"
+    )]
+    ScheduleExists {
+        /// The journal ([`JournalStore::describe`]).
+        journal: String,
+        /// The name.
+        name: String,
+    },
+    /// No schedule of this name.
+    #[error("journal {journal}: no schedule `{name}`")]
+    UnknownSchedule {
+        /// The journal ([`JournalStore::describe`]).
+        journal: String,
+        /// The name asked for.
+        name: String,
     },
     /// No journal file at this path (a read never creates one).
     #[error("no journal at {path}: no run has been recorded there")]

@@ -14,7 +14,8 @@
 //! `leases` (who is executing a run; see [`lease`](super::lease)); 3 adds the lease epoch
 //! (`runs.lease_epoch`, the last epoch granted, and `leases.epoch`, the holder's), which
 //! fences every write; 4 adds `steps.warnings` (what a person should know of a step that
-//! succeeded: a page drifting from its recording). Opening an older journal for writing migrates it in one write
+//! succeeded: a page drifting from its recording); 5 adds `schedules` and
+//! `schedule_firings` (see [`ScheduleBook`](super::ScheduleBook)). Opening an older journal for writing migrates it in one write
 //! transaction that reads the version under the write lock (two processes opening it at once
 //! migrate it once); its runs of version 1 have no plan rows and are resumed with the
 //! step-by-step checks alone.
@@ -26,6 +27,7 @@
 mod lease;
 mod plan;
 mod report;
+mod schedules;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -51,7 +53,7 @@ pub struct JournalOptions {
 }
 
 /// The schema version written to `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// `PRAGMA application_id` of a journal (`bfjl`), so a journal is recognised as one.
 pub const APPLICATION_ID: i32 = 0x6266_6a6c;
@@ -140,6 +142,32 @@ CREATE TABLE IF NOT EXISTS leases (
     heartbeat_at_ms INTEGER NOT NULL,
     expires_at_ms INTEGER NOT NULL,
     epoch INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS schedules (
+    name TEXT PRIMARY KEY,
+    flow TEXT NOT NULL,
+    tools TEXT NOT NULL,
+    cron TEXT NOT NULL,
+    time_zone TEXT NOT NULL,
+    inputs TEXT NOT NULL,
+    overlap TEXT NOT NULL,
+    catch_up TEXT NOT NULL,
+    notify TEXT,
+    paused INTEGER NOT NULL DEFAULT 0,
+    active_since_ms INTEGER NOT NULL,
+    created_at_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS schedule_firings (
+    schedule TEXT NOT NULL,
+    slot_ms INTEGER NOT NULL,
+    run_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    worker TEXT NOT NULL,
+    claimed_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL,
+    detail TEXT,
+    manual INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (schedule, slot_ms)
 ) WITHOUT ROWID;
 ";
 

@@ -10,7 +10,8 @@ use super::lease::{release, write_lease};
 use crate::journal::JournalError;
 use crate::journal::lease::Fence;
 use crate::journal::store::{
-    Attempt, AttemptOutcome, EffectStart, PendingStep, RecordedStep, RunEnd, RunRecord, RunStart,
+    Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, RecordedStep, RunEnd,
+    RunRecord, RunStart,
 };
 
 impl SqliteJournal {
@@ -34,7 +35,13 @@ impl SqliteJournal {
                 run.started_at_ms
             ],
         )
-        .map_err(self.sqlite_error("cannot record the run start"))?;
+        .map_err(|e| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::ConstraintViolation) => JournalError::RunExists {
+                journal: self.describe(),
+                run_id: run.run_id.to_owned(),
+            },
+            _ => self.sqlite_error("cannot record the run start")(e),
+        })?;
         self.write_plan(&tx, run.run_id, run.plan)?;
         let fence = Fence {
             owner: run.owner.owner.clone(),
