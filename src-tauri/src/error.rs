@@ -36,7 +36,7 @@ impl From<browserflow_catalog::pack_view::PackViewError> for AppError {
     fn from(e: browserflow_catalog::pack_view::PackViewError) -> Self {
         use browserflow_catalog::pack_view::PackViewError as E;
         let code = match &e {
-            E::Version(_) | E::NoRoots => "bad_input",
+            E::Version(_) | E::NoRoots | E::NotRunnable(_) => "bad_input",
             E::Builtins(_) | E::Pack(_) => "export",
         };
         AppError::new(code, e)

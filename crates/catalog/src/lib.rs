@@ -28,6 +28,7 @@ pub mod flow_view;
 mod holdings;
 pub mod library;
 mod lookup;
+mod pack_runnable;
 pub mod pack_view;
 pub mod preview;
 pub mod record_view;

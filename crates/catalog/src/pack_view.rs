@@ -19,6 +19,9 @@ use std::path::{Path, PathBuf};
 use browserflow_pack::{Catalog, DenyList, ExportRequest, Store, VerifiedPack, VerifyOptions};
 use serde::{Deserialize, Serialize};
 
+pub use crate::pack_runnable::NotRunnable;
+use crate::pack_runnable::{list, not_runnable};
+
 /// What to export.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -154,6 +157,9 @@ pub enum ImportError {
     /// Workspace files define some of the pack's tools differently; nothing was installed.
     #[error("{}; nothing was installed: replace the workspace files with the pack's versions, or keep them (they are used instead of the pack's)", conflicts_text(.0))]
     Conflicts(Vec<ConflictView>),
+    /// Tools of the pack that `bflow run` would refuse; nothing was installed.
+    #[error("{}; nothing was installed", list(.0))]
+    NotRunnable(Vec<NotRunnable>),
     /// A workspace file could not be replaced.
     #[error("cannot replace {path}: {source}")]
     Replace {
@@ -232,6 +238,10 @@ pub fn import_into(
     on_conflict: OnConflict,
 ) -> Result<ImportDone, ImportError> {
     let pack = browserflow_pack::verify_file(path, options)?;
+    let refused = not_runnable(&pack);
+    if !refused.is_empty() {
+        return Err(ImportError::NotRunnable(refused));
+    }
     let conflicts = workspace_conflicts(&pack, workspace);
     let mut replaced = Vec::new();
     if !conflicts.is_empty() {
@@ -310,6 +320,23 @@ pub enum PackViewError {
     /// The pack crate refused.
     #[error(transparent)]
     Pack(#[from] browserflow_pack::PackError),
+    /// Tools the pack would carry that `bflow run` would refuse; nothing was written.
+    #[error("{}; nothing was written", list(.0))]
+    NotRunnable(Vec<NotRunnable>),
+}
+
+/// Refuses an export that would carry a tool `bflow run` refuses ([`NotRunnable`]): the pack
+/// is built in memory and each of its recorded tools read as a tool file. What `bflow pack
+/// export` and the Export screen call before writing.
+pub fn check_export(catalog: &Catalog, request: &ExportRequest<'_>) -> Result<(), PackViewError> {
+    let pack = browserflow_pack::export(catalog, request)?;
+    let verified = browserflow_pack::verify(&pack.bytes, &options(request.builtins))?;
+    let refused = not_runnable(&verified);
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        Err(PackViewError::NotRunnable(refused))
+    }
 }
 
 fn request_parts(plan: &ExportPlan) -> Result<(Catalog, semver::Version), PackViewError> {
@@ -348,6 +375,7 @@ fn export_with<T>(
         builtins: &builtins,
         deny: &deny,
     };
+    check_export(&catalog, &request)?;
     Ok(write(&catalog, &request)?)
 }
 

@@ -133,6 +133,7 @@ pub fn run(command: PackCommand) -> Outcome {
                 deny: &deny,
             };
             let out = out.unwrap_or_else(|| default_pack_file(&request.name, &request.version));
+            browserflow_catalog::pack_view::check_export(&catalog, &request)?;
             let pack = browserflow_pack::export_to_file(&catalog, &request, &out)?;
             for entry in &pack.manifest.entries {
                 println!("{} {}", entry.reference, entry.contract_digest);

@@ -18,7 +18,7 @@ use crate::error::{RunError, RunFailure};
 use crate::events::RunEvent;
 use crate::exec::RunState;
 use crate::journal::lease::Heartbeat;
-use crate::journal::{JournalStore, LeaseAnswer, LeaseOwner, RunEnd, RunStart};
+use crate::journal::{JournalError, JournalStore, LeaseAnswer, LeaseOwner, RunEnd, RunStart};
 use crate::options::RiderOptions;
 use crate::plan_identity::{self, PlanChange};
 use crate::redact::Redactor;
@@ -168,9 +168,15 @@ impl Rider {
             .journal
             .begin_run(&start)
             .map_err(|e| self.failure(None, e.into()))?;
-        let _heartbeat =
-            Heartbeat::start(self.journal.clone(), run_id.clone(), &owner, fence.clone());
-        let state = RunState::new(
+        let lost = CancelHandle::new();
+        let _heartbeat = Heartbeat::start(
+            self.journal.clone(),
+            run_id.clone(),
+            &owner,
+            fence.clone(),
+            lost.clone(),
+        );
+        let mut state = RunState::new(
             self,
             run_id,
             fence,
@@ -180,6 +186,7 @@ impl Rider {
             HashMap::new(),
             cancel,
         );
+        state.stop_also_on(&lost);
         self.execute(plan, scope, state, false).await
     }
 
@@ -231,11 +238,13 @@ impl Rider {
             }
             Err(e) => return Err(fail(e.into())),
         };
+        let lost = CancelHandle::new();
         let _heartbeat = Heartbeat::start(
             self.journal.clone(),
             run_id.to_owned(),
             &owner,
             fence.clone(),
+            lost.clone(),
         );
         // Stops the resume before any step: the run is marked failed with why, and the
         // lease released.
@@ -282,7 +291,7 @@ impl Rider {
             .journal
             .open_session(run_id, &fence)
             .map_err(|e| stop(e.into()))?;
-        let state = RunState::new(
+        let mut state = RunState::new(
             self,
             run_id.to_owned(),
             fence.clone(),
@@ -292,6 +301,7 @@ impl Rider {
             record.steps,
             cancel,
         );
+        state.stop_also_on(&lost);
         self.execute(plan, scope, state, true).await
     }
 
@@ -341,6 +351,12 @@ impl Rider {
                 }
             }
             Err(error) => {
+                // A session deposed meanwhile says so, whatever its steps met on the way
+                // (its tools were stopped once the heartbeat found the lease gone).
+                let error = match self.journal.check_fence(&run_id, &state.fence) {
+                    Err(lost @ JournalError::LeaseLost { .. }) => lost.into(),
+                    _ => error,
+                };
                 let status = if matches!(error, RunError::Cancelled { .. }) {
                     "cancelled"
                 } else {

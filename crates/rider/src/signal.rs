@@ -12,6 +12,8 @@ pub struct CancelHandle {
 #[derive(Debug, Clone)]
 pub struct CancelSignal {
     receiver: watch::Receiver<bool>,
+    /// A second source a session adds of its own (its lease lost): either one stops it.
+    also: Option<watch::Receiver<bool>>,
 }
 
 impl CancelHandle {
@@ -37,6 +39,7 @@ impl CancelHandle {
     pub fn signal(&self) -> CancelSignal {
         CancelSignal {
             receiver: self.sender.subscribe(),
+            also: None,
         }
     }
 }
@@ -50,15 +53,33 @@ impl Default for CancelHandle {
 impl CancelSignal {
     /// Whether the run has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        *self.receiver.borrow()
+        *self.receiver.borrow() || self.also.as_ref().is_some_and(|also| *also.borrow())
     }
 
     /// Completes when the run is cancelled (at once if it already is).
     pub async fn cancelled(&self) {
-        let mut receiver = self.receiver.clone();
-        // An error means the handle is gone: nobody can cancel any more, so wait forever.
-        if receiver.wait_for(|cancelled| *cancelled).await.is_err() {
-            std::future::pending::<()>().await;
+        match &self.also {
+            None => fired(self.receiver.clone()).await,
+            Some(also) => {
+                tokio::select! {
+                    () = fired(self.receiver.clone()) => {}
+                    () = fired(also.clone()) => {}
+                }
+            }
         }
+    }
+
+    /// This signal, firing also when `other` is cancelled.
+    pub(crate) fn or(mut self, other: &CancelHandle) -> CancelSignal {
+        self.also = Some(other.sender.subscribe());
+        self
+    }
+}
+
+/// Completes when `receiver` says cancelled. A closed channel means its handle is gone:
+/// nobody can cancel any more, so it waits forever.
+async fn fired(mut receiver: watch::Receiver<bool>) {
+    if receiver.wait_for(|cancelled| *cancelled).await.is_err() {
+        std::future::pending::<()>().await;
     }
 }

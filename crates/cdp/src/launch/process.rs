@@ -148,9 +148,14 @@ fn owned_prefix() -> String {
 /// Removes the profile folders in `dir` whose owner (the process that made them, named in
 /// the folder's name) is gone: a `bflow` killed before its browser's guard could start, or
 /// while the guard was being set up, leaves its folder behind, and the next launch sweeps it.
-/// Folders of live owners, and folders named otherwise, are left alone. Returns how many
-/// were removed.
+/// Folders of live owners, and folders named otherwise, are left alone; where the system
+/// does not tell a process's start time, nothing is swept. Returns how many were removed.
 pub(super) fn sweep_orphaned_profiles(dir: &Path) -> usize {
+    // Without `/proc` no owner can be told alive (every start time reads as unknown):
+    // sweeping then would remove the profiles of browsers other `bflow`s are running.
+    if start_time(std::process::id()).is_none() {
+        return 0;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };

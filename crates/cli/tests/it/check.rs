@@ -158,6 +158,7 @@ fn checks_refuse_what_run_refuses_before_starting() {
             ("/steps/0/url", "javascript:alert(document.cookie)"),
         ),
         ("file: URL", ("/steps/0/url", "file:///etc/passwd")),
+        ("URL that is not absolute", ("/steps/0/url", "//shop.test/")),
         ("unknown placeholder", ("/steps/1/value", "{{nope}}")),
         ("unclosed placeholder", ("/steps/1/value", "{{query")),
     ] {

@@ -177,3 +177,79 @@ fn pack_push_of_an_endless_file_fails_fast_naming_the_limit() {
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
 }
+
+/// A pack never carries a tool `bflow run` refuses: `pack export` of a tool whose step
+/// navigates to `javascript:` fails naming the tool and the step's pointer and writes
+/// nothing; a pack built around that check (with the pack library itself) is refused by
+/// `pack import`, and nothing is installed.
+#[test]
+fn packs_never_carry_a_tool_run_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let tools = dir.path().join("tools");
+    std::fs::create_dir(&tools).unwrap();
+    let mut tool: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("recordings/search-price@1.2.0.json")).unwrap(),
+    )
+    .unwrap();
+    *tool.pointer_mut("/steps/0/url").unwrap() = serde_json::json!("javascript:alert(1)");
+    std::fs::write(
+        tools.join("search-price@1.2.0.json"),
+        serde_json::to_string_pretty(&tool).unwrap(),
+    )
+    .unwrap();
+    let pack = dir.path().join("bad.bfpack");
+    let pack_arg = pack.to_string_lossy().into_owned();
+    let tools_arg = tools.to_string_lossy().into_owned();
+    let export = bflow(&[
+        "pack",
+        "export",
+        "--name",
+        "bad",
+        "--version",
+        "1.0.0",
+        "--tools",
+        &tools_arg,
+        "search-price@1.2.0",
+        "-o",
+        &pack_arg,
+    ]);
+    let err = stderr(&export);
+    assert_eq!(export.status.code(), Some(1), "{err}");
+    for needed in ["search-price@1.2.0", "/steps/0/url", "javascript:"] {
+        assert!(err.contains(needed), "names {needed}: {err}");
+    }
+    assert!(!pack.exists(), "nothing written");
+
+    // The same pack, built without the check.
+    let mut catalog = browserflow_pack::Catalog::new();
+    catalog.add_dir(&tools).unwrap();
+    let builtins = browserflow_catalog::builtin_contracts().unwrap();
+    let request = browserflow_pack::ExportRequest {
+        name: "bad".into(),
+        version: semver::Version::new(1, 0, 0),
+        roots: vec![catalog.root("search-price@1.2.0").unwrap()],
+        builtins: &builtins,
+        deny: &browserflow_pack::DenyList::new(),
+    };
+    browserflow_pack::export_to_file(&catalog, &request, &pack).unwrap();
+    let store = dir.path().join("store");
+    let store_arg = store.to_string_lossy().into_owned();
+    let import = bflow(&["pack", "import", &pack_arg, "--store", &store_arg]);
+    let err = stderr(&import);
+    assert_eq!(import.status.code(), Some(1), "{err}");
+    for needed in [
+        "search-price@1.2.0",
+        "/steps/0/url",
+        "nothing was installed",
+    ] {
+        assert!(err.contains(needed), "names {needed}: {err}");
+    }
+    let listed = bflow(&["pack", "list", "--store", &store_arg]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    assert!(
+        stdout(&listed).contains("no packs installed"),
+        "{}",
+        stdout(&listed)
+    );
+}

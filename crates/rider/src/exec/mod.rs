@@ -87,6 +87,11 @@ impl<'r> RunState<'r> {
         }
     }
 
+    /// Stops this session's tools also when `lost` is cancelled (its lease gone).
+    pub(crate) fn stop_also_on(&mut self, lost: &CancelHandle) {
+        self.signal = self.signal.clone().or(lost);
+    }
+
     pub(crate) fn take_pending(&self) -> Vec<PendingStep> {
         std::mem::take(&mut *lock(&self.pending))
     }

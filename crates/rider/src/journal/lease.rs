@@ -49,6 +49,12 @@
 //!   intent's commit and the crash hook. So once a takeover commits, the old owner starts
 //!   no effect it had not already started, and writes no row: no attempt row, no outcome,
 //!   no run status over the new owner's.
+//! - **A deposed session's tools stop when its heartbeat notices.** The fence stops a
+//!   session at its next write; a browser step in progress may have none for a while. So a
+//!   renewal that finds the lease no longer this fence's cancels the session's tools
+//!   ([`Heartbeat`]), and a run whose steps failed is reported as deposed when the fence is
+//!   lost (not as the cancellation the stop caused). This shortens what a deposed owner
+//!   still does in its own browser; soundness rests on the fence, not on this.
 //! - **A released lease is nobody's.** Ending a run deletes its lease; a missing lease
 //!   fences every session out, including the one that released it. (Before the epoch, a
 //!   missing lease counted as "still mine": an owner stopped during a step, taken over by
@@ -304,7 +310,9 @@ fn random_owner_id() -> String {
 }
 
 /// Renews a lease every [`LeaseOwner::heartbeat_interval`] on a thread of its own (so a
-/// busy or blocked async runtime cannot starve it), until dropped.
+/// busy or blocked async runtime cannot starve it), until dropped. Once a renewal finds the
+/// lease no longer this session's, it cancels `lost`: the session's tools are stopped at
+/// their next await, not only at the session's next write.
 pub(crate) struct Heartbeat {
     stop: Option<std::sync::mpsc::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -316,6 +324,7 @@ impl Heartbeat {
         run_id: String,
         owner: &LeaseOwner,
         fence: Fence,
+        lost: crate::signal::CancelHandle,
     ) -> Heartbeat {
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let interval = owner.heartbeat_interval();
@@ -330,9 +339,11 @@ impl Heartbeat {
                     match journal.renew_lease(&run_id, &fence, ttl, crate::rider::now_ms()) {
                         Ok(true) => {}
                         Ok(false) => {
-                            // Released by this session as it ended (silent), or taken over:
-                            // then the fence stops this session before its next write or
-                            // effect.
+                            // Released by this session as it ended (its steps are done:
+                            // cancelling stops nothing), or taken over: then the tools at
+                            // work stop now, and the fence refuses this session's next
+                            // write or effect in any case.
+                            lost.cancel();
                             match journal.lease_holder(&run_id) {
                                 Ok(Some(holder)) if !holder.is(&fence) => tracing::warn!(
                                     "run {run_id}: deposed, the lease was taken over by {holder}"

@@ -3,8 +3,9 @@
 //! run` would (one rule, here). A step string's `{{name}}` must name an input of the contract
 //! and be closed (the run expands every string of every step, and stops at either); a
 //! `navigate` URL must be one the navigation guard lets through (a scheme on the web, an
-//! origin the tool may go to, no loopback or link-local address it does not name); an
-//! expected navigation's URL must be on the web.
+//! origin the tool may go to, no loopback or link-local address it does not name, and
+//! absolute: Page.navigate refuses any other); an expected navigation's URL must be on the
+//! web.
 
 use browserflow_contract::{Problem, Rule, ToolContract, push_pointer};
 use serde_json::Value;
@@ -118,6 +119,18 @@ fn urls(
     let Some(literal) = literal else {
         return;
     };
+    // The browser resolves nothing against a `navigate` step: a URL that is not absolute
+    // (`//host/`, `/path`, `shop.test`) is refused by Page.navigate when the step runs.
+    if decides_origins && url::Url::parse(literal.trim()).is_err() {
+        out.push(Problem::new(
+            at,
+            Rule::InvalidValue,
+            format!(
+                "navigating to {literal:?} would fail: a navigate step's URL is absolute (`https://host/path`)"
+            ),
+        ));
+        return;
+    }
     match check_navigation(literal, top_level, origins) {
         Ok(()) => {}
         Err(refusal @ NavigationRefusal::Scheme { .. }) => {

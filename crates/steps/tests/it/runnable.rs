@@ -87,6 +87,18 @@ fn urls_a_run_refuses_are_refused_when_read() {
     )
     .unwrap_err();
     assert!(loopback.contains("loopback"), "{loopback}");
+    // A URL that is not absolute: Page.navigate refuses it when the step runs.
+    for url in ["//shop.test/", "/cart", "cart.html"] {
+        let relative = tool(
+            Some(json!(["*"])),
+            json!([{ "type": "navigate", "url": url }]),
+        )
+        .unwrap_err();
+        assert!(
+            relative.contains("/steps/0/url") && relative.contains("is absolute"),
+            "{url}: {relative}"
+        );
+    }
     // An expected navigation off the web.
     let expected = tool(
         None,
