@@ -214,6 +214,8 @@ fn decide(
             if document.navigation {
                 tracing::warn!(%refusal, "navigation refused");
                 lock(&shared.guard.refused).push(refusal);
+                // A navigation waiting on this page ends on the refusal (`Page::navigate`).
+                shared.bump();
             } else {
                 tracing::warn!(%refusal, "a request of the page refused");
                 lock(&shared.guard.refused_requests).push(refusal);
