@@ -23,6 +23,7 @@ mod resume_secrets;
 mod run_output;
 mod shop;
 mod strict_input;
+mod titles;
 mod webhook;
 mod workspace;
 
