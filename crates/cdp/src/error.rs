@@ -100,6 +100,10 @@ pub enum NavigationFailure {
     /// The page went away while it loaded.
     #[error("was cut short: {0}")]
     CutShort(String),
+    /// The page's navigation guard refused where the page went next while this navigation
+    /// loaded (its own script, a redirect): the document will never be the one asked for.
+    #[error("was stopped: {0}")]
+    Blocked(Box<browserflow_steps::NavigationRefusal>),
 }
 
 impl BrowserError {

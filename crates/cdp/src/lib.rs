@@ -37,6 +37,7 @@
 
 #![deny(missing_docs)]
 
+mod address_guard;
 pub mod commands;
 pub mod downloads;
 mod error;

@@ -319,6 +319,7 @@ fn navigate_failure_kind(page: &Page, error: &BrowserError) -> FailureKind {
                 FailureKind::LoadFailed
             }
             NavigationFailure::CutShort(_) => FailureKind::Gone,
+            NavigationFailure::Blocked(refusal) => Failure::blocked(refusal).kind,
             NavigationFailure::Refused(_) | NavigationFailure::Network(_) => {
                 FailureKind::NavigationRefused
             }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio::sync::mpsc;
 
+use crate::address_guard::{AddressGuard, AddressProxy};
 use crate::error::BrowserError;
 use crate::page::{BrowserEvent, BrowserWatcher, Page};
 use crate::session::{CdpError, CdpSession};
@@ -18,6 +19,8 @@ pub struct BrowserContext {
     pub(super) popups: Arc<BrowserWatcher>,
     /// Not yet closed (or disposed on drop).
     pub(super) open: bool,
+    /// The proxy its connections to host names go through (a launched browser's contexts).
+    pub(super) addresses: Option<AddressProxy>,
 }
 
 impl std::fmt::Debug for BrowserContext {
@@ -55,8 +58,13 @@ impl BrowserContext {
             self.browser_session.connection(),
             target_id,
             self.popups.clone(),
+            self.address_guard(),
         )
         .await
+    }
+
+    pub(super) fn address_guard(&self) -> Option<Arc<AddressGuard>> {
+        self.addresses.as_ref().map(|proxy| proxy.guard.clone())
     }
 
     /// Disposes the context: its pages close and its cookies, storage and cache are gone.

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::process::Command;
 
+use crate::address_guard::AddressProxy;
 use crate::error::BrowserError;
 use crate::page::{BrowserWatcher, Page};
 use crate::session::CdpConnection;
@@ -191,11 +192,22 @@ impl Browser {
     /// cache into the profile (`browserflow-replay`'s `tests/it/profile.rs` checks it).
     pub async fn new_context(&self) -> Result<BrowserContext, BrowserError> {
         let browser_session = self.conn.session(None);
+        // A launched browser runs here: its context's connections to host names go through
+        // an address guard of this process (`address_guard.rs`).
+        let proxy = match self.process {
+            Some(_) => Some(
+                AddressProxy::start()
+                    .await
+                    .map_err(|e| BrowserError::Page(format!("starting the address guard: {e}")))?,
+            ),
+            None => None,
+        };
+        let mut params = json!({ "disposeOnDetach": true });
+        if let Some(proxy) = &proxy {
+            params["proxyServer"] = json!(proxy.server);
+        }
         let created = browser_session
-            .call(
-                "Target.createBrowserContext",
-                json!({ "disposeOnDetach": true }),
-            )
+            .call("Target.createBrowserContext", params)
             .await
             .map_err(BrowserError::cdp("creating a browser context"))?;
         let context_id = answer_text(
@@ -217,9 +229,16 @@ impl Browser {
             page: None,
             popups: self.popups.clone(),
             open: true,
+            addresses: proxy,
         };
         tracing::debug!(target: "browserflow::timing", "context and target created");
-        let page = Page::attach(&self.conn, &target_id, self.popups.clone()).await?;
+        let page = Page::attach(
+            &self.conn,
+            &target_id,
+            self.popups.clone(),
+            context.address_guard(),
+        )
+        .await?;
         tracing::debug!(target: "browserflow::timing", "page attached");
         context.page = Some(page);
         Ok(context)

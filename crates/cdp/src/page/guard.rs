@@ -13,8 +13,10 @@
 //! on the URL as Chromium canonicalised it, so `http://2852039166/` arrives as
 //! `http://169.254.169.254/`) and refused as a child frame's navigation would be; they never
 //! fail a step (the page sees a failed request), the refusal is logged and kept apart
-//! ([`Page::refused_requests`]). A host *name* resolving to such an address is decided for
-//! navigations only: pausing every request of every page to resolve its host is not done.
+//! ([`Page::refused_requests`]). A host *name* resolving to such an address is decided here
+//! for navigations (a typed refusal naming the URL), and for every connection of the page's
+//! context — requests of any kind — by the context's address guard (`address_guard.rs`),
+//! whose one resolution of the name is both what is decided and what is connected to.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -154,16 +156,14 @@ fn resolve(base: &str, location: &str) -> String {
         .unwrap_or_else(|_| location.to_string())
 }
 
-/// How long resolving a host name may hold a navigation; a name that does not resolve in
-/// time is let through (Chromium then fails it, or finds what the system resolver did not).
-const RESOLVE_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
-
 /// Lets a paused document request go on, or fails it when the guard refuses where it goes.
 /// Answered at once from the socket task (the navigation waits on it), except for a host
 /// name whose addresses decide ([`needs_resolution`]): it is resolved in a task of its own,
-/// and the request goes on or fails once [`check_resolved`] has decided. (The browser
-/// resolves the name again: a name that changes its answer between the two lookups is not
-/// caught here.)
+/// and the request goes on or fails once [`check_resolved`] has decided. In a context with
+/// an address guard the name is resolved by it, once for the context, and the browser
+/// connects through it to that same answer (`address_guard.rs`); elsewhere (a browser
+/// connected to) the browser resolves the name again, and a name that changes its answer
+/// between the two lookups is not caught here.
 pub(super) fn answer(session: &CdpSession, shared: &Arc<Shared>, document: PausedDocument) {
     let origins = lock(&shared.guard.origins).clone();
     let (Some(destination), Some(origins)) = (document.destination.clone(), origins) else {
@@ -181,14 +181,19 @@ pub(super) fn answer(session: &CdpSession, shared: &Arc<Shared>, document: Pause
     };
     let (session, shared) = (session.clone(), shared.clone());
     tokio::spawn(async move {
-        let resolved = tokio::time::timeout(
-            RESOLVE_LIMIT,
-            tokio::net::lookup_host((host.as_str(), port)),
-        )
-        .await;
-        let addresses: Vec<std::net::IpAddr> = match resolved {
-            Ok(Ok(found)) => found.map(|a| a.ip()).collect(),
-            _ => Vec::new(),
+        let addresses: Vec<std::net::IpAddr> = match &shared.addresses {
+            Some(addresses) => addresses.resolve(&host, port).await,
+            None => {
+                let resolved = tokio::time::timeout(
+                    crate::address_guard::RESOLVE_LIMIT,
+                    tokio::net::lookup_host((host.as_str(), port)),
+                )
+                .await;
+                match resolved {
+                    Ok(Ok(found)) => found.map(|a| a.ip()).collect(),
+                    _ => Vec::new(),
+                }
+            }
         };
         let refusal = check_resolved(&destination, document.top_level, &origins, &addresses).err();
         decide(&session, &shared, &document, refusal);
@@ -209,6 +214,8 @@ fn decide(
             if document.navigation {
                 tracing::warn!(%refusal, "navigation refused");
                 lock(&shared.guard.refused).push(refusal);
+                // A navigation waiting on this page ends on the refusal (`Page::navigate`).
+                shared.bump();
             } else {
                 tracing::warn!(%refusal, "a request of the page refused");
                 lock(&shared.guard.refused_requests).push(refusal);
@@ -226,6 +233,9 @@ impl Page {
     /// for `origins` (before its request is sent, or before a redirect to it is followed);
     /// [`Page::refused_navigations`] names them.
     pub async fn guard_navigations(&self, origins: Origins) -> Result<(), BrowserError> {
+        if let Some(addresses) = &self.shared.addresses {
+            addresses.set_origins(origins.clone());
+        }
         *lock(&self.shared.guard.origins) = Some(origins);
         self.session
             .call("Fetch.enable", fetch_patterns())
@@ -256,9 +266,15 @@ impl Page {
     }
 
     /// Every request that was no navigation (a `fetch`, an image…) the guard refused on this
-    /// page, oldest first: the page saw it fail; the step goes on.
+    /// page, oldest first, then the connections the context's address guard refused (a
+    /// host name resolving to an address the tool may not reach): the page saw them fail;
+    /// the step goes on.
     pub fn refused_requests(&self) -> Vec<NavigationRefusal> {
-        lock(&self.shared.guard.refused_requests).clone()
+        let mut refused = lock(&self.shared.guard.refused_requests).clone();
+        if let Some(addresses) = &self.shared.addresses {
+            refused.extend(addresses.refused());
+        }
+        refused
     }
 }
 

@@ -86,6 +86,8 @@ struct Shared {
     subscribers: Subscribers<PageEvent>,
     /// Where the page may navigate ([`Page::guard_navigations`]).
     guard: guard::Guard,
+    /// The address guard of the page's context, when it has one (`address_guard.rs`).
+    addresses: Option<Arc<crate::address_guard::AddressGuard>>,
     /// Whether [`Page::enable_network`] turned the `Network` events on.
     network_enabled: std::sync::atomic::AtomicBool,
 }
@@ -175,6 +177,7 @@ impl Page {
         conn: &CdpConnection,
         target_id: &str,
         popups: Arc<BrowserWatcher>,
+        addresses: Option<Arc<crate::address_guard::AddressGuard>>,
     ) -> Result<Self, BrowserError> {
         let attached = conn
             .session(None)
@@ -197,6 +200,7 @@ impl Page {
             prewarm: Mutex::new(None),
             subscribers: Subscribers::default(),
             guard: guard::Guard::default(),
+            addresses,
             network_enabled: Default::default(),
         });
         watcher::watch(&session, &shared, None);

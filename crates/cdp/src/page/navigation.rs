@@ -71,8 +71,20 @@ impl Page {
         }
         let loader = answer["loaderId"].as_str().map(str::to_string);
         let main = self.target_id().to_string();
+        // A page whose own script goes somewhere refused while it loads never finishes
+        // loading the document asked for: that refusal ends the wait at once, not the budget.
+        let refused_before = self.refused_navigations().len();
+        let refused_since = || {
+            self.refused_navigations()
+                .get(refused_before..)?
+                .first()
+                .cloned()
+        };
         let done = self
             .wait_for(timeout, |page| {
+                if refused_since().is_some() {
+                    return true;
+                }
                 let Some(frame) = page.frames.get(&main) else {
                     return false;
                 };
@@ -83,6 +95,12 @@ impl Page {
                 }
             })
             .await;
+        if let Some(refusal) = refused_since() {
+            return Err(BrowserError::Navigation {
+                url: url.to_string(),
+                failure: NavigationFailure::Blocked(Box::new(refusal)),
+            });
+        }
         match (done, self.gone()) {
             (true, _) => Ok(()),
             (false, Some(gone)) => Err(BrowserError::Navigation {

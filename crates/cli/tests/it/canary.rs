@@ -35,7 +35,7 @@ const QUERY: &AsciiSet = &CONTROLS
 
 /// Every encoded form of `text` the battery looks for, named; from library encoders, not
 /// the redactor's own.
-fn encodings_of(text: &str) -> Vec<(String, String)> {
+pub(crate) fn encodings_of(text: &str) -> Vec<(String, String)> {
     let bytes = text.as_bytes();
     let json = serde_json::to_string(text).unwrap();
     let json = json[1..json.len() - 1].to_owned();

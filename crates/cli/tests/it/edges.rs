@@ -231,10 +231,12 @@ struct MetadataHost {
 /// and through an out-of-process frame (`frame`: `oopif` or `oopif-frame`).
 const ATTACKER: &str = r#"<!doctype html><title>attacker</title>
 <img src="http://169.254.169.254/hit/img">
+<img src="http://metadata.bftest/hit/name-img">
 <iframe src="http://localhost:8081/FRAME"></iframe>
 <script>
 for (const url of ['http://169.254.169.254/hit/fetch', 'http://[fd00:ec2::254]/hit/fetch6',
-                   'http://2852039166/hit/decimal', '/redirect']) {
+                   'http://2852039166/hit/decimal', 'http://metadata.bftest/hit/name-fetch',
+                   '/redirect']) {
   fetch(url, { mode: 'no-cors' }).catch(() => {});
 }
 setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">done</p>'), 1500);
@@ -270,6 +272,12 @@ impl MetadataHost {
             "127.0.0.1 localhost\n::1 localhost\n169.254.169.254 metadata.bftest\n",
         )
         .map_err(|e| e.to_string())?;
+        // The namespace's resolver: the listener's DNS server (`rebind.bftest`).
+        std::fs::write(
+            etc.join("resolv.conf"),
+            "nameserver 127.0.0.1\noptions attempts:1 timeout:1\n",
+        )
+        .map_err(|e| e.to_string())?;
         // The addresses on the namespace's own loopback device: no other kind of device
         // (`dummy`, `veth`) is needed, which not every kernel has.
         ip(&["-n", &name, "link", "set", "lo", "up"])?;
@@ -282,6 +290,7 @@ impl MetadataHost {
             "dev",
             "lo",
         ])?;
+        ip(&["-n", &name, "addr", "add", "10.254.0.1/32", "dev", "lo"])?;
         ip(&[
             "-n",
             &name,
@@ -300,9 +309,21 @@ import http.server, socket, socketserver, sys, threading
 hits, attacker = sys.argv[1], sys.argv[2]
 OOPIF = b'<!doctype html><script>fetch("http://169.254.169.254/hit/oopif-fetch", { mode: "no-cors" }).catch(() => {});</script><p>frame</p>'
 OOPIF_FRAME = b'<!doctype html><p>frame</p><iframe src="http://169.254.169.254/hit/oopif-frame"></iframe>'
+REBIND = b'<!doctype html><p id="creds">web page</p><script>setTimeout(() => fetch("/hit/rebound").finally(() => document.body.insertAdjacentHTML("beforeend", "<p id=done>done</p>")), 300);</script>'
 class Page(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        if self.path.startswith('/hit/'):
+        web = self.server.server_address[0] == '10.254.0.1'
+        if web and self.path == '/rebind':
+            self.send_response(200)
+            self.send_header('Content-Type', 'text/html')
+            self.send_header('Content-Length', str(len(REBIND)))
+            self.end_headers()
+            self.wfile.write(REBIND)
+            return
+        if not web and self.path == '/rebind':
+            with open(hits, 'a') as f:
+                f.write(self.path + '\n')
+        if self.path.startswith('/hit/') and not web:
             with open(hits, 'a') as f:
                 f.write(self.path + '\n')
         if self.path == '/redirect':
@@ -330,6 +351,35 @@ class V6(socketserver.ThreadingMixIn, http.server.HTTPServer):
 v4 = http.server.ThreadingHTTPServer(('169.254.169.254', 80), Page)
 v6 = V6(('fd00:ec2::254', 80), Page)
 threading.Thread(target=v6.serve_forever, daemon=True).start()
+# A DNS server for `rebind.bftest`: its first A answer is the web address, every later one
+# the metadata address (TTL 0), as a rebinding attacker's server answers.
+asked = []
+def dns():
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(('127.0.0.1', 53))
+    while True:
+        query, client = udp.recvfrom(512)
+        end = 12
+        while query[end] != 0:
+            end += query[end] + 1
+        labels, i = [], 12
+        while query[i] != 0:
+            labels.append(query[i + 1:i + 1 + query[i]].decode().lower())
+            i += query[i] + 1
+        qtype = int.from_bytes(query[end + 1:end + 3], 'big')
+        question = query[12:end + 5]
+        known = '.'.join(labels) == 'rebind.bftest'
+        answers = b''
+        if known and qtype == 1:
+            address = '10.254.0.1' if not asked else '169.254.169.254'
+            asked.append(address)
+            answers = b'\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x00\x00\x04' + socket.inet_aton(address)
+        flags = b'\x81\x80' if known else b'\x81\x83'
+        count = (1 if answers else 0).to_bytes(2, 'big')
+        udp.sendto(query[:2] + flags + b'\x00\x01' + count + b'\x00\x00\x00\x00' + question + answers, client)
+threading.Thread(target=dns, daemon=True).start()
+web = http.server.ThreadingHTTPServer(('10.254.0.1', 80), Page)
+threading.Thread(target=web.serve_forever, daemon=True).start()
 for port in (8080, 8081):
     site = http.server.ThreadingHTTPServer(('127.0.0.1', port), Page)
     threading.Thread(target=site.serve_forever, daemon=True).start()
@@ -487,7 +537,8 @@ fn a_page_and_its_out_of_process_frames_reach_no_link_local_address_by_any_reque
             site[0],
             site[1],
             "http://169.254.169.254",
-            "http://[fd00:ec2::254]"
+            "http://[fd00:ec2::254]",
+            "http://metadata.bftest"
         ])),
         attack("oopif"),
     );
@@ -499,6 +550,8 @@ fn a_page_and_its_out_of_process_frames_reach_no_link_local_address_by_any_reque
         "/hit/fetch",
         "/hit/fetch6",
         "/hit/decimal",
+        "/hit/name-fetch",
+        "/hit/name-img",
         "/hit/redirected",
         "/hit/oopif-fetch",
     ] {
@@ -509,8 +562,9 @@ fn a_page_and_its_out_of_process_frames_reach_no_link_local_address_by_any_reque
     }
     std::fs::remove_file(dir.path().join("hits")).unwrap();
 
-    // Not named: images, fetches (in any notation, redirected or not) and the out-of-process
-    // frame's fetch are refused; the page sees failed requests, the run goes on.
+    // Not named: images, fetches (in any notation, by a name resolving there, redirected or
+    // not) and the out-of-process frame's fetch are refused; the page sees failed requests,
+    // the run goes on.
     let refused = tool(dir.path(), "refused", Some(json!(site)), attack("oopif"));
     let out = host.bflow(dir.path(), &["run", &refused]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -538,4 +592,40 @@ fn a_page_and_its_out_of_process_frames_reach_no_link_local_address_by_any_reque
         "{err}"
     );
     assert_eq!(hits(dir.path()), Vec::<String>::new(), "nothing reached");
+}
+
+/// DNS rebinding: `rebind.bftest` answers a web address first and the metadata address on
+/// every later lookup. The guard's one resolution of the name is what the browser connects
+/// to (the context's address guard), so neither the navigation nor the page's later request
+/// to its own origin reaches the metadata address.
+#[test]
+fn a_name_rebound_to_a_metadata_address_never_reaches_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = match MetadataHost::start(&dir.path().join("hits")) {
+        Ok(host) => host,
+        Err(why) => {
+            eprintln!("NOT RUN: no network namespace with a link-local listener here ({why})");
+            return;
+        }
+    };
+    let steps = json!([
+        { "type": "navigate", "url": "http://rebind.bftest/rebind" },
+        { "type": "extract", "field": "creds", "kind": "string",
+          "selector": { "candidates": [{ "kind": "css", "value": "#creds" }] } },
+        { "type": "wait_for_element",
+          "selector": { "candidates": [{ "kind": "css", "value": "#done" }] } }
+    ]);
+    let file = tool(dir.path(), "rebind", Some(json!(["*"])), steps);
+    let out = host.bflow(dir.path(), &["run", &file]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout.contains("web page") && !stdout.contains("INSTANCE-CREDENTIALS"),
+        "the page of the first answer: {stdout}"
+    );
+    assert_eq!(
+        hits(dir.path()),
+        Vec::<String>::new(),
+        "nothing reached the metadata address"
+    );
 }

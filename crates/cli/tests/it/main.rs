@@ -24,6 +24,7 @@ mod run_output;
 mod schedule;
 mod shop;
 mod strict_input;
+mod titles;
 mod webhook;
 mod workspace;
 

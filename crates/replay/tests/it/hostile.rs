@@ -47,6 +47,12 @@ fn serve(stream: std::net::TcpStream) {
             "location.href = {:?};",
             query.strip_prefix("to=").unwrap_or_default()
         ),
+        // A button whose click sends the page to `URL`.
+        "/leave" => format!(
+            "document.body.insertAdjacentHTML('beforeend', '<button id=\"leave\">leave</button>');
+             document.getElementById('leave').onclick = () => {{ location.href = {:?}; }};",
+            query.strip_prefix("to=").unwrap_or_default()
+        ),
         _ => String::new(),
     };
     let body = format!(
@@ -103,6 +109,7 @@ async fn a_refused_navigation_by_the_page_itself_fails_the_step_naming_it() {
         { "type": "navigate", "url": page },
         { "type": "extract", "field": "text", "kind": "string", "selector": css("body") }
     ]);
+    let started = Instant::now();
     let error = replay(
         &browser,
         steps,
@@ -123,6 +130,10 @@ async fn a_refused_navigation_by_the_page_itself_fails_the_step_naming_it() {
         error.to_string().contains(&refused),
         "names the URL: {error}"
     );
+    // The refusal ends the navigation's wait (it never loads the page asked for): not its
+    // 30 s budget.
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "failed after {took:?}");
     let report = serde_json::to_string(&error.report()).unwrap();
     assert!(
         !report.contains("\"text\"") && !report.contains("ERR_BLOCKED"),
@@ -144,6 +155,50 @@ async fn a_refused_navigation_by_the_page_itself_fails_the_step_naming_it() {
     .await
     .unwrap();
     assert_eq!(report.outputs["text"], "Start page");
+    browser.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_whose_script_goes_to_a_refused_origin_fails_that_step_naming_the_url() {
+    let origin = site();
+    let elsewhere = site();
+    let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
+    let refused = format!("{elsewhere}/after-click");
+    let steps = json!([
+        { "type": "navigate", "url": format!("{origin}/leave?to={refused}") },
+        click("leave"),
+        { "type": "extract", "field": "text", "kind": "string", "selector": css("body") }
+    ]);
+    let error = replay(
+        &browser,
+        steps,
+        ReplayOptions {
+            origins: Some(Origins::only([origin.clone()])),
+            candidate_timeout: Duration::from_secs(3),
+            ..ReplayOptions::default()
+        },
+    )
+    .await
+    .expect_err("a refused navigation is never a success");
+    assert_eq!(
+        error.failure_kind(),
+        FailureKind::NavigationBlocked(Blocked::OriginNotAllowed),
+        "{error}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains(&refused)
+            && message.contains("step 2 ")
+            && message.contains("Press leave"),
+        "names the URL and the click: {message}"
+    );
+    let report = error.report().expect("a failure keeps its report");
+    assert_eq!(report.steps[1].status, StepStatus::Failed, "{report:?}");
+    assert!(
+        report.outputs.get("text").is_none(),
+        "nothing was read from the error page: {:?}",
+        report.outputs
+    );
     browser.close().await.unwrap();
 }
 
