@@ -58,7 +58,7 @@ pub enum PageBy {
 }
 
 impl PageBy {
-    /// The word a tool file and `--paginate` write.
+    /// The word a tool file writes (`"by"`).
     pub fn as_str(self) -> &'static str {
         match self {
             PageBy::Next => "next",
