@@ -12,8 +12,9 @@ import { norm, textOf } from './roles';
 import { query, queryIn } from './resolve';
 import { composedContains, deepElements } from './shadow';
 import { cellUnder } from './table';
+import { isVisible } from './visibility';
 import type { Tables } from './table';
-import type { Candidate, ListAnswer, ListField, ListProblem, ListSpec } from './protocol/resolve';
+import type { Candidate, ControlState, ListAnswer, ListField, ListProblem, ListSpec } from './protocol/resolve';
 
 const nextChange = (): Promise<void> => new Promise((resolve) => {
   let done = false;
@@ -95,6 +96,27 @@ const readField = (field: ListField, item: Element, index: number, tables: Table
   return { value: raw };
 };
 
+/// What a list's pages are told apart by: the URL, how many items there are, and the first
+/// and last rows (a next page replaces them, a longer list changes its count and last row).
+const signatureOf = (total: number, rows: (string | null)[][]): string =>
+  JSON.stringify([location.href, total, rows.slice(0, 3), rows.length ? rows[rows.length - 1] : null]);
+
+const disabled = (el: Element): boolean => (el as HTMLButtonElement).disabled === true
+  || !!el.closest('[aria-disabled="true"], fieldset[disabled]');
+
+/// The state of a pagination control (the first of `candidates` that finds a shown element):
+/// absent, disabled, or ready to click.
+export const controlState = (candidates: Candidate[]): ControlState => {
+  for (let i = 0; i < candidates.length; i++) {
+    const r = query(candidates[i] as Candidate);
+    if ('error' in r) continue;
+    const shown = r.els.filter((e) => isVisible(e));
+    if (!shown.length) continue;
+    return { state: shown.some((e) => !disabled(e)) ? 'ready' : 'disabled', candidate: i };
+  }
+  return { state: 'absent', candidate: null };
+};
+
 /// Reads the list of `spec` (see the top of this file).
 export const extract = async (spec: ListSpec): Promise<ListAnswer> => {
   const deadline = performance.now() + spec.timeoutMs;
@@ -134,18 +156,29 @@ export const extract = async (spec: ListSpec): Promise<ListAnswer> => {
         }
         rows.push(row);
       }
-      if (!problem) answer = { ok: true, winner: winner < 0 ? null : winner, total: items.length, rows };
+      if (!problem) answer = { ok: true, winner: winner < 0 ? null : winner, total: items.length, rows, signature: signatureOf(items.length, rows) };
     }
+    // A list's next page is taken only once it differs from the page before.
+    let unchanged = false;
+    if (answer && spec.unlike != null && answer.signature === spec.unlike) { answer = null; unchanged = true; }
     if (answer) {
       // Taken once the same rows held for `quietMs` and across a painted frame.
       const key = JSON.stringify([answer.total, answer.rows]);
       const now = performance.now();
       if (previous && previous.key === key) {
-        if (now - previous.at >= spec.quietMs && frames > previous.frames) return answer;
+        if (now - previous.at >= spec.quietMs && frames > previous.frames) {
+          if (spec.control) answer.control = controlState(spec.control);
+          // An infinite list: its last item brought into view asks for the next items.
+          if (spec.scrollLast && items.length) (items[items.length - 1] as Element).scrollIntoView({ block: 'end' });
+          return answer;
+        }
       } else previous = { key, at: now, frames };
     } else previous = null;
     if (performance.now() >= deadline) {
       if (answer && winner >= 0) states[winner] += ', whose rows were still changing';
+      // The page before's rows stayed: the control's state tells a list that ended from a
+      // next page that never came.
+      if (unchanged) return { ok: false, states, problem, unchanged, control: spec.control ? controlState(spec.control) : null };
       return { ok: false, states, problem };
     }
     await nextChange();

@@ -190,6 +190,7 @@ impl ListBySelector {
             limit: None,
             timeout_ms: None,
             recorded_items: Some(described.count),
+            paginate: None,
         }
     }
 }
@@ -292,6 +293,7 @@ impl TableBySelector {
             limit: None,
             timeout_ms: None,
             recorded_items: Some(described.count),
+            paginate: None,
         }
     }
 }

@@ -393,7 +393,11 @@ impl<'a> Run<'a> {
 
     /// Runs one (expanded) step; `original` is the step as recorded, used in messages so that
     /// input values (possibly secrets) never appear in errors.
-    async fn execute(&mut self, step: &Step, original: &Step) -> Result<Outcome, Failure> {
+    pub(crate) async fn execute(
+        &mut self,
+        step: &Step,
+        original: &Step,
+    ) -> Result<Outcome, Failure> {
         // Closing a popup needs no live page: the one steps were on may be the popup that
         // closed itself after its last step, as it did while recording.
         if let Step::ClosePage(s) = step {

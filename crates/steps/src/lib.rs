@@ -40,6 +40,7 @@ mod interpolate;
 mod kind;
 mod list;
 mod origins;
+mod paginate;
 mod place;
 mod playwright;
 mod reads;
@@ -61,6 +62,7 @@ pub use origins::{
     ANY_ORIGIN, HostClass, NavigationRefusal, Origins, check_navigation, check_resolved,
     needs_resolution, web_origin,
 };
+pub use paginate::{DEFAULT_MAX_PAGES, PageBy, Paginate};
 pub use place::{BoxSize, Viewport};
 pub use playwright::export_playwright;
 pub use reads::{ElementIdentity, RecordedRead, TextShape};

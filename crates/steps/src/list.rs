@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value, json};
 
-use crate::{ExtractSource, OutputKind, Selector, SelectorCandidate, coerce};
+use crate::{ExtractSource, OutputKind, Paginate, Selector, SelectorCandidate, coerce};
 
 /// See [`crate::Step::ExtractList`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,6 +36,10 @@ pub struct ExtractListStep {
     /// for items on replay, and an empty one fails the step instead of returning `[]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded_items: Option<u32>,
+    /// The list's further pages, read until they end (see [`Paginate`]); absent: the items
+    /// the page shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paginate: Option<Paginate>,
 }
 
 /// One field of each item of an [`ExtractListStep`].
@@ -263,6 +267,11 @@ impl ExtractListStep {
         }
         if self.limit == Some(0) {
             return Some("`limit` must be at least 1".into());
+        }
+        if let Some(paginate) = &self.paginate
+            && let Some(problem) = paginate.problem(self.fields.iter().map(|f| f.name.as_str()))
+        {
+            return Some(problem);
         }
         for (i, f) in self.fields.iter().enumerate() {
             if f.name.trim().is_empty() {

@@ -328,6 +328,17 @@ fn step_code(step: &Step) -> String {
                 js_literal(&s.field)
             )
         }
+        Step::ExtractList(s) if s.paginate.is_some() => {
+            // Reading only the first page would return a short array as if it were the list.
+            let by = s.paginate.as_ref().map_or("", |p| p.by.as_str());
+            format!(
+                "  throw new Error({});\n",
+                js_literal(&format!(
+                    "list `{}`: its pagination (`{by}`) is not exported; run the tool with `bflow run`",
+                    s.field
+                ))
+            )
+        }
         Step::ExtractList(s) => {
             let fields: Vec<String> = s
                 .fields

@@ -103,7 +103,16 @@ export interface ListSpec {
   /// How long the rows must stay the same before they are taken.
   quietMs: number;
   timeoutMs: number;
+  /// A page's signature (the answer's `signature`): rows with this one are the page before,
+  /// not the next one yet (a paginated list's next page).
+  unlike?: string | null;
+  /// A pagination control's candidates: its state is answered with the rows.
+  control?: Candidate[] | null;
+  /// Once the rows are taken, bring the last item into view (an infinite list's next items).
+  scrollLast?: boolean;
 }
+/// A pagination control's state (`ControlState`), and the candidate that found it.
+export interface ControlState { state: 'absent' | 'disabled' | 'ready'; candidate: number | null }
 /// Why the rows the winning candidate found were not taken (`ListProblem`).
 export interface ListProblem {
   /// `missing`: no candidate of a required field found exactly one element in the item;
@@ -117,5 +126,5 @@ export interface ListProblem {
   value?: string | null;
 }
 export type ListAnswer =
-  | { ok: true; winner: number | null; total: number; rows: (string | null)[][] }
-  | { ok: false; states: string[]; problem?: ListProblem | null };
+  | { ok: true; winner: number | null; total: number; rows: (string | null)[][]; signature: string; control?: ControlState }
+  | { ok: false; states: string[]; problem?: ListProblem | null; unchanged?: boolean; control?: ControlState | null };

@@ -28,6 +28,7 @@ var __browserflow_bundle = (() => {
   // src/list.ts
   var list_exports = {};
   __export(list_exports, {
+    controlState: () => controlState,
     extract: () => extract,
     queryInItem: () => queryInItem
   });
@@ -1830,6 +1831,18 @@ var __browserflow_bundle = (() => {
     }
     return { value: raw };
   };
+  var signatureOf = (total, rows) => JSON.stringify([location.href, total, rows.slice(0, 3), rows.length ? rows[rows.length - 1] : null]);
+  var disabled = (el) => el.disabled === true || !!el.closest('[aria-disabled="true"], fieldset[disabled]');
+  var controlState = (candidates) => {
+    for (let i = 0; i < candidates.length; i++) {
+      const r = query(candidates[i]);
+      if ("error" in r) continue;
+      const shown = r.els.filter((e) => isVisible(e));
+      if (!shown.length) continue;
+      return { state: shown.some((e) => !disabled(e)) ? "ready" : "disabled", candidate: i };
+    }
+    return { state: "absent", candidate: null };
+  };
   var extract = async (spec) => {
     const deadline = performance.now() + spec.timeoutMs;
     const states = spec.items.map(() => "not checked");
@@ -1883,17 +1896,27 @@ var __browserflow_bundle = (() => {
           }
           rows.push(row);
         }
-        if (!problem) answer = { ok: true, winner: winner < 0 ? null : winner, total: items.length, rows };
+        if (!problem) answer = { ok: true, winner: winner < 0 ? null : winner, total: items.length, rows, signature: signatureOf(items.length, rows) };
+      }
+      let unchanged = false;
+      if (answer && spec.unlike != null && answer.signature === spec.unlike) {
+        answer = null;
+        unchanged = true;
       }
       if (answer) {
         const key = JSON.stringify([answer.total, answer.rows]);
         const now = performance.now();
         if (previous && previous.key === key) {
-          if (now - previous.at >= spec.quietMs && frames > previous.frames) return answer;
+          if (now - previous.at >= spec.quietMs && frames > previous.frames) {
+            if (spec.control) answer.control = controlState(spec.control);
+            if (spec.scrollLast && items.length) items[items.length - 1].scrollIntoView({ block: "end" });
+            return answer;
+          }
         } else previous = { key, at: now, frames };
       } else previous = null;
       if (performance.now() >= deadline) {
         if (answer && winner >= 0) states[winner] += ", whose rows were still changing";
+        if (unchanged) return { ok: false, states, problem, unchanged, control: spec.control ? controlState(spec.control) : null };
         return { ok: false, states, problem };
       }
       await nextChange();

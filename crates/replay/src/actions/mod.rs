@@ -7,6 +7,7 @@ mod fill;
 mod keys;
 mod list;
 mod pages;
+mod paging;
 mod pointer;
 mod reads;
 

@@ -15,9 +15,9 @@ use crate::js;
 mod protocol;
 
 pub(crate) use protocol::{
-    Act, ActionRequest, CountCondition, Expect, InPage, LastRead, ListAnswer, ListFieldSpec,
-    ListProblem, ListProblemKind, ListSpec, Read, ReadShape, Requirements, ResolveRequest,
-    WaitRequest,
+    Act, ActionRequest, Control, ControlState, CountCondition, Expect, InPage, LastRead,
+    ListAnswer, ListFieldSpec, ListProblem, ListProblemKind, ListSpec, Read, ReadShape,
+    Requirements, ResolveRequest, WaitRequest,
 };
 use protocol::{ResolveAnswer, Spec};
 
@@ -271,6 +271,8 @@ pub(crate) async fn read_list(
                     return Ok(ListAnswer::NotReady {
                         states: vec!["the page never settled".into()],
                         problem: None,
+                        unchanged: false,
+                        control: None,
                     });
                 }
                 continue;
@@ -291,6 +293,8 @@ pub(crate) async fn read_list(
                 return Ok(ListAnswer::NotReady {
                     states: vec!["the page kept navigating".into()],
                     problem: None,
+                    unchanged: false,
+                    control: None,
                 });
             }
             continue;

@@ -360,6 +360,37 @@ pub(crate) struct ListSpec<'a> {
     /// How long the rows must stay the same before they are taken.
     pub quiet_ms: u64,
     pub timeout_ms: u64,
+    /// The signature of the page before: rows that still have it are not the next page yet
+    /// (a paginated list).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unlike: Option<String>,
+    /// A pagination control's candidates, whose state is answered with the rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control: Option<&'a [SelectorCandidate]>,
+    /// Once the rows are taken, bring the last item into view (an infinite list).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub scroll_last: bool,
+}
+
+/// A pagination control's state when the rows were taken (`ControlState` in
+/// `protocol/resolve.ts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub(crate) struct ControlState {
+    pub state: Control,
+    /// The candidate that found it.
+    pub candidate: Option<usize>,
+}
+
+/// See [`ControlState`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Control {
+    /// No candidate finds a shown element: the last page.
+    Absent,
+    /// Shown, and disabled (`disabled`, `aria-disabled="true"`): the last page.
+    Disabled,
+    /// Shown and enabled.
+    Ready,
 }
 
 /// One field of each item (`ListField` in `protocol/resolve.ts`).
@@ -418,12 +449,24 @@ pub(crate) enum ListAnswer {
         winner: Option<usize>,
         total: usize,
         rows: Vec<Vec<Option<String>>>,
+        /// What tells this page from the next (URL, count, first and last rows).
+        #[serde(default)]
+        signature: String,
+        /// The pagination control's state, when one was asked about.
+        #[serde(default)]
+        control: Option<ControlState>,
     },
     /// The budget ran out: each candidate's last state, and what kept the rows from being taken.
     NotReady {
         states: Vec<String>,
         #[serde(default)]
         problem: Option<ListProblem>,
+        /// The rows stayed those of the page before (`unlike`): no next page came.
+        #[serde(default)]
+        unchanged: bool,
+        /// With `unchanged`, the pagination control's state at the end of the wait.
+        #[serde(default)]
+        control: Option<ControlState>,
     },
 }
 
@@ -599,7 +642,23 @@ mod tests {
             at_least: 1,
             quiet_ms: 150,
             timeout_ms: 900,
+            unlike: None,
+            control: None,
+            scroll_last: false,
         };
+        let mut paged = spec.clone();
+        paged.unlike = Some("[\"sig\"]".into());
+        paged.control = Some(&items);
+        paged.scroll_last = true;
+        let paged = serde_json::to_value(&paged).unwrap();
+        assert_eq!(
+            (&paged["unlike"], &paged["control"], &paged["scrollLast"]),
+            (
+                &json!("[\"sig\"]"),
+                &json!([{ "kind": "css", "value": "li" }]),
+                &json!(true)
+            )
+        );
         assert_eq!(
             serde_json::to_value(&spec).unwrap(),
             json!({ "items": [{ "kind": "css", "value": "li" }], "limit": 3, "atLeast": 1,
@@ -609,13 +668,35 @@ mod tests {
         );
         let list = |v: Value| serde_json::from_value::<ListAnswer>(v).unwrap();
         assert_eq!(
-            list(json!({ "ok": true, "winner": 0, "total": 4, "rows": [["a", null]] })),
+            list(
+                json!({ "ok": true, "winner": 0, "total": 4, "rows": [["a", null]],
+                "signature": "s", "control": { "state": "disabled", "candidate": 1 } })
+            ),
             ListAnswer::Rows {
                 winner: Some(0),
                 total: 4,
-                rows: vec![vec![Some("a".into()), None]]
+                rows: vec![vec![Some("a".into()), None]],
+                signature: "s".into(),
+                control: Some(ControlState {
+                    state: Control::Disabled,
+                    candidate: Some(1)
+                }),
             }
         );
+        assert!(matches!(
+            list(
+                json!({ "ok": false, "states": [], "problem": null, "unchanged": true,
+                "control": { "state": "ready", "candidate": 0 } })
+            ),
+            ListAnswer::NotReady {
+                unchanged: true,
+                control: Some(ControlState {
+                    state: Control::Ready,
+                    candidate: Some(0)
+                }),
+                ..
+            }
+        ));
         assert!(matches!(
             list(json!({ "ok": true, "winner": null, "total": 0, "rows": [] })),
             ListAnswer::Rows { winner: None, .. }
@@ -633,7 +714,9 @@ mod tests {
                     field: "price".into(),
                     item_text: "Desk".into(),
                     value: None
-                })
+                }),
+                unchanged: false,
+                control: None,
             }
         );
         assert!(matches!(

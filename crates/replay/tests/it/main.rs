@@ -17,6 +17,7 @@ mod late_subresources;
 mod lists;
 mod masking;
 mod pages;
+mod paging;
 mod place;
 mod profile;
 mod reads;
