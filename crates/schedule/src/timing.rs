@@ -236,7 +236,7 @@ pub fn due(
     }
     let horizon = now.checked_sub(grace).unwrap_or(Timestamp::MIN);
     let on_time_from = if since > horizon { since } else { horizon };
-    let mut fire = timing.slots_between(on_time_from, now, usize::MAX.min(100_000));
+    let mut fire = timing.slots_between(on_time_from, now, 100_000);
     if fire.len() > max_on_time {
         fire.drain(..fire.len() - max_on_time);
     }

@@ -348,7 +348,7 @@ impl Worker {
         let grace =
             SignedDuration::try_from(self.shared.options.grace).unwrap_or(SignedDuration::MAX);
         let due = due(&timing, since, now, grace, catch_up, 64);
-        if due.missed > 0 && !due.fire.is_empty() || due.missed > 0 && catch_up == CatchUp::None {
+        if due.missed > 0 && (!due.fire.is_empty() || catch_up == CatchUp::None) {
             self.emit(WorkerEvent::Missed {
                 schedule: schedule.name.clone(),
                 count: due.missed,
