@@ -576,42 +576,30 @@ async fn execute(
     if let Err(e) = invocation.save(&shared.options.journal.runs_folder(), run_id) {
         tracing::warn!("run {run_id}: {e}");
     }
-    let begun = match start {
-        Start::Begin => Some(
-            rider
-                .run_as(run_id, &compiled.plan, compiled.inputs.clone(), cancel)
-                .await,
-        ),
-        Start::TakeOver => None,
-    };
-    let result = match begun {
-        Some(Err(failure))
-            if matches!(
-                failure.error,
-                RunError::Journal(JournalError::RunExists { .. })
+    // A run already begun (its worker died between the claim's run and the firing's end,
+    // or a takeover of a never-begun firing) is resumed, never begun twice.
+    let result = match start {
+        Start::TakeOver
+            if !matches!(
+                rider.journal().read_run(run_id),
+                Err(JournalError::UnknownRun { .. })
             ) =>
         {
             rider.resume_with(run_id, &compiled.plan, cancel).await
         }
-        Some(result) => result,
-        None => match rider.journal().read_run(run_id) {
-            Err(JournalError::UnknownRun { .. }) => {
-                let begun = rider
-                    .run_as(run_id, &compiled.plan, compiled.inputs.clone(), cancel)
-                    .await;
-                match begun {
-                    Err(failure)
-                        if matches!(
-                            failure.error,
-                            RunError::Journal(JournalError::RunExists { .. })
-                        ) =>
-                    {
-                        rider.resume_with(run_id, &compiled.plan, cancel).await
-                    }
-                    other => other,
-                }
+        _ => match rider
+            .run_as(run_id, &compiled.plan, compiled.inputs.clone(), cancel)
+            .await
+        {
+            Err(failure)
+                if matches!(
+                    failure.error,
+                    RunError::Journal(JournalError::RunExists { .. })
+                ) =>
+            {
+                rider.resume_with(run_id, &compiled.plan, cancel).await
             }
-            _ => rider.resume_with(run_id, &compiled.plan, cancel).await,
+            other => other,
         },
     };
     match result {
