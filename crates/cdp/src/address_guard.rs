@@ -31,6 +31,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use browserflow_steps::{NavigationRefusal, Origins, check_navigation, check_resolved};
+
+use crate::host_rules::{HostRules, Mapped};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::OnceCell;
@@ -54,6 +56,9 @@ pub(crate) struct AddressGuard {
     pins: Mutex<HashMap<(String, u16), Pin>>,
     /// Connections refused, oldest first.
     refused: Mutex<Vec<NavigationRefusal>>,
+    /// The browser's `--host-rules` / `--host-resolver-rules`, which names resolve by
+    /// (`host_rules.rs`): behind a proxy Chromium applies neither to a name.
+    host_rules: Arc<HostRules>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -71,18 +76,21 @@ impl AddressGuard {
         lock(&self.refused).clone()
     }
 
-    /// The addresses `host` resolves to in this context: resolved by the first caller,
-    /// the same answer for every later one (a failed or empty resolution is not kept).
+    /// The addresses `host` resolves to in this context (under the browser's host rules):
+    /// resolved by the first caller, the same answer for every later one (a failed or empty
+    /// resolution is not kept).
     pub(crate) async fn resolve(&self, host: &str, port: u16) -> Vec<IpAddr> {
+        let Mapped::Host(mapped_host, mapped_port) = self.host_rules.map(host, port) else {
+            return Vec::new();
+        };
         let cell = lock(&self.pins)
             .entry((host.to_ascii_lowercase(), port))
             .or_default()
             .clone();
         let resolved = cell
             .get_or_try_init(|| async {
-                let found =
-                    tokio::time::timeout(RESOLVE_LIMIT, tokio::net::lookup_host((host, port)))
-                        .await;
+                let lookup = tokio::net::lookup_host((mapped_host.as_str(), mapped_port));
+                let found = tokio::time::timeout(RESOLVE_LIMIT, lookup).await;
                 match found {
                     Ok(Ok(found)) => {
                         let addresses: Vec<IpAddr> = found.map(|a| a.ip()).collect();
@@ -97,6 +105,14 @@ impl AddressGuard {
             })
             .await;
         resolved.cloned().unwrap_or_default()
+    }
+
+    /// The port a connection to `host:port` is made on: another only when a host rule says so.
+    fn connection_port(&self, host: &str, port: u16) -> u16 {
+        match self.host_rules.map(host, port) {
+            Mapped::Host(_, mapped_port) => mapped_port,
+            Mapped::NotFound => port,
+        }
     }
 
     /// Whether a connection to `host:port`, resolved to `addresses`, may be made. The scheme
@@ -137,11 +153,14 @@ impl Drop for AddressProxy {
 }
 
 impl AddressProxy {
-    /// A proxy listening on a free port of `127.0.0.1`.
-    pub(crate) async fn start() -> std::io::Result<AddressProxy> {
+    /// A proxy listening on a free port of `127.0.0.1`, resolving names by `host_rules`.
+    pub(crate) async fn start(host_rules: Arc<HostRules>) -> std::io::Result<AddressProxy> {
         let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
         let server = format!("socks5://{}", listener.local_addr()?);
-        let guard = Arc::new(AddressGuard::default());
+        let guard = Arc::new(AddressGuard {
+            host_rules,
+            ..AddressGuard::default()
+        });
         let serving = guard.clone();
         let accepting = tokio::spawn(async move {
             loop {
@@ -217,17 +236,18 @@ async fn serve(mut client: TcpStream, guard: &AddressGuard) -> std::io::Result<(
     if request[1] != 1 {
         return reply(&mut client, COMMAND_NOT_SUPPORTED).await;
     }
-    let (host, port, addresses) = match destination {
+    let (host, port, addresses, connection_port) = match destination {
         Destination::Address(address) => {
             let host = match address.ip() {
                 IpAddr::V4(ip) => ip.to_string(),
                 IpAddr::V6(ip) => format!("[{ip}]"),
             };
-            (host, address.port(), vec![address.ip()])
+            (host, address.port(), vec![address.ip()], address.port())
         }
         Destination::Name(name, port) => {
             let addresses = guard.resolve(&name, port).await;
-            (name, port, addresses)
+            let connection_port = guard.connection_port(&name, port);
+            (name, port, addresses, connection_port)
         }
     };
     if let Err(refusal) = guard.decide(&host, port, &addresses) {
@@ -237,7 +257,7 @@ async fn serve(mut client: TcpStream, guard: &AddressGuard) -> std::io::Result<(
     }
     let mut upstream = None;
     for address in &addresses {
-        let target = SocketAddr::new(*address, port);
+        let target = SocketAddr::new(*address, connection_port);
         if let Ok(Ok(stream)) =
             tokio::time::timeout(CONNECT_LIMIT, TcpStream::connect(target)).await
         {
@@ -339,7 +359,7 @@ mod tests {
                 let _ = stream.write_all(b"hello").await;
             }
         });
-        let proxy = AddressProxy::start().await.unwrap();
+        let proxy = AddressProxy::start(Arc::default()).await.unwrap();
         // Named loopback origin: connected, the bytes come through.
         proxy
             .guard
@@ -360,5 +380,37 @@ mod tests {
             "{}",
             refused[0]
         );
+    }
+
+    #[tokio::test]
+    async fn names_resolve_by_the_browsers_host_rules_and_are_still_decided() {
+        let site = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+        let port = site.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = site.accept().await {
+                let _ = stream.write_all(b"hello").await;
+            }
+        });
+        let rules = HostRules::from_args(&[format!(
+            "--host-rules=MAP mapped.test 127.0.0.1, MAP other.test 127.0.0.1:{port}"
+        )]);
+        let proxy = AddressProxy::start(Arc::new(rules)).await.unwrap();
+        proxy.guard.set_origins(only(&[
+            &format!("http://mapped.test:{port}"),
+            "http://other.test",
+        ]));
+        let (code, mut stream) = connect(&proxy.server, "mapped.test", port).await;
+        assert_eq!(code, SUCCEEDED);
+        let mut hello = [0u8; 5];
+        stream.read_exact(&mut hello).await.unwrap();
+        assert_eq!(&hello, b"hello");
+        // A rule's port is the one connected to.
+        let (code, mut stream) = connect(&proxy.server, "other.test", 80).await;
+        assert_eq!(code, SUCCEEDED);
+        stream.read_exact(&mut hello).await.unwrap();
+        // Mapped to loopback, a name the tool does not name is still refused.
+        proxy.guard.set_origins(Origins::Any);
+        let (code, _) = connect(&proxy.server, "mapped.test", port).await;
+        assert_eq!(code, NOT_ALLOWED);
     }
 }

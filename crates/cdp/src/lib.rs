@@ -41,6 +41,7 @@ mod address_guard;
 pub mod commands;
 pub mod downloads;
 mod error;
+mod host_rules;
 pub mod injected;
 pub mod launch;
 pub mod page;

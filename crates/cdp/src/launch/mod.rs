@@ -11,6 +11,7 @@ use tokio::process::Command;
 
 use crate::address_guard::AddressProxy;
 use crate::error::BrowserError;
+use crate::host_rules::HostRules;
 use crate::page::{BrowserWatcher, Page};
 use crate::session::CdpConnection;
 
@@ -59,6 +60,8 @@ pub struct Browser {
     ws_endpoint: String,
     process: Option<ChromeProcess>,
     popups: Arc<BrowserWatcher>,
+    /// The launch arguments' host mapping, which the address guard resolves by.
+    host_rules: Arc<HostRules>,
 }
 
 impl std::fmt::Debug for Browser {
@@ -111,6 +114,7 @@ impl Browser {
             child,
             user_data_dir: Some(user_data_dir),
         });
+        browser.host_rules = Arc::new(HostRules::from_args(&config.extra_args));
         Ok(browser)
     }
 
@@ -146,6 +150,7 @@ impl Browser {
             conn,
             ws_endpoint: ws_endpoint.to_string(),
             process: None,
+            host_rules: Arc::default(),
             popups,
         })
     }
@@ -196,7 +201,7 @@ impl Browser {
         // an address guard of this process (`address_guard.rs`).
         let proxy = match self.process {
             Some(_) => Some(
-                AddressProxy::start()
+                AddressProxy::start(self.host_rules.clone())
                     .await
                     .map_err(|e| BrowserError::Page(format!("starting the address guard: {e}")))?,
             ),
