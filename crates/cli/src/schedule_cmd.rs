@@ -146,6 +146,10 @@ pub struct WorkerArgs {
     /// (they stay resumable: another worker takes them over), in seconds.
     #[arg(long, default_value_t = 30.0, value_name = "SECONDS", value_parser = seconds)]
     drain: f64,
+    /// Answer health probes over HTTP on this address (`/livez`, `/readyz`, `/status`), e.g.
+    /// `0.0.0.0:8080` in a container; port 0 takes a free port (printed).
+    #[arg(long, value_name = "ADDRESS:PORT")]
+    health: Option<std::net::SocketAddr>,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -513,6 +517,27 @@ pub fn worker(args: WorkerArgs) -> Outcome {
         location
     );
     runtime.block_on(async move {
+        // Bound before the first tick, so that a probe never finds nothing listening on a
+        // worker that runs.
+        let (served, health_stop) = match args.health {
+            Some(address) => {
+                let listener = tokio::net::TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("cannot listen for health probes on {address}"))?;
+                let bound = listener.local_addr()?;
+                eprintln!("worker health: http://{bound}/livez, /readyz, /status");
+                let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+                let serving = tokio::spawn(browserflow_schedule::serve_health(
+                    listener,
+                    worker.health(),
+                    async move {
+                        let _ = stop_rx.await;
+                    },
+                ));
+                (Some(serving), Some(stop_tx))
+            }
+            None => (None, None),
+        };
         let stop = async {
             let mut term =
                 match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
@@ -529,7 +554,13 @@ pub fn worker(args: WorkerArgs) -> Outcome {
             }
             eprintln!("worker: stopping — claiming nothing more, letting runs finish");
         };
-        worker.run(stop).await
+        let ran = worker.run(stop).await;
+        // The probes answer through the drain (not ready), and stop with the worker.
+        if let (Some(serving), Some(stop)) = (served, health_stop) {
+            let _ = stop.send(());
+            let _ = serving.await;
+        }
+        anyhow::Ok(ran?)
     })?;
     eprintln!("worker: stopped");
     Ok(true)

@@ -11,11 +11,13 @@
 
 mod book;
 mod flow_run;
+mod health;
 mod timing;
 mod worker;
 
 pub use book::{AddError, ScheduleSpec, add};
 pub use flow_run::{Compiled, FlowError, compile, compile_schedule};
+pub use health::{HealthReport, WorkerHealth, WorkerPhase, serve_health};
 pub use jiff;
 pub use timing::{CatchUp, Due, Overlap, Timing, TimingError, due, manual_run_id, slot_run_id};
 pub use worker::{

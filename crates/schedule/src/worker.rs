@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use browserflow_catalog::{Invocation, JournalAt, RunSetup, RunsFolder};
 use browserflow_rider::{
@@ -29,6 +29,7 @@ use secrecy::ExposeSecret;
 use tokio::task::JoinSet;
 
 use crate::flow_run::compile_schedule;
+use crate::health::WorkerHealth;
 use crate::timing::{CatchUp, Overlap, Timing, due, manual_run_id, slot_run_id};
 
 /// How a worker works.
@@ -147,6 +148,7 @@ struct Shared {
 /// A worker (see the module's documentation).
 pub struct Worker {
     shared: Arc<Shared>,
+    health: Arc<WorkerHealth>,
     id: String,
     host_key: String,
     tasks: JoinSet<()>,
@@ -164,7 +166,11 @@ impl Worker {
         let book = options.journal.open_schedules()?;
         let journal = options.journal.open()?;
         let owner = LeaseOwner::this_process(options.takeover_after);
+        // The loop turns at least every ten polls (its longest back-off); a minute more is
+        // room for a slow journal before the worker counts as hung.
+        let live_within = options.poll * 10 + Duration::from_secs(60);
         Ok(Worker {
+            health: Arc::new(WorkerHealth::new(owner.owner.clone(), live_within)),
             shared: Arc::new(Shared {
                 options,
                 book,
@@ -180,9 +186,22 @@ impl Worker {
         })
     }
 
-    /// This worker's name in firings (`host:pid…`).
+    /// This worker's id, as its firings and leases name it.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Its health, updated at every tick (`health.rs`; [`crate::serve_health`] answers it).
+    pub fn health(&self) -> Arc<WorkerHealth> {
+        self.health.clone()
+    }
+
+    fn in_flight_count(&self) -> usize {
+        self.shared
+            .in_flight
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
     }
 
     /// Ticks every `poll` until `stop` completes; then drains (see the module's
@@ -192,20 +211,30 @@ impl Worker {
         tokio::pin!(stop);
         let mut failures: u32 = 0;
         loop {
-            match self.tick(Timestamp::now()) {
-                Ok(()) => failures = 0,
+            let outcome = self.tick(Timestamp::now());
+            let said = match &outcome {
+                Ok(()) => {
+                    failures = 0;
+                    Ok(())
+                }
                 Err(e) => {
                     failures = failures.saturating_add(1);
                     tracing::warn!("worker tick failed (attempt {failures}): {e}");
+                    Err(e.to_string())
                 }
-            }
+            };
+            self.health
+                .ticked(Instant::now(), said, self.in_flight_count());
             let pause = self.shared.options.poll * failures.clamp(1, 10);
             tokio::select! {
                 () = &mut stop => break,
                 () = tokio::time::sleep(pause) => {}
-                Some(_) = self.tasks.join_next(), if !self.tasks.is_empty() => {}
+                Some(_) = self.tasks.join_next(), if !self.tasks.is_empty() => {
+                    self.health.turned(Instant::now(), self.in_flight_count());
+                }
             }
         }
+        self.health.draining();
         self.drain().await;
         Ok(())
     }
@@ -234,12 +263,7 @@ impl Worker {
     }
 
     fn free_slots(&self) -> usize {
-        let busy = self
-            .shared
-            .in_flight
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len();
+        let busy = self.in_flight_count();
         self.shared.options.concurrency.saturating_sub(busy)
     }
 

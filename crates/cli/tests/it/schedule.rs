@@ -95,11 +95,16 @@ impl Setup {
     }
 
     fn worker(&self, log: &str, grace: &str) -> Child {
+        self.worker_with(log, grace, &[])
+    }
+
+    fn worker_with(&self, log: &str, grace: &str, more: &[&str]) -> Child {
         let log = std::fs::File::create(self.path(log)).unwrap();
-        self.command(&[
+        let journal = self.journal();
+        let mut args = vec![
             "worker",
             "--journal",
-            &self.journal(),
+            &journal,
             "--poll",
             "0.2",
             "--grace",
@@ -108,13 +113,15 @@ impl Setup {
             "4",
             "--drain",
             "20",
-        ])
-        // A killed worker's runs are taken over after this.
-        .env(browserflow_catalog::LEASE_TTL_ENV, "1500")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap()
+        ];
+        args.extend_from_slice(more);
+        self.command(&args)
+            // A killed worker's runs are taken over after this.
+            .env(browserflow_catalog::LEASE_TTL_ENV, "1500")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap()
     }
 
     fn log(&self, log: &str) -> String {
@@ -402,6 +409,184 @@ fn pause_resume_run_now_and_a_failure_told_to_its_webhook() {
     setup.ok(&["schedule", "remove", "nightly", "--journal", &journal]);
     let listed = setup.ok(&["schedule", "list", "--journal", &journal]);
     assert!(listed.contains("no schedules"), "{listed}");
+}
+
+/// `GET path` on `address`: the status code and the body.
+fn probe(address: &str, path: &str) -> (u16, String) {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let code = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (code, body)
+}
+
+/// Polls `path` on `address` until it answers `code`.
+fn wait_probe(address: &str, path: &str, code: u16, within: Duration) -> String {
+    let deadline = Instant::now() + within;
+    loop {
+        let (got, body) = probe(address, path);
+        if got == code {
+            return body;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{path} answered {got} ({body}), not {code}, within {within:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A receiver that holds every request unanswered until released: a run in flight.
+struct HeldReceiver {
+    port: u16,
+    held: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    release: std::sync::mpsc::Sender<()>,
+}
+
+impl HeldReceiver {
+    fn start() -> HeldReceiver {
+        use std::io::{Read as _, Write as _};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let held = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let counter = held.clone();
+        std::thread::spawn(move || {
+            let mut waiting = Vec::new();
+            let released = released;
+            listener.set_nonblocking(true).unwrap();
+            loop {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        waiting.push(stream);
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+                if released.try_recv().is_ok() {
+                    break;
+                }
+            }
+            listener.set_nonblocking(false).unwrap();
+            let answer = |mut stream: std::net::TcpStream| {
+                stream.set_nonblocking(false).unwrap();
+                let mut buffer = [0u8; 4096];
+                stream
+                    .set_read_timeout(Some(Duration::from_millis(200)))
+                    .unwrap();
+                let _ = stream.read(&mut buffer);
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\nconnection: close\r\n\r\n{\"ok\":true}");
+            };
+            for stream in waiting {
+                answer(stream);
+            }
+            for stream in listener.incoming().flatten() {
+                answer(stream);
+            }
+        });
+        HeldReceiver {
+            port,
+            held,
+            release,
+        }
+    }
+}
+
+#[test]
+fn a_worker_answers_probes_ready_while_it_runs_and_not_ready_while_it_drains() {
+    let setup = Setup::new();
+    let journal = setup.journal();
+    // A port taken: refused naming the address, before anything runs.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken_address = taken.local_addr().unwrap().to_string();
+    let refused = setup.bflow(&["worker", "--journal", &journal, "--health", &taken_address]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains(&taken_address),
+        "{}",
+        stderr(&refused)
+    );
+
+    let worker = setup.worker_with("w.log", "30", &["--health", "127.0.0.1:0"]);
+    let address = {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let log = setup.log("w.log");
+            if let Some(rest) = log.split("worker health: http://").nth(1) {
+                break rest.split('/').next().unwrap().to_owned();
+            }
+            assert!(Instant::now() < deadline, "no health address said: {log}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    wait_probe(&address, "/readyz", 200, Duration::from_secs(30));
+    assert_eq!(probe(&address, "/livez").0, 200);
+    let status: Value = serde_json::from_str(&probe(&address, "/status").1).unwrap();
+    assert_eq!(status["phase"], "running", "{status:#}");
+    assert_eq!(status["ready"], true);
+    let id = status["worker"].as_str().unwrap();
+    assert!(
+        !id.is_empty() && setup.log("w.log").contains(&format!("worker {id} on")),
+        "{status:#}"
+    );
+
+    // A run held in flight, then SIGTERM: live, not ready, while it drains.
+    let receiver = HeldReceiver::start();
+    let flow = setup.write_flow("held", &format!("http://127.0.0.1:{}", receiver.port));
+    setup.ok(&[
+        "schedule",
+        "add",
+        "held",
+        &flow,
+        "--cron",
+        "* * * * * *",
+        "--tz",
+        "UTC",
+        "--input",
+        "go=true",
+        "--journal",
+        &journal,
+    ]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while receiver.held.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < deadline, "no run reached the receiver");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    setup.ok(&["schedule", "pause", "held", "--journal", &journal]);
+    signal(&worker, "TERM");
+    let reason = wait_probe(&address, "/readyz", 503, Duration::from_secs(10));
+    assert!(reason.contains("stopping"), "{reason}");
+    assert_eq!(probe(&address, "/livez").0, 200, "draining is alive");
+    let status: Value = serde_json::from_str(&probe(&address, "/status").1).unwrap();
+    assert_eq!(status["phase"], "draining", "{status:#}");
+    assert!(status["in_flight"].as_u64().unwrap() >= 1, "{status:#}");
+    receiver.release.send(()).unwrap();
+    let mut worker = worker;
+    let status = worker.wait().unwrap();
+    assert!(status.success(), "{}", setup.log("w.log"));
+    assert!(
+        std::net::TcpStream::connect(&address).is_err(),
+        "the probes stop with the worker"
+    );
+    setup.wait_settled("held", Duration::from_secs(30));
+    let firings = setup.firings("held");
+    assert!(
+        firings.iter().any(|f| f["state"] == "succeeded")
+            && firings
+                .iter()
+                .all(|f| f["state"] == "succeeded" || f["state"] == "skipped"),
+        "drained runs finish (the others were skipped while one ran): {firings:#?}"
+    );
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
