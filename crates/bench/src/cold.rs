@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::cgroup::{CgroupUsage, RunCgroup};
 use crate::proc_tree::{Peak, PeakSampler, Scope};
 
 /// A system under test: one process per replay.
@@ -41,7 +42,14 @@ pub struct ColdRun {
     pub wall: Duration,
     /// Peak summed RSS of the process and its descendants.
     pub peak: Peak,
+    /// CPU time and peak memory of everything the run started, from its cgroup (`None`
+    /// where cgroups cannot be used: [`crate::cgroup`]).
+    pub cost: Option<CgroupUsage>,
 }
+
+/// How long processes a run leaves behind may take to end before they are killed (they are
+/// charged to the run either way).
+const OUTLIVE_GRACE: Duration = Duration::from_secs(5);
 
 /// Why a run did not count.
 #[derive(Debug, thiserror::Error)]
@@ -74,18 +82,25 @@ pub enum RunError {
 
 /// Runs `system` once, sampling its process tree every `interval`.
 pub fn run_once(system: &ColdSystem, interval: Duration) -> Result<ColdRun, RunError> {
-    let started = Instant::now();
-    let mut child = Command::new(&system.program)
-        .args(&system.args)
+    let cgroup = RunCgroup::create().ok();
+    let mut command = match &cgroup {
+        Some(cgroup) => cgroup.command(&system.program, &system.args),
+        None => {
+            let mut command = Command::new(&system.program);
+            command.args(&system.args);
+            command
+        }
+    };
+    command
         .envs(system.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| RunError::Spawn {
-            program: system.program.display().to_string(),
-            source,
-        })?;
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = command.spawn().map_err(|source| RunError::Spawn {
+        program: system.program.display().to_string(),
+        source,
+    })?;
     let sampler =
         PeakSampler::start(Scope::Tree(child.id()), interval).map_err(|source| RunError::Spawn {
             program: "the memory sampler thread".into(),
@@ -98,6 +113,7 @@ pub fn run_once(system: &ColdSystem, interval: Duration) -> Result<ColdRun, RunE
     let peak = sampler.map(PeakSampler::stop).unwrap_or_default();
     let stdout = stdout.join().unwrap_or_default();
     let stderr = stderr.join().unwrap_or_default();
+    let cost = cgroup.and_then(|c| c.finish(OUTLIVE_GRACE).ok());
     let ok = status.as_ref().is_ok_and(|s| s.success()) && stdout.contains(&system.expect);
     if !ok {
         return Err(RunError::Failed {
@@ -111,7 +127,7 @@ pub fn run_once(system: &ColdSystem, interval: Duration) -> Result<ColdRun, RunE
             stderr: tail(&stderr),
         });
     }
-    Ok(ColdRun { wall, peak })
+    Ok(ColdRun { wall, peak, cost })
 }
 
 fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {

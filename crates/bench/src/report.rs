@@ -120,6 +120,98 @@ pub fn cold_table(results: &[SystemRuns], steps: usize) -> String {
     out
 }
 
+/// The peers the acceptance targets compare against (not the floor, not the baseline).
+const PEERS: [&str; 2] = ["@puppeteer/replay", "playwright"];
+
+fn cpu_seconds(runs: &SystemRuns) -> Option<Summary> {
+    let values: Vec<f64> = runs
+        .runs
+        .iter()
+        .filter_map(|r| r.cost.map(|c| c.cpu_seconds))
+        .collect();
+    Summary::of(&values)
+}
+
+fn cgroup_peak_mib(runs: &SystemRuns) -> Option<Summary> {
+    let values: Vec<f64> = runs
+        .runs
+        .iter()
+        .filter_map(|r| r.cost.map(|c| mib(c.peak_bytes as f64)))
+        .collect();
+    Summary::of(&values)
+}
+
+/// What each cold run cost, measured by its cgroup (every process it started, those that
+/// outlived it included), then browserflow against the cheaper and the faster peer: the
+/// targets are CPU ≤ 0.5× the cheaper peer's and wall ≤ 0.5× the faster peer's (medians).
+/// `None` when no run was measured in a cgroup.
+pub fn cold_cost_table(results: &[SystemRuns]) -> Option<String> {
+    if results.iter().all(|r| cpu_seconds(r).is_none()) {
+        return None;
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| system | CPU-s of the whole tree: median (min–max) | peak memory MiB, cgroup: median (min–max) | processes left at exit (killed after 5 s) |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|");
+    for system in results {
+        let cpu = cpu_seconds(system);
+        let memory = cgroup_peak_mib(system);
+        let outlived: usize = system
+            .runs
+            .iter()
+            .filter_map(|r| r.cost.map(|c| c.outlived))
+            .sum();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            system.name,
+            cpu.map_or("–".into(), |s| format!(
+                "{:.2} ({:.2}–{:.2})",
+                s.median, s.min, s.max
+            )),
+            memory.as_ref().map_or("–".into(), mib_cell),
+            outlived
+        );
+    }
+    let ours = results.iter().find(|r| r.name == BROWSERFLOW);
+    let peers: Vec<&SystemRuns> = results
+        .iter()
+        .filter(|r| PEERS.contains(&r.name.as_str()))
+        .collect();
+    let cheaper_cpu = peers
+        .iter()
+        .filter_map(|p| cpu_seconds(p).map(|s| (p.name.as_str(), s.median)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let faster_wall = peers
+        .iter()
+        .filter_map(|p| wall_ms(p).map(|s| (p.name.as_str(), s.median)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some(ours) = ours {
+        if let (Some(cpu), Some((peer, theirs))) = (cpu_seconds(ours), cheaper_cpu) {
+            let r = cpu.median / theirs;
+            let _ = writeln!(
+                out,
+                "
+CPU: browserflow {:.2} s vs the cheaper peer ({peer}) {theirs:.2} s: {r:.2}× — target ≤ 0.50×: {}.",
+                cpu.median,
+                if r <= 0.5 { "met" } else { "NOT met" }
+            );
+        }
+        if let (Some(wall), Some((peer, theirs))) = (wall_ms(ours), faster_wall) {
+            let r = wall.median / theirs;
+            let _ = writeln!(
+                out,
+                "Wall: browserflow {:.0} ms vs the faster peer ({peer}) {theirs:.0} ms: {r:.2}× — target ≤ 0.50×: {}.",
+                wall.median,
+                if r <= 0.5 { "met" } else { "NOT met" }
+            );
+        }
+    }
+    Some(out)
+}
+
 /// The warm tables: sequential replays with per-step medians, then concurrency levels.
 pub fn warm_tables(warm: &WarmReport) -> String {
     let mut out = String::new();

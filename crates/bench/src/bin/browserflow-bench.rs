@@ -174,6 +174,18 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             args.runs
         );
         print!("{}", report::cold_table(&results, tool.steps.len()));
+        match report::cold_cost_table(&results) {
+            Some(table) => {
+                println!("\n### Cold: what each run cost, measured by its cgroup\n");
+                print!("{table}");
+            }
+            None => {
+                let why = browserflow_bench::cgroup::RunCgroup::create()
+                    .err()
+                    .map_or("unknown".into(), |e| e.to_string());
+                println!("\nCPU and cgroup memory: NOT MEASURED ({why}).");
+            }
+        }
         for system in &results {
             for failure in system.failures.iter().take(2) {
                 println!("\n{} failure: {failure}", system.name);
@@ -214,11 +226,16 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
 fn progress(round: usize, system: &ColdSystem, outcome: &Result<ColdRun, RunError>) {
     match outcome {
         Ok(run) => eprintln!(
-            "round {}: {:<20} {:>7.0} ms {:>6.0} MiB",
+            "round {}: {:<20} {:>7.0} ms {:>6.0} MiB {}",
             round + 1,
             system.name,
             run.wall.as_secs_f64() * 1000.0,
-            run.peak.rss_bytes as f64 / 1048576.0
+            run.peak.rss_bytes as f64 / 1048576.0,
+            run.cost.map_or(String::new(), |c| format!(
+                "{:.2} CPU-s {:.0} MiB (cgroup)",
+                c.cpu_seconds,
+                c.peak_bytes as f64 / 1048576.0
+            ))
         ),
         Err(error) => eprintln!("round {}: {} FAILED: {error}", round + 1, system.name),
     }
