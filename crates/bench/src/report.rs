@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::batch::{BatchResults, BatchSystem, quantile};
 use crate::cold::SystemRuns;
 use crate::proc_tree::Peak;
 use crate::stats::{Summary, ratio};
@@ -260,4 +261,92 @@ pub fn warm_tables(warm: &WarmReport) -> String {
 
 fn peak_cell(peak: &Peak) -> String {
     format!("{:.0} ({})", mib(peak.rss_bytes as f64), peak.processes)
+}
+
+/// The batch table: per concurrency level and system, rows right, throughput, row latency
+/// p50/p95, CPU-seconds per row and peak memory (cgroup); then the targets: at concurrency 4
+/// throughput ≥ 2× the faster peer's and CPU per row ≤ 0.5× the cheaper peer's; at
+/// concurrency 8 peak memory ≤ the cheaper peer's.
+pub fn batch_table(results: &[BatchResults]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| rows at once | system | rows right / rows (batches failed) | throughput rows/s: median (min–max) | row latency ms: p50 / p95 | CPU-s per row: median | peak memory MiB (cgroup): median |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for level in results {
+        let (right, total) = level.right_of();
+        let rows = level.row_ms();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {right}/{total} ({}) | {} | {} / {} | {} | {} |",
+            level.concurrency,
+            level.system.name(),
+            level.failures.len(),
+            level.throughput().map_or("–".into(), |s| format!(
+                "{:.2} ({:.2}–{:.2})",
+                s.median, s.min, s.max
+            )),
+            quantile(&rows, 0.5).map_or("–".into(), |v| format!("{v:.0}")),
+            quantile(&rows, 0.95).map_or("–".into(), |v| format!("{v:.0}")),
+            level
+                .cpu_per_row()
+                .map_or("–".into(), |s| format!("{:.3}", s.median)),
+            level
+                .peak_bytes()
+                .map_or("–".into(), |s| format!("{:.0}", mib(s.median))),
+        );
+    }
+    let at = |concurrency: usize, system: BatchSystem| {
+        results
+            .iter()
+            .find(|r| r.concurrency == concurrency && r.system == system)
+    };
+    let peers = [BatchSystem::Playwright, BatchSystem::Puppeteer];
+    let best_peer =
+        |concurrency: usize, value: &dyn Fn(&BatchResults) -> Option<f64>, highest: bool| {
+            peers
+                .iter()
+                .filter_map(|&p| at(concurrency, p).and_then(|r| value(r).map(|v| (p.name(), v))))
+                .reduce(|a, b| if (b.1 > a.1) == highest { b } else { a })
+        };
+    let throughput = |r: &BatchResults| r.throughput().map(|s| s.median);
+    let cpu = |r: &BatchResults| r.cpu_per_row().map(|s| s.median);
+    let memory = |r: &BatchResults| r.peak_bytes().map(|s| s.median);
+    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+    if let (Some(ours), Some((peer, theirs))) = (
+        at(4, BatchSystem::Browserflow).and_then(throughput),
+        best_peer(4, &throughput, true),
+    ) {
+        let r = ours / theirs;
+        let _ = writeln!(
+            out,
+            "\nThroughput at 4 rows at once: browserflow {ours:.2} rows/s vs the faster peer ({peer}) {theirs:.2}: {r:.2}× — target ≥ 2×: {}.",
+            verdict(r >= 2.0)
+        );
+    }
+    if let (Some(ours), Some((peer, theirs))) = (
+        at(4, BatchSystem::Browserflow).and_then(cpu),
+        best_peer(4, &cpu, false),
+    ) {
+        let r = ours / theirs;
+        let _ = writeln!(
+            out,
+            "CPU per row at 4 rows at once: browserflow {ours:.3} s vs the cheaper peer ({peer}) {theirs:.3} s: {r:.2}× — target ≤ 0.5×: {}.",
+            verdict(r <= 0.5)
+        );
+    }
+    if let (Some(ours), Some((peer, theirs))) = (
+        at(8, BatchSystem::Browserflow).and_then(memory),
+        best_peer(8, &memory, false),
+    ) {
+        let _ = writeln!(
+            out,
+            "Peak memory at 8 rows at once: browserflow {:.0} MiB vs the cheaper peer ({peer}) {:.0} MiB — target ≤: {}.",
+            mib(ours),
+            mib(theirs),
+            verdict(ours <= theirs)
+        );
+    }
+    out
 }

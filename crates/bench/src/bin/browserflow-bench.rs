@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use browserflow_bench::batch::{Rows, run_batches};
 use browserflow_bench::cold::{ColdRun, ColdSystem, RunError, run_interleaved};
 use browserflow_bench::systems::{
     Layout, baseline_system, cold_systems, write_playwright_script, write_rebased_tool,
@@ -81,6 +82,18 @@ struct Args {
     /// Skip the warm and concurrency measurements.
     #[arg(long)]
     no_warm: bool,
+    /// Rows of each batch of the batch comparison.
+    #[arg(long, default_value_t = 100)]
+    batch_rows: usize,
+    /// Rows at once in the batch comparison.
+    #[arg(long, value_delimiter = ',', default_value = "1,4,8")]
+    batch_concurrency: Vec<usize>,
+    /// Batches per system and level.
+    #[arg(long, default_value_t = 1)]
+    batch_rounds: usize,
+    /// Skip the batch comparison.
+    #[arg(long)]
+    no_batch: bool,
 }
 
 fn sibling(name: &str) -> PathBuf {
@@ -193,6 +206,67 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
         println!(
             "\nload average after the cold runs: {}\n",
+            machine::load_average()
+        );
+    }
+
+    if !args.no_batch {
+        let rows = Rows::write(scratch.path(), args.batch_rows)?;
+        let started = Instant::now();
+        let results = run_batches(
+            &layout,
+            &rebased,
+            &origin,
+            &rows,
+            &args.batch_concurrency,
+            args.batch_rounds,
+            scratch.path(),
+            |system, concurrency, outcome| match outcome {
+                Ok(run) => eprintln!(
+                    "batch {concurrency}×: {:<12} {}/{} right in {:.1} s ({:.2} rows/s){}",
+                    system.name(),
+                    run.right,
+                    run.total,
+                    run.wall.as_secs_f64(),
+                    run.throughput(),
+                    run.cost.map_or(String::new(), |c| format!(
+                        ", {:.1} CPU-s, {:.0} MiB",
+                        c.cpu_seconds,
+                        c.peak_bytes as f64 / 1048576.0
+                    ))
+                ),
+                Err(why) => eprintln!("batch {concurrency}×: {} FAILED: {why}", system.name()),
+            },
+        );
+        eprintln!(
+            "batch comparison took {:.0} s",
+            started.elapsed().as_secs_f64()
+        );
+        println!(
+            "## Batch: {} rows on one browser, a context per row ({} batch(es) per system and level, interleaved)\n",
+            args.batch_rows, args.batch_rounds
+        );
+        print!("{}", report::batch_table(&results));
+        for level in &results {
+            for run in &level.runs {
+                for wrong in &run.wrong {
+                    println!(
+                        "\n{} at {}: {wrong}",
+                        level.system.name(),
+                        level.concurrency
+                    );
+                }
+            }
+            for failure in &level.failures {
+                println!(
+                    "\n{} at {} failed: {failure}",
+                    level.system.name(),
+                    level.concurrency
+                );
+            }
+        }
+        println!(
+            "\nload average after the batches: {}\n",
             machine::load_average()
         );
     }
