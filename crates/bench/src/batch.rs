@@ -7,12 +7,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::cgroup::{CgroupUsage, RunCgroup};
+use crate::cgroup::{CgroupUsage, OUTLIVE_GRACE, RunCgroup, command_in};
 use crate::stats::Summary;
 use crate::systems::Layout;
 
@@ -24,9 +24,6 @@ pub const QUERIES: [(&str, &str); 5] = [
     ("compact", "Compact Keyboard"),
     ("espresso", "Espresso Machine"),
 ];
-
-/// How processes left behind by a batch are waited for.
-const OUTLIVE_GRACE: Duration = Duration::from_secs(5);
 
 /// A batch system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,14 +156,7 @@ pub fn run_batch(
         ),
     };
     let cgroup = RunCgroup::create().ok();
-    let mut command = match &cgroup {
-        Some(cgroup) => cgroup.command(&program, &args),
-        None => {
-            let mut command = Command::new(&program);
-            command.args(&args);
-            command
-        }
-    };
+    let mut command = command_in(cgroup.as_ref(), &program, &args);
     command
         .env("BROWSERFLOW_CHROME", &layout.chrome)
         .current_dir(scratch)

@@ -63,6 +63,22 @@ pub struct RunCgroup {
     memory: PathBuf,
 }
 
+/// How long processes a run leaves behind may take to end before they are killed (they are
+/// charged to the run either way).
+pub const OUTLIVE_GRACE: Duration = Duration::from_secs(5);
+
+/// `program args` in `cgroup` when there is one ([`RunCgroup::command`]), plainly otherwise.
+pub fn command_in(cgroup: Option<&RunCgroup>, program: &Path, args: &[String]) -> Command {
+    match cgroup {
+        Some(cgroup) => cgroup.command(program, args),
+        None => {
+            let mut command = Command::new(program);
+            command.args(args);
+            command
+        }
+    }
+}
+
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
 impl RunCgroup {

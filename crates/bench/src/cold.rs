@@ -4,10 +4,10 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::cgroup::{CgroupUsage, RunCgroup};
+use crate::cgroup::{CgroupUsage, OUTLIVE_GRACE, RunCgroup, command_in};
 use crate::proc_tree::{Peak, PeakSampler, Scope};
 
 /// A system under test: one process per replay.
@@ -47,10 +47,6 @@ pub struct ColdRun {
     pub cost: Option<CgroupUsage>,
 }
 
-/// How long processes a run leaves behind may take to end before they are killed (they are
-/// charged to the run either way).
-const OUTLIVE_GRACE: Duration = Duration::from_secs(5);
-
 /// Why a run did not count.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -83,14 +79,7 @@ pub enum RunError {
 /// Runs `system` once, sampling its process tree every `interval`.
 pub fn run_once(system: &ColdSystem, interval: Duration) -> Result<ColdRun, RunError> {
     let cgroup = RunCgroup::create().ok();
-    let mut command = match &cgroup {
-        Some(cgroup) => cgroup.command(&system.program, &system.args),
-        None => {
-            let mut command = Command::new(&system.program);
-            command.args(&system.args);
-            command
-        }
-    };
+    let mut command = command_in(cgroup.as_ref(), &system.program, &system.args);
     command
         .envs(system.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())

@@ -333,6 +333,18 @@ mod tests {
         assert!(pinned.get().is_none());
     }
 
+    /// A server on a free loopback port that says `hello` to every connection; its port.
+    async fn hello_site() -> u16 {
+        let site = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+        let port = site.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = site.accept().await {
+                let _ = stream.write_all(b"hello").await;
+            }
+        });
+        port
+    }
+
     /// A SOCKS5 `CONNECT` to `name:port` through the proxy; the reply code.
     async fn connect(server: &str, name: &str, port: u16) -> (u8, TcpStream) {
         let address = server.strip_prefix("socks5://").unwrap();
@@ -352,13 +364,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_proxy_connects_to_what_it_checked_and_refuses_the_rest() {
-        let site = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-        let port = site.local_addr().unwrap().port();
-        tokio::spawn(async move {
-            while let Ok((mut stream, _)) = site.accept().await {
-                let _ = stream.write_all(b"hello").await;
-            }
-        });
+        let port = hello_site().await;
         let proxy = AddressProxy::start(Arc::default()).await.unwrap();
         // Named loopback origin: connected, the bytes come through.
         proxy
@@ -384,13 +390,7 @@ mod tests {
 
     #[tokio::test]
     async fn names_resolve_by_the_browsers_host_rules_and_are_still_decided() {
-        let site = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-        let port = site.local_addr().unwrap().port();
-        tokio::spawn(async move {
-            while let Ok((mut stream, _)) = site.accept().await {
-                let _ = stream.write_all(b"hello").await;
-            }
-        });
+        let port = hello_site().await;
         let rules = HostRules::from_args(&[format!(
             "--host-rules=MAP mapped.test 127.0.0.1, MAP other.test 127.0.0.1:{port}"
         )]);
