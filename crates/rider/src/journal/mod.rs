@@ -60,7 +60,7 @@ pub enum JournalError {
         source: rusqlite::Error,
     },
     /// PostgreSQL failed (the database named without its password).
-    #[error("journal {journal}: {context}: {source}")]
+    #[error("journal {journal}: {context}: {}", pg_message(.source))]
     Postgres {
         /// The database ([`JournalStore::describe`]).
         journal: String,
@@ -180,6 +180,15 @@ pub enum JournalError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// A PostgreSQL error in words: the server's message (the client's own `Display` says only
+/// "db error" for those), or the client's.
+fn pg_message(error: &::postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => format!("{}: {}", db.severity(), db.message()),
+        None => error.to_string(),
+    }
 }
 
 /// What became of a deposed session's lease, for [`JournalError::LeaseLost`].

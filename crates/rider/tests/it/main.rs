@@ -14,6 +14,7 @@ mod divergence;
 mod journal_suite;
 mod model_client;
 mod pg_cluster;
+mod pg_journal;
 mod read_only;
 mod redact;
 mod run;
