@@ -169,9 +169,11 @@ impl Cluster {
             bin.display(),
             data.display()
         );
-        Command::new("sh")
+        // Started in the background by a shell that exits at once (waited for here), so the
+        // watchdog belongs to no one and outlives this process.
+        let watchdog = Command::new("sh")
             .arg("-c")
-            .arg("while [ -d /proc/$0 ]; do sleep 0.2; done; $1 >/dev/null 2>&1; rm -rf \"$2\"")
+            .arg("(while [ -d /proc/$0 ]; do sleep 0.2; done; $1 >/dev/null 2>&1; rm -rf \"$2\") &")
             .arg(std::process::id().to_string())
             .arg(&stop)
             .arg(&dir)
@@ -179,8 +181,9 @@ impl Cluster {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .process_group(0)
-            .spawn()
+            .status()
             .unwrap();
+        assert!(watchdog.success(), "the watchdog did not start");
         let log = dir.join("server.log");
         for _ in 0..5 {
             let port = std::net::TcpListener::bind("127.0.0.1:0")

@@ -168,7 +168,8 @@ pub const PG_SCHEMA_VERSION: i64 = PG_MIGRATIONS.len() as i64;
 #[derive(Clone)]
 pub struct PgUrl {
     text: String,
-    config: Config,
+    // Boxed: a location is passed around by value, and the configuration is large.
+    config: Box<Config>,
 }
 
 impl PgUrl {
@@ -180,7 +181,7 @@ impl PgUrl {
         })?;
         Ok(PgUrl {
             text: text.to_owned(),
-            config,
+            config: Box::new(config),
         })
     }
 
@@ -303,7 +304,7 @@ impl PgJournal {
     }
 
     fn new_client(&self) -> Result<Client, JournalError> {
-        let mut config = self.url.config.clone();
+        let mut config = (*self.url.config).clone();
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
         }
