@@ -1,6 +1,6 @@
 //! A real PostgreSQL server for the tests: Debian's binaries (`/usr/lib/postgresql/<ver>/bin`,
 //! or `$BROWSERFLOW_PG_BIN`), one cluster per test process on a free loopback port in a
-//! temporary folder, a fresh database per journal, stopped when the process ends.
+//! temporary folder (in memory, `/dev/shm`, where there is one), a fresh database per journal, stopped when the process ends.
 //!
 //! `initdb` runs once per machine and user into a template folder (under a file lock, so
 //! parallel test processes wait for the first); each process copies it, which takes a tenth
@@ -109,6 +109,17 @@ fn run(mut command: Command, what: &str) {
     assert!(status.success(), "{what} exited with {status}");
 }
 
+/// Where clusters go: memory (`/dev/shm`) where there is one, as a copy there costs no disk
+/// I/O on a loaded machine; the temporary folder otherwise.
+fn scratch_root() -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() && tempfile::tempdir_in(shm).is_ok() {
+        shm.to_owned()
+    } else {
+        std::env::temp_dir()
+    }
+}
+
 /// The initdb'd template of this machine and user, made once under a file lock.
 fn template(bin: &Path) -> PathBuf {
     let version = bin
@@ -119,7 +130,7 @@ fn template(bin: &Path) -> PathBuf {
     let uid = std::fs::metadata("/proc/self")
         .map(|m| m.uid())
         .unwrap_or(0);
-    let base = std::env::temp_dir().join(format!("browserflow-pg{version}-u{uid}"));
+    let base = scratch_root().join(format!("browserflow-pg{version}-u{uid}"));
     std::fs::create_dir_all(&base).unwrap();
     give_to_server_user(&base);
     let lock = std::fs::File::create(base.join("lock")).unwrap();
@@ -145,7 +156,7 @@ impl Cluster {
         let template = template(bin);
         let dir = tempfile::Builder::new()
             .prefix("browserflow-pg-")
-            .tempdir()
+            .tempdir_in(scratch_root())
             .unwrap()
             .keep();
         give_to_server_user(&dir);
