@@ -46,9 +46,16 @@ pub struct ResumeArgs {
 
 #[derive(Args)]
 pub struct CommonArgs {
-    /// The journal: a file path (default: the user's data folder). Run folders
-    /// (screenshots, how the run was started) go in its runs folder, beside a file.
-    #[arg(long, value_name = "PATH")]
+    /// The journal: a file path (default: the user's data folder) or a
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` URL. Run folders (screenshots, how
+    /// the run was started) go in its runs folder: beside a file, in the data folder of this
+    /// machine for a database.
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "BROWSERFLOW_JOURNAL",
+        hide_env_values = true
+    )]
     journal: Option<JournalLocation>,
     /// A secrets file (mode 0600, `NAME=value` lines), read after `BROWSERFLOW_SECRET_*`.
     #[arg(long, value_name = "PATH")]
@@ -229,6 +236,9 @@ fn resume_command(run_id: &str, common: &CommonArgs) -> String {
         words.push("--journal".into());
         words.push(match journal {
             JournalLocation::Sqlite(path) => crate::runtime::absolute(path),
+            // Without its password: the command is printed; give the password again the way
+            // it was given (BROWSERFLOW_JOURNAL keeps it out of the shell's history).
+            JournalLocation::Postgres(_) => journal.to_string(),
         });
     }
     if let Some(secrets) = &common.secrets_file {

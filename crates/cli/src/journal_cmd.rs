@@ -12,8 +12,14 @@ pub enum JournalCommand {
     Show {
         /// The run.
         run_id: String,
-        /// The journal: a file path (default: the user's data folder).
-        #[arg(long, value_name = "PATH")]
+        /// The journal: a file path (default: the user's data folder) or a
+        /// `postgres://` URL.
+        #[arg(
+            long,
+            value_name = "PATH|URL",
+            env = "BROWSERFLOW_JOURNAL",
+            hide_env_values = true
+        )]
         journal: Option<JournalLocation>,
         /// Print JSON (for scripts) instead of text.
         #[arg(long)]
@@ -21,8 +27,14 @@ pub enum JournalCommand {
     },
     /// The most recent runs, newest first, as a table.
     List {
-        /// The journal: a file path (default: the user's data folder).
-        #[arg(long, value_name = "PATH")]
+        /// The journal: a file path (default: the user's data folder) or a
+        /// `postgres://` URL.
+        #[arg(
+            long,
+            value_name = "PATH|URL",
+            env = "BROWSERFLOW_JOURNAL",
+            hide_env_values = true
+        )]
         journal: Option<JournalLocation>,
         /// How many runs.
         #[arg(long, default_value_t = 20)]

@@ -44,8 +44,14 @@ pub struct ServeArgs {
     /// A secrets file (mode 0600, `NAME=value` lines), read after `BROWSERFLOW_SECRET_*`.
     #[arg(long, value_name = "PATH")]
     secrets_file: Option<PathBuf>,
-    /// A journal file for the calls' runs (default: a throw-away one per call).
-    #[arg(long, value_name = "PATH")]
+    /// A journal for the calls' runs, a file or a `postgres://` URL (default: a throw-away
+    /// file per call).
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "BROWSERFLOW_JOURNAL",
+        hide_env_values = true
+    )]
     journal: Option<JournalLocation>,
     /// Calls replaying at once, each in its own context of one shared browser.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]

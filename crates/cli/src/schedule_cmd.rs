@@ -70,8 +70,14 @@ pub enum ScheduleCommand {
 
 #[derive(Args)]
 pub struct JournalArg {
-    /// The journal holding the schedules: a file path (default: the user's data folder).
-    #[arg(long, value_name = "PATH")]
+    /// The journal holding the schedules: a file path (default: the user's data folder) or
+    /// a `postgres://` URL.
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "BROWSERFLOW_JOURNAL",
+        hide_env_values = true
+    )]
     journal: Option<JournalLocation>,
 }
 

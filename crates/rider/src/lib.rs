@@ -84,8 +84,9 @@ pub use events::{EventSink, RunEvent};
 pub use journal::{
     Attempt, AttemptOutcome, EffectStart, ErrorReport, Fence, FiringRecord, FiringState,
     JournalError, JournalLocation, JournalOptions, JournalStore, LeaseAnswer, LeaseGrant,
-    LeaseHolder, LeaseOwner, PendingStep, RecordedStep, RunEnd, RunRecord, RunReport, RunStart,
-    RunSummary, ScheduleBook, ScheduleRecord, SqliteJournal, StepReport, StepStart, Takeover,
+    LeaseHolder, LeaseOwner, PG_SCHEMA_VERSION, PendingStep, PgJournal, PgUrl, RecordedStep,
+    RunEnd, RunRecord, RunReport, RunStart, RunSummary, ScheduleBook, ScheduleRecord,
+    SqliteJournal, StepReport, StepStart, Takeover,
 };
 pub use logger::Logger;
 pub use options::RiderOptions;

@@ -15,35 +15,50 @@ fn flow() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../recordings/daily-price-watch.flow.json")
 }
 
-/// A run's folder, its webhook and the canary hidden in the webhook's secret URL.
-struct Setup {
+/// A run's folder, its journal, its webhook and the canary hidden in the webhook's secret URL.
+pub struct Setup {
     dir: tempfile::TempDir,
-    webhook: Webhook,
+    journal: Option<String>,
+    pub webhook: Webhook,
     canary: String,
 }
 
 impl Setup {
-    fn new() -> Setup {
+    /// A journal file in the run's folder.
+    pub fn new() -> Setup {
         let canary = format!("canary-{}", std::process::id());
         Setup {
             dir: tempfile::tempdir().unwrap(),
+            journal: None,
             webhook: Webhook::start(),
             canary,
         }
     }
 
-    fn journal(&self) -> String {
-        self.dir
-            .path()
-            .join("j.sqlite")
-            .to_string_lossy()
-            .into_owned()
+    /// The journal `location` (a database), the run folders in the run's folder.
+    pub fn on(location: String) -> Setup {
+        Setup {
+            journal: Some(location),
+            ..Setup::new()
+        }
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    pub fn journal(&self) -> String {
+        self.journal.clone().unwrap_or_else(|| {
+            self.dir
+                .path()
+                .join("j.sqlite")
+                .to_string_lossy()
+                .into_owned()
+        })
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_bflow"));
         command
             .current_dir(self.dir.path())
+            // A database's run folders go in the data folder: this run's own.
+            .env("XDG_DATA_HOME", self.dir.path().join("data"))
             .args(args)
             .env(
                 "BROWSERFLOW_SECRET_WEBHOOK_URL",
@@ -55,7 +70,7 @@ impl Setup {
         command
     }
 
-    fn run_args(&self, threshold: &str) -> Vec<String> {
+    pub fn run_args(&self, threshold: &str) -> Vec<String> {
         [
             "flow",
             "run",
@@ -71,13 +86,13 @@ impl Setup {
         .to_vec()
     }
 
-    fn run(&self, threshold: &str) -> Output {
+    pub fn run(&self, threshold: &str) -> Output {
         let args = self.run_args(threshold);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         self.command(&args).output().unwrap()
     }
 
-    fn resume(&self, run_id: &str) -> Output {
+    pub fn resume(&self, run_id: &str) -> Output {
         self.command(&["flow", "resume", run_id, "--journal", &self.journal()])
             .output()
             .unwrap()
@@ -85,7 +100,7 @@ impl Setup {
 
     /// Runs the flow until the Rider reaches `point` of the `notify` step, then SIGKILLs it.
     /// Returns the run id and what the process had written on stderr.
-    fn run_and_kill_at(&self, point: &str, threshold: &str) -> (String, String) {
+    pub fn run_and_kill_at(&self, point: &str, threshold: &str) -> (String, String) {
         let args = self.run_args(threshold);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut child = self
@@ -131,7 +146,7 @@ impl Setup {
 
     /// No file the runs left (journal, its WAL, invocation, screenshots, reports) and no
     /// text in `outputs` contains the canary.
-    fn assert_canary_absent(&self, outputs: &[&str]) {
+    pub fn assert_canary_absent(&self, outputs: &[&str]) {
         for text in outputs {
             assert!(!text.contains(&self.canary), "the secret leaked: {text}");
         }
@@ -162,7 +177,7 @@ fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) {
     }
 }
 
-fn output_of(run: &Output) -> serde_json::Value {
+pub fn output_of(run: &Output) -> serde_json::Value {
     assert!(run.status.success(), "{}", stderr(run));
     serde_json::from_str(&stdout(run)).unwrap()
 }

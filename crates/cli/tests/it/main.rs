@@ -17,6 +17,9 @@ mod flow;
 mod lists;
 mod mcp;
 mod pack;
+#[path = "../../../rider/tests/it/pg_cluster.rs"]
+mod pg_cluster;
+mod postgres_journal;
 mod record;
 mod resume_guard;
 mod resume_secrets;

@@ -17,11 +17,21 @@ use crate::{stderr, stdout};
 
 struct Setup {
     dir: tempfile::TempDir,
+    /// A database's URL; a file in `dir` when `None`.
+    database: Option<String>,
     webhook: Webhook,
     post_digest: String,
 }
 
 impl Setup {
+    /// The schedules in the journal database `url`.
+    fn on(url: String) -> Setup {
+        Setup {
+            database: Some(url),
+            ..Setup::new()
+        }
+    }
+
     fn new() -> Setup {
         let listed = Command::new(env!("CARGO_BIN_EXE_bflow"))
             .args(["tools", "list", "--json"])
@@ -35,6 +45,7 @@ impl Setup {
             .expect("std/http.post is built in");
         Setup {
             dir: tempfile::tempdir().unwrap(),
+            database: None,
             webhook: Webhook::start(),
             post_digest: post["contract_digest"].as_str().unwrap().to_owned(),
         }
@@ -45,7 +56,10 @@ impl Setup {
     }
 
     fn journal(&self) -> String {
-        self.path("j.sqlite").to_string_lossy().into_owned()
+        match &self.database {
+            Some(url) => url.clone(),
+            None => self.path("j.sqlite").to_string_lossy().into_owned(),
+        }
     }
 
     /// A flow that posts `ping` then `done` to `url_base` (`…/ping`, `…/done`).
@@ -202,7 +216,20 @@ fn journal_bytes(path: &Path) -> Vec<u8> {
 
 #[test]
 fn two_workers_one_killed_and_restarted_run_each_slot_once_and_catch_up_once() {
-    let setup = Setup::new();
+    each_slot_once_and_one_catch_up(Setup::new());
+}
+
+/// The same on a PostgreSQL journal: the claims of slots and the runs' leases are the
+/// database's rows, shared by the workers.
+#[test]
+fn on_postgres_two_workers_one_killed_and_restarted_run_each_slot_once_and_catch_up_once() {
+    let Some(cluster) = crate::pg_cluster::cluster() else {
+        return;
+    };
+    each_slot_once_and_one_catch_up(Setup::on(cluster.fresh_database()));
+}
+
+fn each_slot_once_and_one_catch_up(setup: Setup) {
     let flow = setup.write_flow("tick", &setup.webhook.url("tick"));
     let journal = setup.journal();
     let added = setup.ok(&[

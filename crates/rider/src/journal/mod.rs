@@ -25,6 +25,7 @@
 
 pub mod lease;
 mod location;
+mod pg;
 mod report;
 mod schedules;
 mod sqlite;
@@ -36,6 +37,7 @@ pub use lease::{
     DEFAULT_LEASE_TTL, Fence, LeaseAnswer, LeaseGrant, LeaseHolder, LeaseOwner, Takeover,
 };
 pub use location::JournalLocation;
+pub use pg::{PG_APPLICATION, PG_MIGRATIONS, PG_SCHEMA_VERSION, PgJournal, PgUrl};
 pub use report::{ErrorReport, RunReport, RunSummary, StepReport};
 pub use schedules::{FiringRecord, FiringState, ScheduleBook, ScheduleRecord};
 pub use sqlite::{APPLICATION_ID, JournalOptions, SCHEMA_VERSION, SqliteJournal};
@@ -56,6 +58,40 @@ pub enum JournalError {
         context: &'static str,
         /// The SQLite error.
         source: rusqlite::Error,
+    },
+    /// PostgreSQL failed (the database named without its password).
+    #[error("journal {journal}: {context}: {}", pg_message(.source))]
+    Postgres {
+        /// The database ([`JournalStore::describe`]).
+        journal: String,
+        /// What was being done.
+        context: &'static str,
+        /// The client's error.
+        source: ::postgres::Error,
+    },
+    /// A `postgres://` journal location that does not parse.
+    #[error(
+        "journal: not a PostgreSQL URL: {message} (expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)"
+    )]
+    BadDatabaseUrl {
+        /// Why (never the URL itself: it may hold a password).
+        message: String,
+    },
+    /// A database with no browserflow journal, opened for reading (a read never creates one).
+    #[error("no journal in {journal}: no run has been recorded there")]
+    NoJournalIn {
+        /// The database ([`JournalStore::describe`]).
+        journal: String,
+    },
+    /// A database whose `browserflow` schema belongs to something else. Nothing was written.
+    #[error(
+        "{journal} holds no browserflow journal ({found}); nothing was written to it. Pass --journal with another database"
+    )]
+    NotAJournalDatabase {
+        /// The database ([`JournalStore::describe`]).
+        journal: String,
+        /// What it holds instead.
+        found: String,
     },
     /// The journal file's directory could not be created.
     #[error("journal {path}: cannot create its directory: {source}")]
@@ -144,6 +180,15 @@ pub enum JournalError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// A PostgreSQL error in words: the server's message (the client's own `Display` says only
+/// "db error" for those), or the client's.
+fn pg_message(error: &::postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => format!("{}: {}", db.severity(), db.message()),
+        None => error.to_string(),
+    }
 }
 
 /// What became of a deposed session's lease, for [`JournalError::LeaseLost`].

@@ -103,7 +103,7 @@ async fn run(spec: Value) {
     let secrets = ChainSecrets::standard(None).expect("env secrets");
     let rider = rider_at(
         registry,
-        &JournalLocation::parse(&text("journal")),
+        &JournalLocation::parse(&text("journal")).unwrap(),
         secrets,
         options,
     );
