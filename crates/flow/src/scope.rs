@@ -21,6 +21,8 @@ pub enum StepState {
 pub struct Scope {
     inputs: BTreeMap<String, Bound>,
     steps: BTreeMap<String, StepState>,
+    /// In one call of a `for_each` step: the item it is for.
+    item: Option<Value>,
 }
 
 impl Scope {
@@ -53,6 +55,19 @@ impl Scope {
     /// Records that step `id` was skipped.
     pub fn skip(&mut self, id: impl Into<String>) {
         self.steps.insert(id.into(), StepState::Skipped);
+    }
+
+    /// This scope with `item` as the `item` of one call of a `for_each` step.
+    pub fn with_item(&self, item: Value) -> Scope {
+        Scope {
+            item: Some(item),
+            ..self.clone()
+        }
+    }
+
+    /// The item of the `for_each` call this scope is for, if any.
+    pub fn item(&self) -> Option<&Value> {
+        self.item.as_ref()
     }
 
     /// What happened to step `id`, if it has finished or been skipped.
@@ -98,6 +113,22 @@ pub enum EvalError {
     StepNotFinished {
         /// The step.
         step: String,
+    },
+    /// An `item` reference evaluated outside a call of a `for_each` step.
+    #[error("`{reference}` is read outside a `for_each` step, where there is no item")]
+    NoItem {
+        /// The reference.
+        reference: String,
+    },
+    /// A `for_each` whose value is not an array.
+    #[error("`for_each` of step `{step}`: `{reference}` is {found}, not an array")]
+    NotAnArray {
+        /// The step.
+        step: String,
+        /// The reference it maps over.
+        reference: String,
+        /// The JSON type found.
+        found: &'static str,
     },
     /// A path that runs into a value that has no members.
     #[error("`{reference}`: cannot read `{segment}` inside a {found}")]
