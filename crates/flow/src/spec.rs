@@ -364,7 +364,7 @@ fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Step
             }
         },
     };
-    let for_each = parse_for_each(&mut fields).map_err(|d| out.push(step_of(d)));
+    let for_each = parse_for_each(&mut fields).map_err(|d| out.push(step_of(*d)));
     fields.reject_unknown(out);
     if !with_ok {
         return None;
@@ -380,26 +380,28 @@ fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Step
 }
 
 /// Reads `for_each`, `concurrency` and `on_item_error`; the last two only beside the first.
-fn parse_for_each(fields: &mut Fields<'_>) -> Result<Option<ForEach>, Diagnostic> {
+fn parse_for_each(fields: &mut Fields<'_>) -> Result<Option<ForEach>, Box<Diagnostic>> {
     let over = fields.optional("for_each");
     let concurrency = fields.optional("concurrency");
     let on_item_error = fields.optional("on_item_error");
-    let wrong =
-        |at: String, message: String| Diagnostic::new(Code::Invalid(Rule::WrongType), at, message);
+    let wrong = |at: String, message: String| {
+        Box::new(Diagnostic::new(Code::Invalid(Rule::WrongType), at, message))
+    };
     let Some((over, over_at)) = over else {
         if let Some((_, at)) = concurrency.or(on_item_error) {
-            return Err(Diagnostic::new(
+            return Err(Box::new(Diagnostic::new(
                 Code::BadForEach,
                 at,
                 "`concurrency` and `on_item_error` belong to a step with `for_each`, which this \
                  step does not have",
-            ));
+            )));
         }
         return Ok(None);
     };
     let over = match over {
-        Value::String(text) => Reference::parse(text)
-            .map_err(|message| Diagnostic::new(Code::BadForEach, over_at.clone(), message))?,
+        Value::String(text) => Reference::parse(text).map_err(|message| {
+            Box::new(Diagnostic::new(Code::BadForEach, over_at.clone(), message))
+        })?,
         other => {
             return Err(wrong(
                 over_at,
