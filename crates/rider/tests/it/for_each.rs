@@ -172,3 +172,47 @@ async fn an_empty_array_gives_an_empty_output_and_calls_nothing() {
     assert_eq!(outcome.output, json!([]));
     assert!(server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn a_resume_with_another_on_item_error_or_other_items_is_refused_before_any_post() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let tools = registry();
+    let plan = compile_flow(&tools, mapping_flow(1, "fail"));
+    let rider = quick_rider(tools, &dir.path().join("j.sqlite"));
+    let paths = ["/effect", "/status/404", "/effect"];
+    let failure = rider
+        .run(&plan, inputs(&server, &paths))
+        .await
+        .expect_err("item 1 fails the step");
+    let run_id = failure.run_id.unwrap();
+    let posted = server.requests().len();
+
+    // The recorded items decided with `fail`: collecting now would answer for another flow.
+    let collecting = compile_flow(&registry(), mapping_flow(1, "collect"));
+    let refused = rider.resume(&run_id, &collecting).await.unwrap_err();
+    assert_eq!(refused.code(), "divergence", "{}", refused.message);
+    assert!(
+        refused.message.contains("nothing was run"),
+        "{}",
+        refused.message
+    );
+    assert!(refused.message.contains("`notify`"), "{}", refused.message);
+    assert_eq!(
+        server.requests().len(),
+        posted,
+        "the refused resume posted nothing"
+    );
+    // Another concurrency is not a change of what the items do.
+    let wider = compile_flow(&registry(), mapping_flow(4, "fail"));
+    let again = rider.resume(&run_id, &wider).await.unwrap_err();
+    assert!(again.message.contains("notify[1]"), "{}", again.message);
+    // Item 0 is recorded and not posted again; items 1 and 2 start together (4 at once).
+    let item_0 = server
+        .requests()
+        .iter()
+        .filter(|r| r.body == "\"item 0\"")
+        .count();
+    assert_eq!(item_0, 1, "item 0 was not posted again");
+    assert_eq!(server.requests().len(), posted + 2);
+}
