@@ -2,7 +2,8 @@
 //! `bflow` process, SIGKILLed in the middle of its items and resumed: every item's post is
 //! recorded once (an item killed after its post but before the journal knew is sent again,
 //! with the same idempotency key, as a step is), and the output array is complete and in
-//! item order.
+//! item order. And a browser list tool (`extract_list` of the demo shop's search results)
+//! feeding a browser detail tool over `for_each`, in a real Chromium.
 
 use std::collections::HashMap;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
@@ -349,4 +350,112 @@ fn killed_after_an_items_post_was_recorded_and_resumed_no_item_posts_twice() {
         assert!(ids.contains(&format!("notify[{k}]").as_str()), "{ids:?}");
     }
     assert!(ids.contains(&"notify"), "{ids:?}");
+}
+
+/// Writes `tool` as `NAME@VERSION.json` in `dir`; returns its pin.
+fn write_tool(dir: &std::path::Path, tool: &Value) -> Value {
+    let reference = format!(
+        "{}@{}",
+        tool["contract"]["name"].as_str().unwrap(),
+        tool["contract"]["version"].as_str().unwrap()
+    );
+    let path = dir.join(format!("{reference}.json"));
+    std::fs::write(&path, serde_json::to_string_pretty(tool).unwrap()).unwrap();
+    let digest = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args(["contract", "digest", &path.to_string_lossy()])
+        .output()
+        .unwrap();
+    assert!(digest.status.success(), "{}", stderr(&digest));
+    json!({"ref": reference, "contract_digest": stdout(&digest).trim()})
+}
+
+/// A browser list tool (`extract_list` of the shop's search results) feeding a browser detail
+/// tool over `for_each`: each result's page is opened (the item's `url` fills the detail
+/// tool's `url`) and read, two at a time, in the order of the list.
+#[test]
+fn a_browser_list_tool_feeds_a_detail_tool_over_for_each() {
+    let _shop = crate::shop::Shop::start();
+    let dir = tempfile::tempdir().unwrap();
+    let origin = format!("http://{}", crate::shop::ADDR);
+    let item = json!({"type": "object",
+        "properties": {"name": {"type": "string"}, "url": {"type": "string"}},
+        "required": ["name", "url"], "additionalProperties": false});
+    let search = write_tool(
+        dir.path(),
+        &json!({
+            "contract": {"name": "search-list", "version": "1.0.0", "kind": "browser",
+                "description": "The shop's search results.", "capabilities": ["browser"],
+                "inputs": [{"name": "query", "schema": {"type": "string"}, "secret": false}],
+                "output": {"type": "object", "properties": {"results": {"type": "array", "items": item}},
+                    "required": ["results"], "additionalProperties": false}},
+            "origins": [origin],
+            "steps": [
+                {"type": "navigate", "url": format!("{origin}/search.html?q={{{{query}}}}")},
+                {"type": "extract_list", "field": "results", "recorded_items": 1, "timeout_ms": 5000,
+                 "items": {"candidates": [{"kind": "css", "value": "[data-testid=\"results\"] > li"}]},
+                 "fields": [
+                    {"name": "name", "candidates": [{"kind": "css", "value": "[data-testid=\"result-link\"]"}]},
+                    {"name": "url", "candidates": [{"kind": "css", "value": "a"}],
+                     "from": "attribute", "attribute": "href", "kind": "url"}
+                 ]}
+            ]
+        }),
+    );
+    let detail = write_tool(
+        dir.path(),
+        &json!({
+            "contract": {"name": "product-detail", "version": "1.0.0", "kind": "browser",
+                "description": "A product page's name and price.", "capabilities": ["browser"],
+                "inputs": [{"name": "url", "schema": {"type": "string"}, "secret": false}],
+                "output": {"type": "object",
+                    "properties": {"name": {"type": "string"}, "price": {"type": "number"}, "currency": {"type": "string"}},
+                    "required": ["currency", "name", "price"], "additionalProperties": false}},
+            "origins": [origin],
+            "steps": [
+                {"type": "navigate", "url": "{{url}}"},
+                {"type": "extract", "field": "name", "selector": {"candidates": [{"kind": "test_id", "value": "product-name"}]}},
+                {"type": "extract", "field": "price", "kind": "number", "currency_field": "currency",
+                 "selector": {"candidates": [{"kind": "test_id", "value": "product-price"}]}}
+            ]
+        }),
+    );
+    let flow = json!({
+        "name": "list-details", "version": "1.0.0", "description": "",
+        "inputs": [{"name": "query", "schema": {"type": "string"}, "secret": false}],
+        "requires": [search, detail],
+        "steps": [
+            {"id": "search", "uses": "search-list@1.0.0", "with": {"query": {"from": "input.query"}}},
+            {"id": "details", "uses": "product-detail@1.0.0",
+             "for_each": "steps.search.output.results", "concurrency": 2}
+        ],
+        "output": {"from": "steps.details.output"}
+    });
+    let flow_path = dir.path().join("list-details.flow.json");
+    std::fs::write(&flow_path, flow.to_string()).unwrap();
+    let journal = dir.path().join("j.sqlite");
+    let ran = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .current_dir(dir.path())
+        .args([
+            "flow",
+            "run",
+            &flow_path.to_string_lossy(),
+            "--input",
+            "query=keyboard",
+            "--journal",
+            &journal.to_string_lossy(),
+        ])
+        .env_remove("BROWSERFLOW_TEST_CRASH_AT")
+        .output()
+        .unwrap();
+    let result = succeeded(&ran);
+    // The shop's catalog has two keyboards, listed in this order.
+    assert_eq!(
+        result["output"],
+        json!([
+            {"name": "Mechanical Keyboard", "price": 89.99, "currency": "USD"},
+            {"name": "Compact Keyboard", "price": 59.0, "currency": "USD"}
+        ]),
+        "{}",
+        stderr(&ran)
+    );
 }
