@@ -37,7 +37,7 @@ use crate::secret::Bound;
 ///      `step.composite`: run it recursively, starting its scope from the evaluated inputs;
 ///    - a step with `for_each` instead calls its tool once per element of
 ///      `step.for_each_items(&scope)?`, each call's inputs evaluated in
-///      `scope.with_item(element)`, at most `for_each.concurrency` at once, and finishes with
+///      `scope` after `scope.set_item(Some(element))` (cleared after), at most `for_each.concurrency` at once, and finishes with
 ///      the array of outputs in item order (for `on_item_error: collect`, each an
 ///      [`output_entry`](crate::output_entry) or an [`ItemErrorKind::entry`](crate::ItemErrorKind::entry));
 ///    - `scope.finish(&step.id, output)`.
@@ -102,7 +102,7 @@ pub struct PlannedStep {
     /// [`ForEach`](crate::ForEach)); its output is then the array of what the calls
     /// returned, in item order ([`collected_schema`](crate::collected_schema)). Its
     /// `bindings` (which may read `item`) are evaluated once per item in
-    /// [`Scope::with_item`].
+    /// [`Scope::set_item`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub for_each: Option<ForEach>,
     /// The steps whose outputs its bindings or condition read, in plan order.

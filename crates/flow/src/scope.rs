@@ -57,12 +57,11 @@ impl Scope {
         self.steps.insert(id.into(), StepState::Skipped);
     }
 
-    /// This scope with `item` as the `item` of one call of a `for_each` step.
-    pub fn with_item(&self, item: Value) -> Scope {
-        Scope {
-            item: Some(item),
-            ..self.clone()
-        }
+    /// Sets (or with `None` clears) the `item` that `item` references read: one call of a
+    /// `for_each` step. Set in place, not on a copy: a scope holds every step's output, and
+    /// copying it once per item would copy a large list once per item.
+    pub fn set_item(&mut self, item: Option<Value>) {
+        self.item = item;
     }
 
     /// The item of the `for_each` call this scope is for, if any.

@@ -49,7 +49,7 @@ pub(crate) fn plan_step_key(key: &str) -> String {
 pub(super) fn evaluate_items(
     step: &PlannedStep,
     id: &str,
-    scope: &Scope,
+    scope: &mut Scope,
 ) -> Result<ItemInputs, RunError> {
     let eval = |key: String| {
         move |e: browserflow_flow::EvalError| RunError::Evaluation {
@@ -61,14 +61,13 @@ pub(super) fn evaluate_items(
         .for_each_items(scope)
         .map_err(eval(id.to_owned()))?
         .unwrap_or_default();
-    Ok(items
-        .into_iter()
-        .enumerate()
-        .map(|(k, item)| {
-            step.evaluate_inputs(&scope.with_item(item))
-                .map_err(eval(item_key(id, k)))
-        })
-        .collect())
+    let mut inputs = Vec::with_capacity(items.len());
+    for (k, item) in items.into_iter().enumerate() {
+        scope.set_item(Some(item));
+        inputs.push(step.evaluate_inputs(scope).map_err(eval(item_key(id, k))));
+    }
+    scope.set_item(None);
+    Ok(inputs)
 }
 
 /// The kind of an item's failure that `on_item_error: collect` may keep as an entry; `None`

@@ -184,7 +184,7 @@ impl<'r> RunState<'r> {
                     };
                     let runs = step.should_run(&scope).map_err(eval);
                     if step.for_each.is_some() && matches!(runs, Ok(true)) {
-                        match for_each::evaluate_items(step, &id, &scope) {
+                        match for_each::evaluate_items(step, &id, &mut scope) {
                             Ok(items) => running.push(Box::pin(async move {
                                 (i, self.run_for_each(step, i, id, items).await)
                             })
