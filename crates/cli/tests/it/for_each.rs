@@ -459,3 +459,37 @@ fn a_browser_list_tool_feeds_a_detail_tool_over_for_each() {
         stderr(&ran)
     );
 }
+
+/// `bflow check` refuses a `for_each` whose items lack a field the tool needs, or that is not
+/// an array, naming the step, the field and where.
+#[test]
+fn check_names_the_step_and_the_field_of_a_bad_for_each() {
+    let setup = Setup::new(2, 1);
+    let mut flow: Value =
+        serde_json::from_str(&std::fs::read_to_string(setup.flow()).unwrap()).unwrap();
+    // Items of `{id}` only: nothing fills std/http.post's `url`.
+    flow["inputs"][0]["schema"]["items"] = json!({"type": "object",
+        "properties": {"id": {"type": "string"}}, "required": ["id"], "additionalProperties": false});
+    std::fs::write(setup.flow(), flow.to_string()).unwrap();
+    let out = setup.command(&["check", &setup.flow()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("[missing_input] /steps/0/for_each"), "{err}");
+    assert!(err.contains("step `notify`, slot `url`"), "{err}");
+    assert!(
+        err.contains("the items of `input.items` have no field `url`"),
+        "{err}"
+    );
+
+    // Not an array.
+    flow["inputs"][0]["schema"] = json!({"type": "string"});
+    std::fs::write(setup.flow(), flow.to_string()).unwrap();
+    let out = setup.command(&["check", &setup.flow()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("[bad_for_each] /steps/0/for_each"), "{err}");
+    assert!(
+        err.contains("`input.items` is string, not an array"),
+        "{err}"
+    );
+}

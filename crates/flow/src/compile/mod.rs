@@ -115,6 +115,9 @@ pub(crate) struct Compiler<'a> {
     tools: Vec<Option<&'a RegisteredTool>>,
     /// While the bindings of a `for_each` step are checked: the type of its item.
     item: Option<Schema>,
+    /// While the bindings of a `for_each` step whose `for_each` is wrong (reported) are
+    /// checked: `item` has no known type, and reading it is no further error.
+    item_unknown: bool,
     out: Vec<Diagnostic>,
 }
 
@@ -134,6 +137,7 @@ impl<'a> Compiler<'a> {
             ids,
             tools: vec![None; spec.steps.len()],
             item: None,
+            item_unknown: false,
             out: Vec::new(),
         }
     }
@@ -334,6 +338,9 @@ impl<'a> Compiler<'a> {
             }
             Reference::Item { path } => {
                 let Some(item) = &self.item else {
+                    if self.item_unknown {
+                        return Ok(None);
+                    }
                     return Err((
                         Code::BadForEach,
                         format!(

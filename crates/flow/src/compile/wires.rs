@@ -29,6 +29,7 @@ impl Compiler<'_> {
             .for_each
             .as_ref()
             .and_then(|f| self.check_for_each(i, f, edges));
+        self.item_unknown = step.for_each.is_some() && self.item.is_none();
         let mut with = step.with.clone();
         let mut implicit = Vec::new();
         if let (Some(tool), Some(item)) = (tool, &self.item) {
@@ -128,6 +129,7 @@ impl Compiler<'_> {
         }
         // `item` means nothing in the step's `when` (it decides for every item at once).
         self.item = None;
+        self.item_unknown = false;
         effects.bindings = with;
         if let Some(when) = &step.when {
             let site = Site {
