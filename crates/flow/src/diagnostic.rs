@@ -50,6 +50,9 @@ pub enum Code {
     DuplicateTool,
     /// A file that cannot be read, or is not a tool, contract or flow.
     BadFile,
+    /// A `for_each` that is not an array, `item` read outside a `for_each` step's bindings,
+    /// or `concurrency`/`on_item_error` without `for_each`.
+    BadForEach,
     /// A structural problem found while reading the document (the contract crate's rules:
     /// `invalid_json`, `unknown_field`, `missing_field`, `wrong_type`, …).
     Invalid(Rule),
@@ -80,6 +83,7 @@ impl Code {
             Code::DuplicateRequire => "duplicate_require",
             Code::DuplicateTool => "duplicate_tool",
             Code::BadFile => "bad_file",
+            Code::BadForEach => "bad_for_each",
             Code::Invalid(rule) => rule.code(),
         }
     }

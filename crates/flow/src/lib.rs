@@ -65,6 +65,7 @@ mod composite;
 mod condition;
 mod diagnostic;
 mod folder;
+mod for_each;
 mod plan;
 mod reference;
 mod registry;
@@ -78,6 +79,9 @@ pub use compile::{check_file, check_str, compile};
 pub use condition::{CompareOp, Condition, ConditionError, Expr};
 pub use diagnostic::{Code, Diagnostic, Diagnostics};
 pub use folder::{FileShape, FolderFiles, Stranger, shape_of, tool_folder_files};
+pub use for_each::{
+    ForEach, ItemErrorKind, MAX_CONCURRENCY, OnItemError, collected_schema, output_entry,
+};
 pub use plan::{Plan, PlannedStep};
 pub use reference::Reference;
 pub use registry::{RegisteredTool, Registry, json_files_in};

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::binding::Binding;
 use crate::condition::Condition;
+use crate::for_each::ForEach;
 use crate::reference::Reference;
 use crate::scope::{EvalError, Scope};
 use crate::secret::Bound;
@@ -34,6 +35,11 @@ use crate::secret::Bound;
 ///      own list — see `std/http` in the crate docs; `step.secret_slots` names the slots that
 ///      carry a secret for this run). A composite step carries its inner plan in
 ///      `step.composite`: run it recursively, starting its scope from the evaluated inputs;
+///    - a step with `for_each` instead calls its tool once per element of
+///      `step.for_each_items(&scope)?`, each call's inputs evaluated in
+///      `scope` after `scope.set_item(Some(element))` (cleared after), at most `for_each.concurrency` at once, and finishes with
+///      the array of outputs in item order (for `on_item_error: collect`, each an
+///      [`output_entry`](crate::output_entry) or an [`ItemErrorKind::entry`](crate::ItemErrorKind::entry));
 ///    - `scope.finish(&step.id, output)`.
 /// 3. `plan.evaluate_output(&scope)` gives the flow's output (never secret-bearing).
 ///
@@ -92,6 +98,13 @@ pub struct PlannedStep {
     /// run's budget).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// The step calls its tool once per element of this array (see
+    /// [`ForEach`](crate::ForEach)); its output is then the array of what the calls
+    /// returned, in item order ([`collected_schema`](crate::collected_schema)). Its
+    /// `bindings` (which may read `item`) are evaluated once per item in
+    /// [`Scope::set_item`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub for_each: Option<ForEach>,
     /// The steps whose outputs its bindings or condition read, in plan order.
     pub depends_on: Vec<String>,
     /// For a composite tool: the inner flow's plan.
@@ -117,6 +130,25 @@ impl PlannedStep {
             }
         }
         Ok(values)
+    }
+
+    /// The array a `for_each` step maps its tool over, read from `scope`.
+    pub fn for_each_items(&self, scope: &Scope) -> Result<Option<Vec<Value>>, EvalError> {
+        let Some(for_each) = &self.for_each else {
+            return Ok(None);
+        };
+        match for_each.over.resolve(scope)? {
+            Bound::Value(Value::Array(items)) => Ok(Some(items)),
+            Bound::Value(other) => Err(EvalError::NotAnArray {
+                step: self.id.clone(),
+                reference: for_each.over.to_string(),
+                found: crate::json_type_name(&other),
+            }),
+            Bound::Secret(_) => Err(EvalError::SecretNotAllowed {
+                reference: for_each.over.to_string(),
+                place: "as a `for_each`",
+            }),
+        }
     }
 
     /// Whether the step is pure (no effective capability): re-run it, never journal it.

@@ -1,5 +1,5 @@
 //! References: the places a value can come from — `input.NAME.path`, `steps.ID.output.path`,
-//! `secret.NAME`.
+//! `secret.NAME`, and inside a `for_each` step `item.path`.
 
 use std::fmt;
 
@@ -31,6 +31,12 @@ pub enum Reference {
         /// The secret's name.
         name: String,
     },
+    /// `item` or `item.path…`: in the bindings of a `for_each` step, the element of the
+    /// array the step is mapped over that this call is for (see [`ForEach`](crate::ForEach)).
+    Item {
+        /// The path inside the item (empty: the whole item).
+        path: Vec<String>,
+    },
 }
 
 /// Whether `text` is an identifier: a letter or `_`, then letters, digits, `_` or `-`.
@@ -58,8 +64,8 @@ fn is_segment(text: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-const FORMS: &str =
-    "`input.NAME`, `steps.ID.output` (optionally followed by `.field`…) or `secret.NAME`";
+const FORMS: &str = "`input.NAME`, `steps.ID.output` (optionally followed by `.field`…), \
+     `secret.NAME`, or in a `for_each` step `item` (optionally followed by `.field`…)";
 
 impl Reference {
     /// Parses a reference; the error says what is wrong, for a person.
@@ -97,6 +103,9 @@ impl Reference {
                     path: path_of(rest)?,
                 })
             }
+            ["item", rest @ ..] => Ok(Reference::Item {
+                path: path_of(rest)?,
+            }),
             ["steps", step] | ["steps", step, ..] => Err(format!(
                 "`{text}`: a step is read through its output, as in `steps.{step}.output`"
             )),
@@ -143,6 +152,12 @@ impl Reference {
                 Some(StepState::Skipped) => Ok(Bound::Value(Value::Null)),
                 Some(StepState::Finished(value)) => self.walk(value, path).map(Bound::Value),
             },
+            Reference::Item { path } => match scope.item() {
+                None => Err(EvalError::NoItem {
+                    reference: self.to_string(),
+                }),
+                Some(item) => self.walk(item, path).map(Bound::Value),
+            },
         }
     }
 
@@ -180,6 +195,7 @@ impl fmt::Display for Reference {
             Reference::Secret { name } => return write!(f, "secret.{name}"),
             Reference::Input { name, path } => (format!("input.{name}"), path),
             Reference::Step { step, path } => (format!("steps.{step}.output"), path),
+            Reference::Item { path } => ("item".to_owned(), path),
         };
         f.write_str(&head)?;
         for segment in path {

@@ -21,6 +21,8 @@ pub enum StepState {
 pub struct Scope {
     inputs: BTreeMap<String, Bound>,
     steps: BTreeMap<String, StepState>,
+    /// In one call of a `for_each` step: the item it is for.
+    item: Option<Value>,
 }
 
 impl Scope {
@@ -53,6 +55,18 @@ impl Scope {
     /// Records that step `id` was skipped.
     pub fn skip(&mut self, id: impl Into<String>) {
         self.steps.insert(id.into(), StepState::Skipped);
+    }
+
+    /// Sets (or with `None` clears) the `item` that `item` references read: one call of a
+    /// `for_each` step. Set in place, not on a copy: a scope holds every step's output, and
+    /// copying it once per item would copy a large list once per item.
+    pub fn set_item(&mut self, item: Option<Value>) {
+        self.item = item;
+    }
+
+    /// The item of the `for_each` call this scope is for, if any.
+    pub fn item(&self) -> Option<&Value> {
+        self.item.as_ref()
     }
 
     /// What happened to step `id`, if it has finished or been skipped.
@@ -98,6 +112,22 @@ pub enum EvalError {
     StepNotFinished {
         /// The step.
         step: String,
+    },
+    /// An `item` reference evaluated outside a call of a `for_each` step.
+    #[error("`{reference}` is read outside a `for_each` step, where there is no item")]
+    NoItem {
+        /// The reference.
+        reference: String,
+    },
+    /// A `for_each` whose value is not an array.
+    #[error("`for_each` of step `{step}`: `{reference}` is {found}, not an array")]
+    NotAnArray {
+        /// The step.
+        step: String,
+        /// The reference it maps over.
+        reference: String,
+        /// The JSON type found.
+        found: &'static str,
     },
     /// A path that runs into a value that has no members.
     #[error("`{reference}`: cannot read `{segment}` inside a {found}")]

@@ -15,8 +15,9 @@
 //! ```
 //!
 //! `name`, `version`, `steps` and `output` are required; `description` (default `""`),
-//! `inputs` and `requires` (default `[]`) may be left out; a step's `with` and `when` are
-//! optional. Any other field is refused. Bindings are described at [`Binding`](crate::Binding),
+//! `inputs` and `requires` (default `[]`) may be left out; a step's `with`, `when`,
+//! `timeout_ms` and `for_each` (with `concurrency` and `on_item_error`: see
+//! [`ForEach`](crate::ForEach)) are optional. Any other field is refused. Bindings are described at [`Binding`](crate::Binding),
 //! conditions at [`Condition`](crate::Condition).
 
 use std::collections::BTreeMap;
@@ -30,6 +31,8 @@ use serde_json::{Map, Value};
 use crate::binding::Binding;
 use crate::condition::Condition;
 use crate::diagnostic::{Code, Diagnostic, Diagnostics};
+use crate::for_each::{ForEach, MAX_CONCURRENCY, OnItemError};
+use crate::reference::Reference;
 
 /// A flow: typed inputs, pinned tools, steps wired by bindings, an output.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +67,8 @@ pub struct StepSpec {
     /// The time all attempts of the step may take together, in milliseconds (`None`: the
     /// run's budget).
     pub timeout_ms: Option<u64>,
+    /// The step calls its tool once per element of this array.
+    pub for_each: Option<ForEach>,
 }
 
 /// The longest step budget a flow may ask for: one day.
@@ -164,6 +169,14 @@ impl StepSpec {
         }
         if let Some(timeout) = self.timeout_ms {
             map.insert("timeout_ms".into(), Value::from(timeout));
+        }
+        if let Some(for_each) = &self.for_each {
+            map.insert("for_each".into(), Value::String(for_each.over.to_string()));
+            map.insert("concurrency".into(), Value::from(for_each.concurrency));
+            map.insert(
+                "on_item_error".into(),
+                Value::String(for_each.on_item_error.as_str().to_owned()),
+            );
         }
         Value::Object(map)
     }
@@ -351,6 +364,7 @@ fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Step
             }
         },
     };
+    let for_each = parse_for_each(&mut fields).map_err(|d| out.push(step_of(*d)));
     fields.reject_unknown(out);
     if !with_ok {
         return None;
@@ -361,7 +375,73 @@ fn parse_step(value: &Value, at: &str, out: &mut Vec<Diagnostic>) -> Option<Step
         with,
         when: when?,
         timeout_ms: timeout_ms?,
+        for_each: for_each.ok()?,
     })
+}
+
+/// Reads `for_each`, `concurrency` and `on_item_error`; the last two only beside the first.
+fn parse_for_each(fields: &mut Fields<'_>) -> Result<Option<ForEach>, Box<Diagnostic>> {
+    let over = fields.optional("for_each");
+    let concurrency = fields.optional("concurrency");
+    let on_item_error = fields.optional("on_item_error");
+    let wrong = |at: String, message: String| {
+        Box::new(Diagnostic::new(Code::Invalid(Rule::WrongType), at, message))
+    };
+    let Some((over, over_at)) = over else {
+        if let Some((_, at)) = concurrency.or(on_item_error) {
+            return Err(Box::new(Diagnostic::new(
+                Code::BadForEach,
+                at,
+                "`concurrency` and `on_item_error` belong to a step with `for_each`, which this \
+                 step does not have",
+            )));
+        }
+        return Ok(None);
+    };
+    let over = match over {
+        Value::String(text) => Reference::parse(text).map_err(|message| {
+            Box::new(Diagnostic::new(Code::BadForEach, over_at.clone(), message))
+        })?,
+        other => {
+            return Err(wrong(
+                over_at,
+                format!(
+                    "`for_each` is a reference to an array, as in \"steps.search.output.results\", \
+                     not {}",
+                    crate::json_type_name(other)
+                ),
+            ));
+        }
+    };
+    let concurrency = match concurrency {
+        None => 1,
+        Some((value, at)) => match value.as_u64() {
+            Some(n) if (1..=u64::from(MAX_CONCURRENCY)).contains(&n) => n as u32,
+            _ => {
+                return Err(wrong(
+                    at,
+                    format!(
+                        "`concurrency` is how many items run at once: a whole number from 1 to \
+                         {MAX_CONCURRENCY}, not {value}"
+                    ),
+                ));
+            }
+        },
+    };
+    let on_item_error = match on_item_error {
+        None => OnItemError::Fail,
+        Some((value, at)) => value.as_str().and_then(OnItemError::parse).ok_or_else(|| {
+            wrong(
+                at,
+                format!("`on_item_error` is \"fail\" or \"collect\", not {value}"),
+            )
+        })?,
+    };
+    Ok(Some(ForEach {
+        over,
+        concurrency,
+        on_item_error,
+    }))
 }
 
 pub(crate) fn serialize_binding<S: serde::Serializer>(

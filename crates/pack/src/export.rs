@@ -360,7 +360,8 @@ fn check_secret_defaults(
             let carries_secret = binding.references().iter().any(|r| match r {
                 Reference::Secret { .. } => true,
                 Reference::Input { name, .. } => secret_inputs.contains(name.as_str()),
-                Reference::Step { .. } => false,
+                // An item is never secret: a `for_each` over a secret is refused.
+                Reference::Step { .. } | Reference::Item { .. } => false,
             });
             let literal = match binding {
                 Binding::Literal(_) => true,

@@ -18,7 +18,8 @@ pub const DEFAULT_STEP_BUDGET: std::time::Duration = std::time::Duration::from_s
 pub struct RiderOptions {
     /// Independent steps run at most this many at a time.
     pub max_parallel: usize,
-    /// A run executes at most this many steps (composite inner steps included).
+    /// A run executes at most this many steps (composite inner steps and each item of a
+    /// `for_each` step included).
     pub max_steps: usize,
     /// No step input or output, and no flow output, may exceed this many bytes of JSON.
     pub max_payload_bytes: usize,

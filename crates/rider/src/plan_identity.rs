@@ -19,6 +19,10 @@ use serde_json::Value;
 
 use crate::exec::digest_of;
 
+/// The pseudo-slot of a step's identity that holds its `for_each` (a slot name is an
+/// identifier, so it cannot collide).
+const FOR_EACH_SLOT: &str = "(for_each)";
+
 /// One step's identity, as a journal records it when a run starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StepIdentity {
@@ -182,11 +186,21 @@ pub(crate) fn identities(plan: &Plan) -> Vec<StepIdentity> {
 fn flatten(plan: &Plan, prefix: &str, out: &mut Vec<StepIdentity>) {
     for step in &plan.steps {
         let step_id = format!("{prefix}{}", step.id);
-        let bindings = step
+        let mut bindings: BTreeMap<String, String> = step
             .bindings
             .iter()
             .map(|(slot, binding)| (slot.clone(), digest_of(&binding.to_json())))
             .collect();
+        // What a for_each maps over and does with a failed item decide its items' calls and
+        // its output, so they are part of its identity (as a pseudo-slot no slot name can
+        // be); its concurrency changes neither.
+        if let Some(for_each) = &step.for_each {
+            let identity = serde_json::json!({
+                "over": for_each.over.to_string(),
+                "on_item_error": for_each.on_item_error.as_str(),
+            });
+            bindings.insert(FOR_EACH_SLOT.to_owned(), digest_of(&identity));
+        }
         let when = step.when.as_ref().map(|c| {
             let text = c.to_string();
             (digest_of(&Value::String(text.clone())), text)

@@ -406,10 +406,16 @@ fn check_plan(
     record: &crate::journal::RunRecord,
     plan: &Plan,
 ) -> Result<(), RunError> {
+    // An item's row (`ID[k]`) records its for_each step `ID`.
+    let recorded_keys: std::collections::HashSet<String> = record
+        .steps
+        .keys()
+        .map(|key| crate::exec::plan_step_key(key))
+        .collect();
     let last = record
         .plan
         .iter()
-        .filter(|s| record.steps.contains_key(&s.step_id))
+        .filter(|s| recorded_keys.contains(&s.step_id))
         .map(|s| s.position)
         .max();
     let comparison = plan_identity::compare(&record.plan, &plan_identity::identities(plan), last);

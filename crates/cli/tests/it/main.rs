@@ -14,6 +14,7 @@ mod edges;
 mod errors;
 mod fencing;
 mod flow;
+mod for_each;
 mod lists;
 mod mcp;
 mod pack;

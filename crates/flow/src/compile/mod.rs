@@ -18,6 +18,7 @@ use std::path::Path;
 use browserflow_contract::{Capability, Rule, Schema, ToolName, ToolRef, push_pointer};
 
 use crate::diagnostic::{Code, Diagnostic, Diagnostics};
+use crate::for_each::collected_schema;
 use crate::plan::{Plan, PlannedStep};
 use crate::reference::{Reference, is_identifier};
 use crate::registry::{RegisteredTool, Registry};
@@ -79,6 +80,9 @@ pub(crate) struct StepEffects {
     adds_secrets: bool,
     /// Slots carrying a secret in this step.
     secret_slots: BTreeSet<String>,
+    /// The step's bindings: its `with`, and for a `for_each` step the slots filled from the
+    /// item's fields of the same name.
+    bindings: BTreeMap<String, crate::binding::Binding>,
 }
 
 /// Where a diagnostic belongs.
@@ -109,6 +113,11 @@ pub(crate) struct Compiler<'a> {
     ids: BTreeMap<&'a str, usize>,
     /// Each step's resolved tool.
     tools: Vec<Option<&'a RegisteredTool>>,
+    /// While the bindings of a `for_each` step are checked: the type of its item.
+    item: Option<Schema>,
+    /// While the bindings of a `for_each` step whose `for_each` is wrong (reported) are
+    /// checked: `item` has no known type, and reading it is no further error.
+    item_unknown: bool,
     out: Vec<Diagnostic>,
 }
 
@@ -127,6 +136,8 @@ impl<'a> Compiler<'a> {
             registry,
             ids,
             tools: vec![None; spec.steps.len()],
+            item: None,
+            item_unknown: false,
             out: Vec::new(),
         }
     }
@@ -325,6 +336,21 @@ impl<'a> Compiler<'a> {
                     .map_err(|e| bad_path(&format!("input `{name}`"), e))?;
                 Ok(Some(Typed::plain(schema)))
             }
+            Reference::Item { path } => {
+                let Some(item) = &self.item else {
+                    if self.item_unknown {
+                        return Ok(None);
+                    }
+                    return Err((
+                        Code::BadForEach,
+                        format!(
+                            "`{r}`: `item` is read only in the `with` of a step with `for_each` (not in `when`, nor in another step, nor in the flow output)"
+                        ),
+                    ));
+                };
+                let schema = at_path(item, path).map_err(|e| bad_path("the item", e))?;
+                Ok(Some(Typed::plain(schema)))
+            }
             Reference::Step { step, path } => {
                 let Some(&j) = self.ids.get(step.as_str()) else {
                     let known: Vec<&str> = self.ids.keys().copied().collect();
@@ -343,8 +369,11 @@ impl<'a> Compiler<'a> {
                     "the output of step `{step}` ({})",
                     tool.contract.reference()
                 );
-                let schema =
-                    at_path(tool.contract.output(), path).map_err(|e| bad_path(&whole, e))?;
+                let output = match &self.spec.steps[j].for_each {
+                    Some(f) => collected_schema(tool.contract.output(), f.on_item_error),
+                    None => tool.contract.output().clone(),
+                };
+                let schema = at_path(&output, path).map_err(|e| bad_path(&whole, e))?;
                 let conditional = self.spec.steps[j].when.as_ref().map(|_| step.clone());
                 Ok(Some(Typed {
                     schema,
@@ -408,9 +437,10 @@ impl<'a> Compiler<'a> {
                 contract: tool.contract.clone(),
                 effective_capabilities: effective.into_iter().collect(),
                 secret_slots: effect.secret_slots.into_iter().collect(),
-                bindings: step.with.clone(),
+                bindings: effect.bindings,
                 when: step.when.clone(),
                 timeout_ms: step.timeout_ms,
+                for_each: step.for_each.clone(),
                 depends_on: deps.into_iter().map(|d| spec.steps[d].id.clone()).collect(),
                 composite: tool.composite.clone(),
             });
@@ -444,6 +474,7 @@ fn cut_ref(r: &Reference, depth: usize) -> String {
             path: cut(path),
         }
         .to_string(),
+        Reference::Item { path } => Reference::Item { path: cut(path) }.to_string(),
         Reference::Secret { .. } => r.to_string(),
     }
 }

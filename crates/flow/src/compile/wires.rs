@@ -10,6 +10,7 @@ use super::typing::{Typed, interpolable, literal_schema};
 use super::{Compiler, Site, StepEffects, step_at};
 use crate::binding::{Binding, TemplatePart};
 use crate::diagnostic::Code;
+use crate::for_each::ForEach;
 use crate::reference::Reference;
 use crate::registry::RegisteredTool;
 use browserflow_contract::Capability;
@@ -21,10 +22,39 @@ impl Compiler<'_> {
         let step = &self.spec.steps[i];
         let mut effects = StepEffects::default();
         let with_at = push_pointer(&step_at(i), "with");
+        let for_each_at = push_pointer(&step_at(i), "for_each");
         let tool = self.tools[i];
-        for (slot, binding) in &step.with {
+        // A for_each step's bindings read `item`; its unbound slots may come from the item.
+        self.item = step
+            .for_each
+            .as_ref()
+            .and_then(|f| self.check_for_each(i, f, edges));
+        self.item_unknown = step.for_each.is_some() && self.item.is_none();
+        let mut with = step.with.clone();
+        let mut implicit = Vec::new();
+        if let (Some(tool), Some(item)) = (tool, &self.item) {
+            for decl in tool.contract.inputs() {
+                if !with.contains_key(&decl.name)
+                    && !decl.secret
+                    && item.properties.contains_key(&decl.name)
+                {
+                    with.insert(
+                        decl.name.clone(),
+                        Binding::Ref(Reference::Item {
+                            path: vec![decl.name.clone()],
+                        }),
+                    );
+                    implicit.push(decl.name.clone());
+                }
+            }
+        }
+        for (slot, binding) in &with {
             let site = Site {
-                at: push_pointer(&with_at, slot),
+                at: if implicit.contains(slot) {
+                    for_each_at.clone()
+                } else {
+                    push_pointer(&with_at, slot)
+                },
                 step: Some(step.id.clone()),
                 slot: Some(slot.clone()),
             };
@@ -63,7 +93,24 @@ impl Compiler<'_> {
         }
         if let Some(tool) = tool {
             for decl in tool.contract.inputs() {
-                if !step.with.contains_key(&decl.name) && decl.schema.default.is_none() {
+                if !with.contains_key(&decl.name)
+                    && decl.schema.default.is_none()
+                    && let (Some(for_each), Some(_)) = (&step.for_each, &self.item)
+                {
+                    self.out.push(
+                        Site { at: for_each_at.clone(), step: Some(step.id.clone()), slot: Some(decl.name.clone()) }.diag(
+                            Code::MissingInput,
+                            format!(
+                                "step `{}`: the items of `{}` have no field `{}`, which `{}` needs ({}, no default), and `with` does not bind it (bind it, e.g. {{\"from\": \"item.…\"}})",
+                                step.id,
+                                for_each.over,
+                                decl.name,
+                                tool.contract.reference(),
+                                decl.schema.describe(),
+                            ),
+                        ),
+                    );
+                } else if !with.contains_key(&decl.name) && decl.schema.default.is_none() {
                     let secret = if decl.secret { "secret " } else { "" };
                     self.out.push(
                         Site { at: with_at.clone(), step: Some(step.id.clone()), slot: Some(decl.name.clone()) }.diag(
@@ -80,6 +127,10 @@ impl Compiler<'_> {
                 }
             }
         }
+        // `item` means nothing in the step's `when` (it decides for every item at once).
+        self.item = None;
+        self.item_unknown = false;
+        effects.bindings = with;
         if let Some(when) = &step.when {
             let site = Site {
                 at: push_pointer(&step_at(i), "when"),
@@ -90,6 +141,70 @@ impl Compiler<'_> {
             self.check_condition(when, &site);
         }
         effects
+    }
+
+    /// Checks a `for_each`: a plain reference whose type is an array. Gives the item's type.
+    fn check_for_each(
+        &mut self,
+        i: usize,
+        for_each: &ForEach,
+        edges: &mut Vec<Edge>,
+    ) -> Option<Schema> {
+        let step = &self.spec.steps[i];
+        let site = Site {
+            at: push_pointer(&step_at(i), "for_each"),
+            step: Some(step.id.clone()),
+            slot: None,
+        };
+        let over = &for_each.over;
+        self.record_edges(i, vec![over], &site.at, edges);
+        let typed = match self.type_of(over) {
+            Ok(Some(t)) => t,
+            Ok(None) => return None,
+            Err((code, message)) => {
+                self.out
+                    .push(site.diag(code, format!("`for_each` of step `{}`: {message}", step.id)));
+                return None;
+            }
+        };
+        if let Some(carrier) = &typed.secret {
+            self.out.push(site.diag(
+                Code::BadForEach,
+                format!(
+                    "`for_each` of step `{}`: `{over}` carries the secret `{carrier}`, which has no items",
+                    step.id
+                ),
+            ));
+            return None;
+        }
+        let source = if step.when.is_some() {
+            typed.schema.clone()
+        } else {
+            typed.with_skip()
+        };
+        if let Err(m) = check_assignable(&source, &Schema::array(Schema::any())) {
+            let skipped = match &typed.conditional {
+                Some(from) if step.when.is_none() => format!(
+                    " (step `{from}` is conditional and may be skipped, leaving null: give step `{}` a `when` too)",
+                    step.id
+                ),
+                _ => String::new(),
+            };
+            self.out.push(site.diag(
+                Code::BadForEach,
+                format!(
+                    "`for_each` of step `{}`: `{over}` is {}, not an array: {}{skipped}",
+                    step.id,
+                    source.describe(),
+                    reason(&m)
+                ),
+            ));
+            return None;
+        }
+        let item = super::typing::member(&typed.schema, "0")
+            .map(|(items, _)| items)
+            .unwrap_or_default();
+        Some(item)
     }
 
     fn record_edges(&self, from: usize, refs: Vec<&Reference>, at: &str, edges: &mut Vec<Edge>) {

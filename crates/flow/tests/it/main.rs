@@ -6,6 +6,7 @@
 mod composite;
 mod conditions;
 mod folder;
+mod for_each;
 mod parse;
 mod pins;
 mod recordings;

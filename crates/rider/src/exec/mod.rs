@@ -1,7 +1,10 @@
 //! The engine of one run session: scheduling, step execution, journaling, resume checks.
 
+mod for_each;
 mod setup;
 mod step;
+
+pub(crate) use for_each::plan_step_key;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::future::Future;
@@ -108,10 +111,11 @@ impl<'r> RunState<'r> {
         }
         let mut ids = BTreeSet::new();
         collect_ids(plan, "", &mut ids);
+        // An item's row (`ID[k]`) belongs to its for_each step `ID`.
         let mut missing: Vec<&String> = self
             .recorded
             .keys()
-            .filter(|id| !ids.contains(*id))
+            .filter(|id| !ids.contains(&plan_step_key(id)))
             .collect();
         missing.sort();
         match missing.first() {
@@ -178,7 +182,18 @@ impl<'r> RunState<'r> {
                         step: id.clone(),
                         message: e.to_string(),
                     };
-                    let inputs = match step.should_run(&scope).map_err(eval) {
+                    let runs = step.should_run(&scope).map_err(eval);
+                    if step.for_each.is_some() && matches!(runs, Ok(true)) {
+                        match for_each::evaluate_items(step, &id, &mut scope) {
+                            Ok(items) => running.push(Box::pin(async move {
+                                (i, self.run_for_each(step, i, id, items).await)
+                            })
+                                as Pin<Box<dyn Future<Output = _> + Send + '_>>),
+                            Err(e) => first_error = Some(e),
+                        }
+                        continue;
+                    }
+                    let inputs = match runs {
                         Ok(true) => step.evaluate_inputs(&scope).map_err(eval),
                         Ok(false) => {
                             scope.skip(step.id.clone());
@@ -189,8 +204,9 @@ impl<'r> RunState<'r> {
                         Err(e) => Err(e),
                     };
                     match inputs {
-                        Ok(inputs) => running
-                            .push(async move { (i, self.run_step(step, i, id, inputs).await) }),
+                        Ok(inputs) => running.push(Box::pin(async move {
+                            (i, self.run_step(step, i, id, inputs).await)
+                        })),
                         Err(e) => first_error = Some(e),
                     }
                 }

@@ -11,6 +11,7 @@ mod child;
 mod composite;
 mod define;
 mod divergence;
+mod for_each;
 mod journal_suite;
 mod model_client;
 mod pg_cluster;
