@@ -1,5 +1,7 @@
 //! `bflow record URL --out FILE`: record a journey in a visible Chromium until the window
-//! closes, Enter is pressed or Ctrl-C; mark inputs and outputs from flags; write the tool file.
+//! closes or Enter is pressed; mark inputs and outputs from flags; write the tool file.
+//! Ctrl-C stops without writing the tool: the recording is kept in the app's drafts folder
+//! (`browserflow_catalog::drafts_dir`) and the command that finishes it is printed.
 //! A file chooser the page opens is answered by the next `--upload` path, else by a path typed
 //! on the terminal. Nothing recorded is lost: when a mark does not resolve (a mistyped
 //! `--input`, an `--extract` that matched nothing), the recording is written as a draft beside
@@ -11,12 +13,13 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use browserflow_catalog::record_view::DraftKeeper;
 use browserflow_catalog::record_view::{RelianceName, parse_output_kind};
 use browserflow_catalog::save::{Overwrite, SaveError, save_draft};
 use browserflow_record::{
     Draft, InputBySelector, InputType, ListBySelector, MAIN_PAGE, MarkWatch, ModelAssist,
-    OutputBySelector, RecordEvent, RecordOptions, Recorder, SelectorMarks, TableBySelector,
-    UnresolvedMark,
+    OutputBySelector, RecordEvent, RecordOptions, RecordedPage, Recorder, SelectorMarks,
+    TableBySelector, UnresolvedMark,
 };
 use browserflow_steps::ExtractListStep;
 use clap::Args;
@@ -220,16 +223,16 @@ fn draft_path(out: &Path) -> PathBuf {
 struct DraftFile {
     /// What did not resolve, in words.
     unresolved: Vec<String>,
-    /// The recording.
+    /// The recording, without the marks given by flags (the fix command gives them again).
     draft: Draft,
+    /// The pages the recording ended on, where later `--extract` marks are checked.
+    #[serde(default)]
+    pages: Vec<RecordedPage>,
 }
 
 /// The largest draft file read back: drafts hold steps and marks, no screenshots.
 const MAX_DRAFT_FILE: u64 = 64 * 1024 * 1024;
 
-/// Applies `marks` to `draft` and writes the tool to `--out`; when a mark does not resolve,
-/// writes the draft beside it instead, names every such mark, and says how to finish. The
-/// outcome is success only when the tool was written.
 /// An `--extract-list` or an `--extract-table`.
 enum ListMark {
     List(ListBySelector),
@@ -258,19 +261,30 @@ impl ListMark {
 /// A list looked up in the live page: its step and the page it is on, or why it has none.
 type LookedUpList = (ListMark, Result<(ExtractListStep, String), String>);
 
+/// Applies `marks` to `draft` and writes the tool to `--out`; when a mark does not resolve,
+/// writes the draft (with `pages`) beside it instead, names every such mark, and prints the
+/// command that finishes it, prefilled with the marks that did resolve. The outcome is
+/// success only when the tool was written.
 async fn finish(
     args: &RecordArgs,
     mut draft: Draft,
     marks: SelectorMarks,
     lists: Vec<LookedUpList>,
+    pages: Vec<RecordedPage>,
 ) -> Outcome {
     for name in marks.unchecked_outputs() {
         eprintln!(
             "warning: --extract {name}: the window closed before its element could be looked up; it is kept unchecked"
         );
     }
+    // What a kept draft holds: the recording and the lists read from its live page (a draft
+    // cannot read them again); the fix command gives the other marks again.
+    let mut kept = draft.clone();
     let mut unresolved = draft.apply_marks(marks).err().unwrap_or_default();
     for (list, looked_up) in lists {
+        if let Ok((step, page)) = &looked_up {
+            let _ = kept.mark_list(step.clone(), Some(page.clone()));
+        }
         let added = looked_up.and_then(|(step, page)| {
             let count = step.recorded_items.unwrap_or_default();
             let optional: Vec<String> = step
@@ -307,7 +321,7 @@ async fn finish(
         }
     }
     if !unresolved.is_empty() {
-        return keep_draft(args, &draft, &unresolved);
+        return keep_draft(args, &kept, &pages, &unresolved);
     }
     for text in &args.rely_on {
         let (index, relies_on) = reliance(text)?;
@@ -349,7 +363,6 @@ async fn finish(
     } else {
         Overwrite::Refuse
     };
-    let kept = draft.clone();
     let file = match save_draft(
         draft,
         &name,
@@ -365,7 +378,7 @@ async fn finish(
                 "error: {} appeared while recording; it was kept (pass --force to replace it)",
                 path.display()
             );
-            return keep_draft(args, &kept, &[]);
+            return keep_draft(args, &kept, &pages, &[]);
         }
         Err(e) => return Err(e.into()),
     };
@@ -402,12 +415,19 @@ async fn finish(
     Ok(true)
 }
 
-/// Writes the recording as a draft beside `--out`, naming each unresolved mark.
-fn keep_draft(args: &RecordArgs, draft: &Draft, unresolved: &[UnresolvedMark]) -> Outcome {
+/// Writes the recording as a draft beside `--out`, naming each unresolved mark, and prints the
+/// command that makes the tool from it with the marks that resolved.
+fn keep_draft(
+    args: &RecordArgs,
+    draft: &Draft,
+    pages: &[RecordedPage],
+    unresolved: &[UnresolvedMark],
+) -> Outcome {
     let path = draft_path(&args.out);
     let kept = DraftFile {
         unresolved: unresolved.iter().map(ToString::to_string).collect(),
         draft: draft.clone(),
+        pages: pages.to_vec(),
     };
     let json = serde_json::to_string_pretty(&kept).context("cannot serialise the draft")?;
     std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
@@ -420,10 +440,64 @@ fn keep_draft(args: &RecordArgs, draft: &Draft, unresolved: &[UnresolvedMark]) -
         path.display()
     );
     eprintln!(
-        "fix the marks and make the tool from it: bflow record --from-draft {} --out {} --input … --extract …",
-        path.display(),
-        args.out.display()
+        "fix the marks and make the tool from it: {}",
+        fix_command(args, &path, unresolved)
     );
+    Ok(false)
+}
+
+/// `bflow record --from-draft DRAFT --out OUT` with every `--input` and `--extract` that
+/// resolved, as given, and a placeholder for each that did not (quoted for a POSIX shell).
+fn fix_command(args: &RecordArgs, draft: &Path, unresolved: &[UnresolvedMark]) -> String {
+    let quote =
+        |text: &str| shlex::try_quote(text).map_or_else(|_| text.to_string(), |q| q.into_owned());
+    let mut words = vec![
+        "bflow record --from-draft".to_string(),
+        quote(&draft.to_string_lossy()),
+        "--out".into(),
+        quote(&args.out.to_string_lossy()),
+    ];
+    let marks = [("--input", &args.inputs), ("--extract", &args.extracts)];
+    for (flag, given) in marks {
+        for mark in given.iter() {
+            let name = mark
+                .split_once('=')
+                .map_or(mark.as_str(), |(n, _)| n)
+                .trim();
+            let failed = unresolved.iter().any(|u| u.flag == flag && u.name == name);
+            words.push(flag.to_string());
+            words.push(if failed {
+                format!("{name}=SELECTOR")
+            } else {
+                quote(mark)
+            });
+        }
+    }
+    for (flag, name) in unresolved
+        .iter()
+        .filter(|u| u.flag != "--input" && u.flag != "--extract")
+        .map(|u| (u.flag, &u.name))
+    {
+        // A list is read from the live page only: the draft cannot take it.
+        words.push(format!("(record again for {flag} {name})"));
+    }
+    words.join(" ")
+}
+
+/// Ctrl-C: the recording is stopped, not finished: it is kept in the drafts folder the app
+/// uses (where the app offers it at start), no tool is written, and the way back is said.
+fn keep_cut_short(args: &RecordArgs, draft: &Draft, pages: &[RecordedPage]) -> Outcome {
+    let keeper = DraftKeeper::in_dir(browserflow_catalog::drafts_dir());
+    let path = keeper.keep_cut_short(draft, pages)?;
+    eprintln!(
+        "stopped by Ctrl-C: no tool written; the recording ({}) is kept in {}",
+        crate::words::count(draft.steps.len(), "step"),
+        path.display()
+    );
+    if path == keeper.path() {
+        eprintln!("the app offers it on its Record screen when it starts");
+    }
+    eprintln!("make the tool from it: {}", fix_command(args, &path, &[]));
     Ok(false)
 }
 
@@ -443,22 +517,27 @@ async fn from_draft(
         ..browserflow_contract::JsonLimits::DOCUMENT
     };
     let value = browserflow_contract::read_json_file_with(path, limits)?;
-    let kept: DraftFile = serde_json::from_value(value)
-        .with_context(|| format!("{} is not a draft written by bflow record", path.display()))?;
-    let marks = SelectorMarks::unchecked(inputs, Vec::new());
-    let mut draft = kept.draft;
-    // Outputs from a draft cannot be checked against a page: said, not silently trusted.
-    for output in &extracts {
-        eprintln!(
-            "warning: --extract {}={}: not checked against a live page (made from a draft)",
-            output.name, output.selector
-        );
-    }
-    if let Err(unresolved) = draft.apply_marks(marks) {
-        return keep_draft(args, &draft, &unresolved);
-    }
-    let outputs = SelectorMarks::unchecked(Vec::new(), extracts);
-    finish(args, draft, outputs, Vec::new()).await
+    // A recording kept in the drafts folder (Ctrl-C, or the app's unsaved one) has a format.
+    let kept = if value.get("format").is_some() {
+        let kept = DraftKeeper::read_file(path)?;
+        DraftFile {
+            unresolved: Vec::new(),
+            draft: kept.draft,
+            pages: kept.pages,
+        }
+    } else {
+        serde_json::from_value(value)
+            .with_context(|| format!("{} is not a draft written by bflow record", path.display()))?
+    };
+    // Outputs are checked in the pages the recording ended on, as a live recording checks
+    // them: a selector that matches nothing there is not written into a tool.
+    let config = browserflow_cdp::BrowserConfig {
+        chrome_path: args.chrome.clone(),
+        ws_endpoint: args.browser_ws.clone(),
+        ..browserflow_cdp::BrowserConfig::default()
+    };
+    let marks = SelectorMarks::checked_in_pages(inputs, extracts, &kept.pages, &config).await?;
+    finish(args, kept.draft, marks, Vec::new(), kept.pages).await
 }
 
 /// Refuses before anything is recorded when `--out` exists and `--force` is not given: the
@@ -509,15 +588,18 @@ async fn record(
     let mut watch = MarkWatch::new(inputs, extracts);
     match recorder.browser_endpoint() {
         Some(endpoint) if args.headless => eprintln!(
-            "recording {url} headless — drive the browser over CDP at {endpoint}; press Enter or Ctrl-C to finish"
+            "recording {url} headless — drive the browser over CDP at {endpoint}; press Enter to finish (Ctrl-C keeps it as a draft)"
         ),
-        _ => eprintln!("recording {url} — close the window, press Enter or Ctrl-C to finish"),
+        _ => eprintln!(
+            "recording {url} — close the window, press Enter to finish (Ctrl-C keeps it as a draft)"
+        ),
     }
     let mut uploads: VecDeque<PathBuf> = args.uploads.iter().cloned().collect();
     let mut lines = stdin_lines();
     let mut stdin_open = true;
     // Choosers waiting for a path typed on the terminal.
     let mut asking = 0usize;
+    let mut interrupted = false;
     {
         let ctrl_c = tokio::signal::ctrl_c();
         tokio::pin!(ctrl_c);
@@ -533,7 +615,10 @@ async fn record(
                     watch.look(&recorder, OUTPUT_LOOK).await;
                 }
                 _ = &mut closed => break 'recording,
-                _ = &mut ctrl_c => break 'recording,
+                _ = &mut ctrl_c => {
+                    interrupted = true;
+                    break 'recording;
+                }
                 line = lines.recv(), if stdin_open => match line {
                     // Closed stdin: keep waiting for the window or Ctrl-C.
                     None => stdin_open = false,
@@ -589,6 +674,11 @@ async fn record(
             eprintln!("  {}. {}", index + 1, step.description);
         }
     }
+    if interrupted {
+        let pages = recorder.recorded_pages().await;
+        let draft = recorder.stop().await?;
+        return keep_cut_short(&args, &draft, &pages);
+    }
     // Selectors are looked up once more while the page is still open; the marks apply to the
     // draft, and a recording whose marks do not all resolve is kept as a draft.
     let marks = watch.look_last(&recorder).await;
@@ -608,8 +698,10 @@ async fn record(
         };
         looked_up.push((list, found));
     }
+    // Kept with a draft, should a mark not resolve: later marks are checked there.
+    let pages = recorder.recorded_pages().await;
     let draft = recorder.stop().await?;
-    finish(&args, draft, marks, looked_up).await
+    finish(&args, draft, marks, looked_up, pages).await
 }
 
 /// Whether a window can be shown: an X11 or Wayland display is named.

@@ -78,6 +78,7 @@ mod lists;
 mod marks;
 pub mod model_assist;
 pub mod protocol;
+mod recorded_pages;
 mod recorder;
 mod selectors;
 mod settle;
@@ -94,6 +95,7 @@ pub use draft::{Draft, InputMark, InputType, OutputMark};
 pub use lists::{FieldBySelector, ListBySelector, TableBySelector};
 pub use marks::{InputBySelector, MarkWatch, OutputBySelector, SelectorMarks, UnresolvedMark};
 pub use model_assist::{ModelAssist, ModelCall, SelectorSuggestion, Suggestions};
+pub use recorded_pages::RecordedPage;
 pub use recorder::{Recorder, Snapshots};
 
 /// The name of the first page of a recording (popups get `popup`, `popup2`, …).

@@ -269,6 +269,69 @@ async fn marks_that_do_not_resolve_keep_the_recording_as_a_draft_naming_each_and
         "nothing recorded is lost: {kept:#}"
     );
     assert_eq!(kept["unresolved"].as_array().unwrap().len(), 2, "{kept:#}");
+    assert!(
+        kept["pages"][0]["html"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("results-heading"),
+        "the page the recording ended on is kept with it: {kept:#}"
+    );
+
+    // The input fixed but the output still wrong: checked against the page the recording
+    // ended on, it matches nothing, so no tool is written and the draft stays; the command
+    // printed to finish it keeps the mark that resolved.
+    let still_wrong = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "record",
+            "--from-draft",
+            &draft_file.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+            "--input",
+            "q=#search-input",
+            "--extract",
+            "price=.pricetag:number",
+        ])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&still_wrong.stderr);
+    assert_eq!(still_wrong.status.code(), Some(1), "{said}");
+    assert!(!out.exists(), "no tool with an output that matches nothing");
+    assert!(draft_file.exists(), "the draft is kept");
+    assert!(
+        said.contains(
+            "--extract price=.pricetag: matched nothing on the page the recording ended on"
+        ),
+        "{said}"
+    );
+    assert!(
+        !said.contains("not checked") && !said.contains("unchecked") && !said.contains("warning"),
+        "no warning contradicts the error: {said}"
+    );
+    let fix = said
+        .lines()
+        .find_map(|l| l.strip_prefix("fix the marks and make the tool from it: "))
+        .unwrap_or_else(|| panic!("a fix command: {said}"));
+    let words = shlex::split(fix).unwrap();
+    assert_eq!(
+        words[..4],
+        [
+            "bflow",
+            "record",
+            "--from-draft",
+            &*draft_file.to_string_lossy()
+        ],
+        "{fix}"
+    );
+    assert!(
+        words
+            .windows(2)
+            .any(|w| w == ["--input", "q=#search-input"])
+            && words
+                .windows(2)
+                .any(|w| w == ["--extract", "price=SELECTOR"]),
+        "prefilled with the mark that resolved, a placeholder for the one that did not: {fix}"
+    );
 
     // The marks fixed, the draft becomes the tool, without recording again.
     let finished = Command::new(env!("CARGO_BIN_EXE_bflow"))
@@ -429,15 +492,29 @@ fn bflow_record_checks_the_url_and_the_display_before_opening_a_browser() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn bflow_record_answers_a_chooser_with_upload_and_ctrl_c_still_writes_the_tool() {
+async fn bflow_record_answers_a_chooser_with_upload_and_ctrl_c_keeps_the_recording_in_the_drafts_folder()
+ {
     let shop = FixtureServer::shop().unwrap();
     let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let picture = dir.path().join("cat.png");
     std::fs::write(&picture, [7u8; 11]).unwrap();
     let out = dir.path().join("pictures.json");
+    let data = dir.path().join("app-data");
     let start = shop.url("/files.html");
+    // The app's own unsaved recording is there already: Ctrl-C must not replace it.
+    let drafts = data.join("drafts");
+    std::fs::create_dir_all(&drafts).unwrap();
+    std::fs::write(drafts.join("unsaved.json"), "the app's").unwrap();
+    let sigint = |child: &std::process::Child| {
+        let status = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
     let child = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .env("BROWSERFLOW_APP_DATA", &data)
         .args([
             "record",
             &start,
@@ -471,18 +548,66 @@ async fn bflow_record_answers_a_chooser_with_upload_and_ctrl_c_still_writes_the_
     .await;
     // The upload step is listed once the chooser was answered; then Ctrl-C.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    sigint(&child);
     let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
         .unwrap();
     let err = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{err}");
+    assert_eq!(output.status.code(), Some(1), "{err}");
     assert!(err.contains("Upload cat.png"), "{err}");
+    assert!(!out.exists(), "Ctrl-C stops, it does not finish: {err}");
+    assert_eq!(
+        std::fs::read_to_string(drafts.join("unsaved.json")).unwrap(),
+        "the app's",
+        "the app's unsaved recording is left alone"
+    );
+    let kept: Vec<_> = std::fs::read_dir(&drafts)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with("unsaved.json"))
+        .collect();
+    assert_eq!(kept.len(), 1, "one recording kept beside it: {kept:?}");
+    let kept_file = &kept[0];
+    assert!(
+        err.contains(&format!(
+            "stopped by Ctrl-C: no tool written; the recording (2 steps) is kept in {}",
+            kept_file.display()
+        )),
+        "{err}"
+    );
+    let resume = err
+        .lines()
+        .find_map(|l| l.strip_prefix("make the tool from it: "))
+        .unwrap_or_else(|| panic!("how to resume it: {err}"));
+    let words = shlex::split(resume).unwrap();
+    assert_eq!(
+        words[..4],
+        [
+            "bflow",
+            "record",
+            "--from-draft",
+            &*kept_file.to_string_lossy()
+        ],
+        "{resume}"
+    );
+    assert!(
+        words
+            .windows(2)
+            .any(|w| w == ["--extract", "chosen=[data-testid=chosen-files]"]),
+        "the marks given are given again: {resume}"
+    );
 
+    // The printed command makes the tool from the kept recording, its output checked in the
+    // page the recording ended on.
+    let finished = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args(&words[1..])
+        .output()
+        .unwrap();
+    assert!(
+        finished.status.success(),
+        "{}",
+        String::from_utf8_lossy(&finished.stderr)
+    );
     let file = ToolFile::load(&out).expect("a valid tool file");
     let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind().name()).collect();
     assert_eq!(kinds, ["navigate", "upload", "extract"], "{kinds:?}");
