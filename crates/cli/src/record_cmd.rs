@@ -100,7 +100,7 @@ fn reliance(text: &str) -> anyhow::Result<(usize, RelianceName)> {
         let reliance = serde_json::from_value(serde_json::Value::String(r.trim().into())).ok()?;
         Some((step - 1, reliance))
     });
-    parsed.with_context(|| format!("--rely-on {text:?}: expected STEP=content|position"))
+    parsed.with_context(|| format!("--rely-on {text}: expected STEP=content|position"))
 }
 
 /// `NAME=SELECTOR[:TYPE]`: the name, the selector and the type word when there is one.
@@ -109,10 +109,10 @@ fn split_mark<'a>(
     flag: &str,
 ) -> anyhow::Result<(&'a str, &'a str, Option<&'a str>)> {
     let Some((name, rest)) = text.split_once('=') else {
-        bail!("{flag} {text:?}: expected NAME=SELECTOR[:TYPE]");
+        bail!("{flag} {text}: expected NAME=SELECTOR[:TYPE]");
     };
     if name.trim().is_empty() || rest.trim().is_empty() {
-        bail!("{flag} {text:?}: expected NAME=SELECTOR[:TYPE]");
+        bail!("{flag} {text}: expected NAME=SELECTOR[:TYPE]");
     }
     // A `:word` that is not a type belongs to the selector (`a:hover`, `li:first-child`).
     match rest.rsplit_once(':') {
@@ -144,7 +144,7 @@ fn viewport(text: &Option<String>) -> anyhow::Result<Option<(u32, u32)>> {
         .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
     match parsed {
         Some((w, h)) if w > 0 && h > 0 => Ok(Some((w, h))),
-        _ => bail!("--viewport {text:?}: expected WIDTHxHEIGHT, for example 1280x800"),
+        _ => bail!("--viewport {text}: expected WIDTHxHEIGHT, for example 1280x800"),
     }
 }
 
@@ -300,7 +300,7 @@ async fn finish(
         });
         match added {
             Ok((count, optional)) => eprintln!(
-                "list `{}`: {} on the page{}",
+                "list {}: {} on the page{}",
                 list.said().1,
                 crate::words::count(count as usize, "item"),
                 if optional.is_empty() {
@@ -401,11 +401,13 @@ async fn finish(
     for input in file.contract.inputs() {
         match &input.schema.default {
             Some(default) if !input.secret => eprintln!(
-                "input `{}` defaults to {default}, the value typed while recording: a run without `{}` replays it",
-                input.name, input.name
+                "input {} defaults to {}, the value typed while recording: a run without {} replays it",
+                input.name,
+                as_said(default),
+                input.name
             ),
             _ => eprintln!(
-                "input `{}` has no default: every run gives it{}",
+                "input {} has no default: every run gives it{}",
                 input.name,
                 if input.secret { " (a secret)" } else { "" }
             ),
@@ -413,6 +415,15 @@ async fn finish(
     }
     println!("{}", file.contract.reference());
     Ok(true)
+}
+
+/// A value as people read it: a string in quotes as it is (no JSON escapes), anything else as
+/// JSON.
+fn as_said(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(text) => format!("\"{text}\""),
+        other => other.to_string(),
+    }
 }
 
 /// Writes the recording as a draft beside `--out`, naming each unresolved mark, and prints the
@@ -430,7 +441,7 @@ fn keep_draft(
         pages: pages.to_vec(),
     };
     let json = serde_json::to_string_pretty(&kept).context("cannot serialise the draft")?;
-    std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
+    crate::words::write_file(&path, json)?;
     for mark in unresolved {
         eprintln!("error: {mark}");
     }
@@ -594,6 +605,13 @@ async fn record(
             "recording {url} — close the window, press Enter to finish (Ctrl-C keeps it as a draft)"
         ),
     }
+    // Numbered as the file will be: the steps recorded before the subscription (the start
+    // page), then each step as it is added, and again when it changes its words (a click
+    // that became a fill says what was typed; a secret's is never shown).
+    let mut listed = Listed::default();
+    for (index, step) in recorder.steps().iter().enumerate() {
+        listed.added(index, step);
+    }
     let mut uploads: VecDeque<PathBuf> = args.uploads.iter().cloned().collect();
     let mut lines = stdin_lines();
     let mut stdin_open = true;
@@ -631,7 +649,7 @@ async fn record(
                         match recorder.answer_file_chooser(&[PathBuf::from(path)]).await {
                             Ok(index) => {
                                 asking -= 1;
-                                print_answered(&recorder, index);
+                                print_answered(&recorder, index, &mut listed);
                             }
                             Err(e) => eprintln!("  {e}; type another path"),
                         }
@@ -639,18 +657,22 @@ async fn record(
                     Some(_) => break 'recording,
                 },
                 event = events.recv() => match event {
-                    Ok(RecordEvent::StepAdded { index, step })
-                    | Ok(RecordEvent::StepInserted { index, step }) => {
-                        eprintln!("  {}. {}", index + 1, step.description);
+                    Ok(RecordEvent::StepAdded { index, step }) => {
+                        listed.added(index, &step);
                         // Each page the journey reaches may be the last one seen.
                         look_due = watch_outputs;
                     }
-                    Ok(RecordEvent::PageOpened { name, url }) => eprintln!("  (popup `{name}`: {url})"),
+                    Ok(RecordEvent::StepInserted { index, step }) => {
+                        listed.inserted(index, &step);
+                        look_due = watch_outputs;
+                    }
+                    Ok(RecordEvent::StepUpdated { index, step }) => listed.updated(index, &step),
+                    Ok(RecordEvent::PageOpened { name, url }) => eprintln!("  (popup {name}: {url})"),
                     Ok(RecordEvent::ProtocolError(error)) => eprintln!("  warning: {error}"),
                     Ok(RecordEvent::FileChooser(_)) => match uploads.pop_front() {
                         Some(path) => {
                             match recorder.answer_file_chooser(std::slice::from_ref(&path)).await {
-                                Ok(index) => print_answered(&recorder, index),
+                                Ok(index) => print_answered(&recorder, index, &mut listed),
                                 Err(e) => eprintln!("  --upload {}: {e}", path.display()),
                             }
                         }
@@ -668,10 +690,11 @@ async fn record(
 
     // Steps recorded just before the end are listed too.
     while let Ok(event) = events.try_recv() {
-        if let RecordEvent::StepAdded { index, step } | RecordEvent::StepInserted { index, step } =
-            event
-        {
-            eprintln!("  {}. {}", index + 1, step.description);
+        match event {
+            RecordEvent::StepAdded { index, step } => listed.added(index, &step),
+            RecordEvent::StepInserted { index, step } => listed.inserted(index, &step),
+            RecordEvent::StepUpdated { index, step } => listed.updated(index, &step),
+            _ => {}
         }
     }
     if interrupted {
@@ -704,6 +727,39 @@ async fn record(
     finish(&args, draft, marks, looked_up, pages).await
 }
 
+/// The steps as listed on the terminal so far, by index: a step is listed again only when
+/// its words change.
+#[derive(Default)]
+struct Listed(Vec<String>);
+
+impl Listed {
+    fn added(&mut self, index: usize, step: &browserflow_record::RecordedStep) {
+        if index < self.0.len() {
+            return self.updated(index, step);
+        }
+        self.0.resize(index, String::new());
+        self.0.push(step.description.clone());
+        eprintln!("  {}. {}", index + 1, step.description);
+    }
+
+    fn inserted(&mut self, index: usize, step: &browserflow_record::RecordedStep) {
+        self.0
+            .insert(index.min(self.0.len()), step.description.clone());
+        eprintln!("  {}. {}", index + 1, step.description);
+    }
+
+    fn updated(&mut self, index: usize, step: &browserflow_record::RecordedStep) {
+        match self.0.get_mut(index) {
+            Some(said) if *said == step.description => {}
+            Some(said) => {
+                said.clone_from(&step.description);
+                eprintln!("  {}. {}", index + 1, step.description);
+            }
+            None => self.added(index, step),
+        }
+    }
+}
+
 /// Whether a window can be shown: an X11 or Wayland display is named.
 fn has_display() -> bool {
     ["DISPLAY", "WAYLAND_DISPLAY"]
@@ -718,9 +774,9 @@ const LOOK_AFTER_QUIET: std::time::Duration = std::time::Duration::from_millis(1
 const OUTPUT_LOOK: std::time::Duration = std::time::Duration::from_millis(400);
 
 /// Lists the step an answered file chooser turned into an upload.
-fn print_answered(recorder: &Recorder, index: Option<usize>) {
-    if let Some(step) = index.and_then(|i| recorder.steps().get(i).cloned()) {
-        eprintln!("  {}. {}", index.unwrap_or_default() + 1, step.description);
+fn print_answered(recorder: &Recorder, index: Option<usize>, listed: &mut Listed) {
+    if let Some((index, step)) = index.and_then(|i| Some((i, recorder.steps().get(i).cloned()?))) {
+        listed.updated(index, &step);
     }
 }
 

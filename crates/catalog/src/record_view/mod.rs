@@ -476,7 +476,7 @@ impl RecordSession {
         .map_err(|e| match e {
             crate::save::SaveError::InvalidTool(e) => RecordViewError::InvalidTool(e),
             crate::save::SaveError::Exists(path) => RecordViewError::Exists(path),
-            crate::save::SaveError::Io { source, .. } => RecordViewError::Io(source),
+            crate::save::SaveError::Io { error, .. } => RecordViewError::Io(error),
         })?;
         self.draft = None;
         self.undo.clear();

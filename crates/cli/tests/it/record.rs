@@ -185,8 +185,21 @@ async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
         "the written steps are listed as numbered in the file: {err}"
     );
     assert!(
-        err.contains("input `q` defaults to \"keyboard\", the value typed while recording"),
+        err.contains("input q defaults to \"keyboard\", the value typed while recording"),
         "the recorded default is said: {err}"
+    );
+    // Listed live as the file numbers them, with what was typed: the click that became a
+    // fill is listed again with its text, the key press keeps its number.
+    let live = err.split("wrote ").next().unwrap();
+    assert!(
+        live.contains("  1. Open ")
+            && live.contains("  2. Fill searchbox \"Search products\" with \"keyboard\"")
+            && live.contains("  3. Press Enter"),
+        "{live}"
+    );
+    assert!(
+        !err.contains('`') && !err.contains("\\\""),
+        "no markdown or escapes in what people read: {err}"
     );
     assert!(
         err.contains(&format!(
@@ -333,6 +346,30 @@ async fn marks_that_do_not_resolve_keep_the_recording_as_a_draft_naming_each_and
         "prefilled with the mark that resolved, a placeholder for the one that did not: {fix}"
     );
 
+    // A folder where the tool file should go: said in words, naming it, with no OS code.
+    let folder = dir.path().join("a-folder");
+    std::fs::create_dir(&folder).unwrap();
+    let into_folder = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "record",
+            "--from-draft",
+            &draft_file.to_string_lossy(),
+            "--force",
+            "--out",
+        ])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&into_folder.stderr);
+    assert!(!into_folder.status.success());
+    assert!(
+        said.contains(&format!(
+            "cannot write {}: is a folder, not a file",
+            folder.display()
+        )) && !said.contains("os error"),
+        "{said}"
+    );
+
     // The marks fixed, the draft becomes the tool, without recording again.
     let finished = Command::new(env!("CARGO_BIN_EXE_bflow"))
         .args([
@@ -426,7 +463,7 @@ fn bflow_record_rejects_malformed_marks_before_opening_a_browser() {
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(
-        err.contains("--input \"no-equals-sign\": expected NAME=SELECTOR"),
+        err.contains("--input no-equals-sign: expected NAME=SELECTOR"),
         "{err}"
     );
     let out = bflow(&[

@@ -592,7 +592,7 @@ impl Draft {
                 };
                 let label = match typed_input {
                     Some(input) => format!(
-                        "Fill {} with the input `{input}`",
+                        "Fill {} with the input {input}",
                         recorded.target.as_deref().unwrap_or("the field")
                     ),
                     None => recorded.description.clone(),

@@ -62,7 +62,7 @@ fn steps_are_labelled_as_recorded_and_an_input_fill_names_its_input_not_its_valu
     assert_eq!(
         labels(&d),
         [
-            Some("Fill searchbox \"Search\" with the input `query`".to_string()),
+            Some("Fill searchbox \"Search\" with the input query".to_string()),
             Some("Type the secret into password \"Password\"".to_string())
         ]
     );
