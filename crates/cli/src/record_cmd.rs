@@ -52,7 +52,8 @@ pub struct RecordArgs {
     #[arg(long)]
     description: Option<String>,
     /// Turn a typed value into an input: `NAME=SELECTOR[:string|number|integer|boolean]`,
-    /// SELECTOR naming the filled field (`#search`, a test id, a label). Repeatable.
+    /// SELECTOR naming the filled field (`#search`, a test id, a label), or `@prompt`
+    /// (`@prompt2`, …) for the text a prompt dialog was answered with. Repeatable.
     #[arg(long = "input", value_name = "NAME=SELECTOR[:TYPE]")]
     inputs: Vec<String>,
     /// Read an element into an output field at the end:
@@ -401,7 +402,7 @@ async fn finish(
     for input in file.contract.inputs() {
         match &input.schema.default {
             Some(default) if !input.secret => eprintln!(
-                "input {} defaults to {}, the value typed while recording: a run without {} replays it",
+                "input {} defaults to {}, the value given while recording: a run without {} replays it",
                 input.name,
                 as_said(default),
                 input.name

@@ -176,8 +176,9 @@ pub struct RecordedStep {
     pub page: String,
     /// The page URL when the step was recorded.
     pub url: String,
-    /// For fills: the value as typed (never set for password fields). Kept so that marking
-    /// the step as an input can use it as the default.
+    /// For fills: the value as typed (never set for password fields); for a prompt dialog
+    /// accepted with text: that text. Kept so that marking the step as an input can use it as
+    /// the default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded_value: Option<String>,
     /// For fills: the field is a password; its value was never captured.
@@ -345,6 +346,18 @@ pub enum RecordError {
     /// An input or output name is invalid or already taken.
     #[error("{0}")]
     Name(String),
+    /// An input marked by `@promptN` when fewer prompt dialogs were answered with text.
+    #[error(
+        "{selector} names prompt dialog {nth}, and the recording answered {answered} with text"
+    )]
+    NoPrompt {
+        /// The selector as given.
+        selector: String,
+        /// Which prompt it names (from 1).
+        nth: usize,
+        /// How many prompts were answered with text.
+        answered: usize,
+    },
     /// No recorded fill matches the selector an input was marked by.
     #[error("no recorded fill matches {selector:?} (fills: {fills})")]
     NoFill {

@@ -244,8 +244,16 @@ fn without_secret_values(draft: &Draft) -> Draft {
         .collect();
     let mut kept = draft.clone();
     for recorded in &mut kept.steps {
-        let types_a_secret = matches!(&recorded.step, Step::Fill(fill)
-            if secret.iter().any(|reference| fill.value.contains(reference.as_str())));
+        let given = match &recorded.step {
+            Step::Fill(fill) => Some(fill.value.as_str()),
+            Step::HandleDialog(dialog) => dialog.prompt_text.as_deref(),
+            _ => None,
+        };
+        let types_a_secret = given.is_some_and(|value| {
+            secret
+                .iter()
+                .any(|reference| value.contains(reference.as_str()))
+        });
         if recorded.secret || types_a_secret {
             recorded.recorded_value = None;
         }

@@ -185,7 +185,7 @@ async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
         "the written steps are listed as numbered in the file: {err}"
     );
     assert!(
-        err.contains("input q defaults to \"keyboard\", the value typed while recording"),
+        err.contains("input q defaults to \"keyboard\", the value given while recording"),
         "the recorded default is said: {err}"
     );
     // Listed live as the file numbers them, with what was typed: the click that became a
@@ -654,6 +654,94 @@ async fn bflow_record_answers_a_chooser_with_upload_and_ctrl_c_keeps_the_recordi
         .await
         .unwrap();
     assert_eq!(report.outputs["chosen"], Value::from("cat.png (11 bytes)"));
+    context.close().await.unwrap();
+    browser.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prompt_dialogs_answer_becomes_an_input_said_with_its_default() {
+    let shop = FixtureServer::shop().unwrap();
+    let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("greet@1.0.0.json");
+    let start = shop.url("/index.html");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "record",
+            &start,
+            "--out",
+            &out.to_string_lossy(),
+            "--headless",
+            "--browser-ws",
+            browser.ws_endpoint(),
+            "--input",
+            "who=@prompt",
+            "--extract",
+            "greeting=#service-status",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let page = attach_to_page(&browser, &start).await;
+    // A headless recording answers the prompt at once, as the page offered it.
+    click(&page, "document.getElementById('ask-name')").await;
+    wait_js(
+        &page,
+        "document.getElementById('service-status').textContent.startsWith('Hello, ')",
+    )
+    .await;
+    let greeted: String = page
+        .call(
+            "Runtime.evaluate",
+            json!({ "expression": "document.getElementById('service-status').textContent", "returnByValue": true }),
+        )
+        .await
+        .unwrap()["result"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answer = greeted.strip_prefix("Hello, ").unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{err}");
+    // The answer is shown, not hidden, and its becoming the input's default is said.
+    assert!(
+        err.contains(&format!("Accept the next prompt dialog with \"{answer}\"")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "input who defaults to \"{answer}\", the value given while recording"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("Accept the next prompt dialog with the input who"),
+        "the file's step names the input: {err}"
+    );
+
+    let file = ToolFile::load(&out).expect("a valid tool file");
+    let who = file
+        .contract
+        .inputs()
+        .iter()
+        .find(|i| i.name == "who")
+        .expect("an input who");
+    assert_eq!(who.schema.default, Some(Value::from(answer.clone())));
+    // Replayed with another answer, the page greets that one.
+    let context = browser.new_context().await.unwrap();
+    let inputs = json!({ "who": "Ada" }).as_object().cloned().unwrap();
+    let report = Replayer::default()
+        .run(&context, &file.steps, &inputs)
+        .await
+        .unwrap();
+    assert_eq!(report.outputs["greeting"], Value::from("Hello, Ada"));
     context.close().await.unwrap();
     browser.close().await.unwrap();
 }
