@@ -13,7 +13,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use browserflow_catalog::record_view::DraftKeeper;
+use browserflow_catalog::record_view::{DraftKeeper, RecordStart};
 use browserflow_catalog::record_view::{RelianceName, parse_output_kind};
 use browserflow_catalog::save::{Overwrite, SaveError, save_draft};
 use browserflow_record::{
@@ -72,10 +72,12 @@ pub struct RecordArgs {
     /// under a spanning one as `Price / EUR`). Looked up in the live page. Repeatable.
     #[arg(long = "extract-table", value_name = "NAME=TABLE[{FIELD=HEADER,…}]")]
     tables: Vec<String>,
-    /// Run without a window (for scripted recordings and tests).
+    /// Run without a window (for scripted recordings and tests). The Record screen's
+    /// `headless`, same default.
     #[arg(long)]
     headless: bool,
-    /// Emulate a viewport, `WIDTHxHEIGHT`.
+    /// Emulate a viewport, `WIDTHxHEIGHT` (default: the window's own size). The Record
+    /// screen's `viewport`.
     #[arg(long, value_name = "WxH")]
     viewport: Option<String>,
     /// The Chromium executable (default: `BROWSERFLOW_CHROME`, then the system's chromium).
@@ -138,17 +140,6 @@ fn output_mark(text: &str) -> anyhow::Result<OutputBySelector> {
     Ok(OutputBySelector::new(name, selector, kind))
 }
 
-fn viewport(text: &Option<String>) -> anyhow::Result<Option<(u32, u32)>> {
-    let Some(text) = text else { return Ok(None) };
-    let parsed = text
-        .split_once(['x', 'X'])
-        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
-    match parsed {
-        Some((w, h)) if w > 0 && h > 0 => Ok(Some((w, h))),
-        _ => bail!("--viewport {text}: expected WIDTHxHEIGHT, for example 1280x800"),
-    }
-}
-
 fn default_name(out: &std::path::Path) -> String {
     let stem = out
         .file_name()
@@ -200,7 +191,6 @@ pub fn run(args: RecordArgs) -> Outcome {
             TableBySelector::parse(table).map_err(|e| anyhow::anyhow!("--extract-table {e}"))?;
         lists.push(ListMark::Table(table));
     }
-    let viewport = viewport(&args.viewport)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     if let Some(draft) = args.from_draft.clone() {
         if !lists.is_empty() {
@@ -210,7 +200,18 @@ pub fn run(args: RecordArgs) -> Outcome {
         }
         return runtime.block_on(from_draft(&args, &draft, inputs, extracts));
     }
-    runtime.block_on(record(args, inputs, extracts, lists, viewport))
+    // The Record screen's options by the same names, read by the same rule.
+    let start = RecordStart {
+        url: args.url.clone().unwrap_or_default(),
+        browser_ws: args.browser_ws.clone(),
+        headless: args.headless,
+        viewport: args.viewport.clone(),
+    };
+    let options = RecordOptions {
+        chrome: args.chrome.clone(),
+        ..start.options().map_err(|e| anyhow::anyhow!("{e}"))?
+    };
+    runtime.block_on(record(args, inputs, extracts, lists, options))
 }
 
 /// The draft file a recording whose marks did not all resolve is kept in:
@@ -569,7 +570,7 @@ async fn record(
     inputs: Vec<InputBySelector>,
     extracts: Vec<OutputBySelector>,
     lists: Vec<ListMark>,
-    viewport: Option<(u32, u32)>,
+    options: RecordOptions,
 ) -> Outcome {
     check_out(&args)?;
     if draft_path(&args.out).exists() {
@@ -578,8 +579,6 @@ async fn record(
             draft_path(&args.out).display()
         );
     }
-    let url = browserflow_catalog::record_view::start_url(args.url.as_deref().unwrap_or_default())
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
     if !args.headless && args.browser_ws.is_none() && !has_display() {
         bail!(
             "there is no display to open the browser window on (DISPLAY and WAYLAND_DISPLAY are unset): \
@@ -587,13 +586,7 @@ async fn record(
              or run where a display is available"
         );
     }
-    let options = RecordOptions {
-        headed: !args.headless,
-        chrome: args.chrome.clone(),
-        browser_ws: args.browser_ws.clone(),
-        viewport,
-        ..RecordOptions::new(url.clone())
-    };
+    let url = options.start_url.clone();
     let recorder = Recorder::start(options).await?;
     let mut events = recorder.subscribe();
     let watch_outputs = !extracts.is_empty();

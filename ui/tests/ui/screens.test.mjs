@@ -275,7 +275,7 @@ both('record: steps stream in live, picks become outputs, edits go to the draft,
   assert.match(await page.getByTestId('saved').innerText(), /search-price@2\.0\.0/);
 
   const sent = async (cmd) => (await calls(page, cmd)).map((c) => c.args);
-  assert.deepEqual(await sent('record_start'), [{ start: { url: 'http://127.0.0.1:4780/index.html', cdp: null, headed: true } }]);
+  assert.deepEqual(await sent('record_start'), [{ start: { url: 'http://127.0.0.1:4780/index.html', browser_ws: null, headless: false, viewport: null } }]);
   assert.deepEqual(await sent('draft_mark_input'), [{ index: 1, name: 'query', kind: 'string' }]);
   assert.deepEqual(await sent('draft_mark_output'), [{ pick: 0, name: 'price', kind: 'price' }]);
   assert.deepEqual(await sent('draft_move_step'), [{ from: 2, to: 3 }]);

@@ -9,7 +9,7 @@
 //! use browserflow_catalog::record_view::{OutputKindName, RecordSession, RecordStart};
 //!
 //! let mut session = RecordSession::default();
-//! let start = RecordStart { url: "http://127.0.0.1:4780".into(), cdp: None, headed: true };
+//! let start = RecordStart { url: "http://127.0.0.1:4780".into(), ..RecordStart::default() };
 //! let mut events = session.start(&start).await?;
 //! tokio::spawn(async move {
 //!     while let Some(view) = events.next().await {
@@ -197,12 +197,9 @@ impl RecordSession {
             return Err(RecordViewError::UnsavedKept(kept.steps));
         }
         // Checked before any browser starts.
-        let url = start_url(&start.url)?;
         let options = RecordOptions {
-            headed: start.headed,
-            browser_ws: start.cdp.clone().filter(|c| !c.trim().is_empty()),
             thumbnails: true,
-            ..RecordOptions::new(&url)
+            ..start.options()?
         };
         let recorder = Recorder::start(options).await?;
         let live = recorder.subscribe();

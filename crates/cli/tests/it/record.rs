@@ -475,7 +475,7 @@ fn bflow_record_rejects_malformed_marks_before_opening_a_browser() {
         "wide",
     ]);
     assert!(
-        stderr(&out).contains("expected WIDTHxHEIGHT"),
+        stderr(&out).contains("the viewport wide is not WIDTHxHEIGHT, for example 1280x800"),
         "{}",
         stderr(&out)
     );
