@@ -801,7 +801,7 @@ both('record: outputs are renamed and removed (a price’s currency too), an inp
       case 'draft_rename_output': d.outputs = d.outputs.map((o) => (o === args.from ? args.to : o)); return d;
       case 'draft_check_names': return [
         ...(/^[a-z][a-z0-9-]*$/.test(args.name) ? [] : [{ field: 'name', message: `\`${args.name}\` is not a valid tool name. Use lower-case letters, digits and dashes, like search-price.` }]),
-        ...(/^\d+\.\d+\.\d+$/.test(args.version) ? [] : [{ field: 'version', message: `\`${args.version}\` is not a version: write three numbers with dots, like 1.0.0 (or 2.1.0-beta.1).` }]),
+        ...(/^\d+\.\d+\.\d+$/.test(args.version) ? [] : [{ field: 'version', message: `"${args.version}" is not a version: write three numbers with dots, like 1.0.0 (or 2.1.0-beta.1).` }]),
       ];
       default: return Promise.reject({ code: 'unexpected', message: cmd });
     }

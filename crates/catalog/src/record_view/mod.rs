@@ -554,7 +554,7 @@ pub fn check_name_and_version(name: &str, version: &str) -> Vec<FieldProblem> {
         problems.push(FieldProblem {
             field: "version".into(),
             message: format!(
-                "`{version}` is not a version: write three numbers with dots, like 1.0.0 (or 2.1.0-beta.1)."
+                "\"{version}\" is not a version: write three numbers with dots, like 1.0.0 (or 2.1.0-beta.1)."
             ),
         });
     }
@@ -576,15 +576,17 @@ pub fn start_url(typed: &str) -> Result<String, RecordViewError> {
         format!("http://{typed}")
     };
     let url = url::Url::parse(&with_scheme)
-        .map_err(|e| RecordViewError::BadUrl(format!("`{typed}` is not a web address: {e}")))?;
+        .map_err(|e| RecordViewError::BadUrl(format!("\"{typed}\" is not a web address: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(RecordViewError::BadUrl(format!(
-            "`{typed}` is a {}: URL; a recording starts on a web page (http:// or https://)",
+            "\"{typed}\" is a {}: URL; a recording starts on a web page (http:// or https://)",
             url.scheme()
         )));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(RecordViewError::BadUrl(format!("`{typed}` names no host")));
+        return Err(RecordViewError::BadUrl(format!(
+            "\"{typed}\" names no host"
+        )));
     }
     Ok(url.to_string())
 }

@@ -245,7 +245,7 @@ impl Draft {
         let mut mark = mark;
         if !valid_name(&mark.name) {
             return Err(RecordError::Name(format!(
-                "`{}` is not a valid input name (use letters, digits, `_` or `-`, starting with a letter)",
+                "\"{}\" is not a valid input name (use letters, digits, _ or -, starting with a letter)",
                 mark.name
             )));
         }
@@ -262,7 +262,7 @@ impl Draft {
         let previous = references(value);
         if self.inputs.iter().any(|i| i.name == mark.name) && !previous.contains(&mark.name) {
             return Err(RecordError::Name(format!(
-                "there is already an input named `{}`",
+                "there is already an input named \"{}\"",
                 mark.name
             )));
         }
@@ -436,7 +436,7 @@ impl Draft {
             }
         }
         Err(RecordError::Name(format!(
-            "there is no output named `{name}`"
+            "there is no output named \"{name}\""
         )))
     }
 
@@ -447,12 +447,12 @@ impl Draft {
         }
         if !valid_name(to) {
             return Err(RecordError::Name(format!(
-                "`{to}` is not a valid output name (use letters, digits, `_` or `-`, starting with a letter)"
+                "\"{to}\" is not a valid output name (use letters, digits, _ or -, starting with a letter)"
             )));
         }
         if self.output_fields().iter().any(|f| f == to) {
             return Err(RecordError::Name(format!(
-                "there is already an output named `{to}`"
+                "there is already an output named \"{to}\""
             )));
         }
         for s in &mut self.steps {
@@ -468,7 +468,7 @@ impl Draft {
             }
         }
         Err(RecordError::Name(format!(
-            "there is no output named `{from}`"
+            "there is no output named \"{from}\""
         )))
     }
 
@@ -480,7 +480,7 @@ impl Draft {
         }
         let step = mark.extract_step();
         let best = mark.selector.candidates.first().map(|c| c.describe());
-        let description = format!("Read {} into `{}`", mark.from.as_str(), mark.name);
+        let description = format!("Read {} into \"{}\"", mark.from.as_str(), mark.name);
         self.insert_read(mark.position, mark.page.clone(), step, description, best)
     }
 
@@ -494,23 +494,23 @@ impl Draft {
     ) -> Result<usize, RecordError> {
         self.check_output_name(&step.field)?;
         let best = step.items.candidates.first().map(|c| c.describe());
-        let description = format!(
-            "Read the list of {} items into `{}`",
-            step.recorded_items.unwrap_or_default(),
-            step.field
-        );
+        let items = match step.recorded_items.unwrap_or_default() {
+            1 => "1 item".to_string(),
+            n => format!("{n} items"),
+        };
+        let description = format!("Read the list of {items} into \"{}\"", step.field);
         self.insert_read(None, page, Step::ExtractList(step), description, best)
     }
 
     fn check_output_name(&self, name: &str) -> Result<(), RecordError> {
         if !valid_name(name) {
             return Err(RecordError::Name(format!(
-                "`{name}` is not a valid output name (use letters, digits, `_` or `-`, starting with a letter)"
+                "\"{name}\" is not a valid output name (use letters, digits, _ or -, starting with a letter)"
             )));
         }
         if self.output_fields().iter().any(|f| f == name) {
             return Err(RecordError::Name(format!(
-                "there is already an output named `{name}`"
+                "there is already an output named \"{name}\""
             )));
         }
         Ok(())
@@ -677,7 +677,7 @@ impl Draft {
             .find(|n| !self.inputs.iter().any(|i| &i.name == *n))
         {
             return Err(RecordError::InvalidTool(format!(
-                "a step references the input `{missing}`, which is not marked as an input"
+                "a step references the input \"{missing}\", which is not marked as an input"
             )));
         }
         let inputs: Vec<Value> = self
