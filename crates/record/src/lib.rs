@@ -159,6 +159,15 @@ pub enum DialogAnswers {
     AcceptAll,
 }
 
+/// `1 step`, `3 steps`.
+fn steps(n: usize) -> String {
+    if n == 1 {
+        "1 step".into()
+    } else {
+        format!("{n} steps")
+    }
+}
+
 /// One recorded step with what a person needs to review it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordedStep {
@@ -328,7 +337,7 @@ pub enum RecordError {
     #[error(transparent)]
     Protocol(Box<protocol::ProtocolError>),
     /// A step index is out of range.
-    #[error("there is no step {} (the draft has {len} steps)", .index + 1)]
+    #[error("there is no step {} (the draft has {})", .index + 1, steps(*.len))]
     NoSuchStep {
         /// The 0-based index asked for.
         index: usize,

@@ -417,7 +417,8 @@ pub enum RecordViewError {
     /// An unsaved recording (of this many steps) is kept from before: a new recording would
     /// replace it.
     #[error(
-        "an unsaved recording ({0} steps) is kept from before: open it or discard it before recording again"
+        "an unsaved recording ({}) is kept from before: open it or discard it before recording again",
+        if *.0 == 1 { "1 step".to_string() } else { format!("{} steps", .0) }
     )]
     UnsavedKept(usize),
     /// The kept recording could not be read or written.
