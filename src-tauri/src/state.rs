@@ -25,11 +25,12 @@ pub struct AppPaths {
 
 /// `BROWSERFLOW_WORKSPACE` (default: the current folder) holds `recordings/`.
 pub const WORKSPACE_ENV: &str = "BROWSERFLOW_WORKSPACE";
+/// `BROWSERFLOW_APP_DATA` overrides the app's data folder, for the app and `bflow record`'s
+/// kept drafts alike.
+pub use browserflow_catalog::APP_DATA_ENV as DATA_ENV;
 /// `BROWSERFLOW_STORE` overrides the pack store (default: the user's data folder), for the
 /// app and `bflow` alike.
 pub use browserflow_catalog::STORE_ENV;
-/// `BROWSERFLOW_APP_DATA` overrides the app's data folder.
-pub const DATA_ENV: &str = "BROWSERFLOW_APP_DATA";
 
 impl AppPaths {
     /// The folders named by the environment, with the defaults above.
@@ -40,15 +41,13 @@ impl AppPaths {
                 .map(PathBuf::from)
         };
         let workspace = var(WORKSPACE_ENV).unwrap_or_else(|| PathBuf::from("."));
-        let user_data = std::env::var_os("XDG_DATA_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-            .unwrap_or_else(std::env::temp_dir)
-            .join("browserflow");
+        let data = browserflow_catalog::app_data_dir();
         AppPaths {
             recordings: workspace.join("recordings"),
-            store: browserflow_catalog::default_store().unwrap_or_else(|_| user_data.join("packs")),
-            data: var(DATA_ENV).unwrap_or_else(|| user_data.join("app")),
+            // No store is known only when no user folder is (no HOME, no XDG_DATA_HOME).
+            store: browserflow_catalog::default_store()
+                .unwrap_or_else(|_| std::env::temp_dir().join("browserflow").join("packs")),
+            data,
         }
     }
 

@@ -145,6 +145,32 @@ pub fn default_store() -> Result<PathBuf, browserflow_pack::PackError> {
     }
 }
 
+/// The variable that names the app's data folder (drafts, preview runs, last runs) for every
+/// shell: a recording `bflow record` keeps on Ctrl-C is where the app looks for one.
+pub const APP_DATA_ENV: &str = "BROWSERFLOW_APP_DATA";
+
+/// The app's data folder: `BROWSERFLOW_APP_DATA` when set, else
+/// `$XDG_DATA_HOME/browserflow/app` (`~/.local/share/browserflow/app`, the system's temporary
+/// folder when neither is known). The app and the command line both ask here.
+pub fn app_data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os(APP_DATA_ENV).filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("browserflow")
+        .join("app")
+}
+
+/// Where unsaved recordings are kept ([`record_view::DraftKeeper`]): `drafts/` of
+/// [`app_data_dir`].
+pub fn drafts_dir() -> PathBuf {
+    app_data_dir().join("drafts")
+}
+
 /// The contracts of the built-in standard pack alone (what a pack records as externals).
 pub fn builtin_contracts() -> Result<Registry, Diagnostics> {
     let mut registry = Registry::new();

@@ -204,7 +204,18 @@ pub async fn run_preview_in(
             );
         }
     };
-    let inputs = typed_inputs(&file, &request.inputs);
+    let inputs = match typed_inputs(&file, &request.inputs) {
+        Ok(inputs) => inputs,
+        Err(e) => {
+            let error = RunToolError::Input(e);
+            return failed_early(
+                &request.tool,
+                error_code(&error),
+                error.to_string(),
+                started,
+            );
+        }
+    };
     let mut steps = pending_steps(&file);
     let on_step = Arc::new(on_step);
     let setup = RunSetup {
@@ -294,19 +305,27 @@ pub async fn run_preview_in(
 /// The form's inputs as typed values: a secret slot's text is the NAME of a secret, any
 /// other is read by its slot's type (a name the tool does not have is kept as text, for the
 /// run to refuse with its name).
-fn typed_inputs(file: &ToolFile, inputs: &[PreviewInput]) -> RunInputs {
-    inputs
-        .iter()
-        .map(|input| {
-            let decl = file.contract.inputs().iter().find(|d| d.name == input.name);
-            let typed = match (input.secret, decl) {
-                (true, _) => RunInput::Secret(input.value.clone()),
-                (false, Some(decl)) => RunInput::from_text(decl, &input.value),
-                (false, None) => RunInput::Value(serde_json::Value::String(input.value.clone())),
-            };
-            (input.name.clone(), typed)
-        })
-        .collect()
+/// Blank text is read by [`RunInput::from_typed`], the command line's rule: a slot with a
+/// default takes its default, one without is refused.
+fn typed_inputs(
+    file: &ToolFile,
+    inputs: &[PreviewInput],
+) -> Result<RunInputs, crate::runs::InputError> {
+    let mut typed = RunInputs::new();
+    for input in inputs {
+        let decl = file.contract.inputs().iter().find(|d| d.name == input.name);
+        let value = match (input.secret, decl) {
+            (true, _) => Some(RunInput::Secret(input.value.clone())),
+            (false, Some(decl)) => RunInput::from_typed(decl, &input.value)?,
+            (false, None) => Some(RunInput::Value(serde_json::Value::String(
+                input.value.clone(),
+            ))),
+        };
+        if let Some(value) = value {
+            typed.insert(input.name.clone(), value);
+        }
+    }
+    Ok(typed)
 }
 
 fn call_dir_of(runs_dir: &Path, file: &ToolFile, run_id: &str) -> PathBuf {

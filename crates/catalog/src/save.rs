@@ -30,12 +30,12 @@ pub enum SaveError {
     #[error("{} exists; it was kept (record a new version, or replace it with --force)", .0.display())]
     Exists(PathBuf),
     /// The file could not be written.
-    #[error("cannot write {}: {source}", .path.display())]
+    #[error("cannot write {}: {}", .path.display(), browserflow_contract::io_in_words(.error))]
     Io {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (said in words by the message, not chained again).
+        error: std::io::Error,
     },
 }
 
@@ -60,9 +60,9 @@ pub fn write_tool_file(
     path: &Path,
     overwrite: Overwrite,
 ) -> Result<(), SaveError> {
-    let io = |source| SaveError::Io {
+    let io = |error| SaveError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

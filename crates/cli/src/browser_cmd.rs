@@ -370,8 +370,7 @@ pub fn export(command: ExportCommand) -> Outcome {
 
 fn write_or_print(out: Option<PathBuf>, text: &str) -> Outcome {
     match out {
-        Some(path) => std::fs::write(&path, text)
-            .with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => crate::words::write_file(&path, text)?,
         None => print!("{text}"),
     }
     Ok(true)

@@ -37,6 +37,9 @@ pub enum InputArgError {
         "`--input {0}=…`: this input is secret; pass a reference, `{0}=secret.NAME`, and provide NAME through BROWSERFLOW_SECRET_NAME or the secrets file"
     )]
     SecretValue(String),
+    /// Blank text for an input without a default (the app's Run refuses it too).
+    #[error("--input {0}= is blank, and the input {0} has no default: give it a value")]
+    Blank(String),
     /// A reference to a secret given for a plain input.
     #[error("`--input {0}=secret.…`: this input is not secret and cannot take a secret")]
     NotSecret(String),
@@ -70,10 +73,13 @@ pub fn parse_input_args(
                 },
             });
         };
-        let input = RunInput::from_written(decl, text).map_err(|e| match e {
+        let input = RunInput::from_typed(decl, text).map_err(|e| match e {
             InputError::NotSecret(_) => InputArgError::NotSecret(name.to_owned()),
+            InputError::Blank(_) => InputArgError::Blank(name.to_owned()),
             _ => InputArgError::SecretValue(name.to_owned()),
         })?;
+        // Blank for an input with a default: the default, as the app's form sends it.
+        let Some(input) = input else { continue };
         if inputs.insert(name.to_owned(), input).is_some() {
             return Err(InputArgError::Duplicate(name.to_owned()));
         }

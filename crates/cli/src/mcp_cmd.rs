@@ -145,14 +145,18 @@ async fn serve(args: ServeArgs) -> Outcome {
             server
                 .serve_http(addr, token, |bound| {
                     eprintln!(
-                        "bflow mcp: serving {count} tools at http://{bound}{}",
+                        "bflow mcp: serving {} at http://{bound}{}",
+                        crate::words::count(count, "tool"),
                         browserflow_mcp::MCP_PATH
                     );
                 })
                 .await
         }
         None => {
-            eprintln!("bflow mcp: serving {count} tools over stdio");
+            eprintln!(
+                "bflow mcp: serving {} over stdio",
+                crate::words::count(count, "tool")
+            );
             server.serve_stdio().await
         }
     };

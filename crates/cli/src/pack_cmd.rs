@@ -241,8 +241,7 @@ pub fn run(command: PackCommand) -> Outcome {
             let keys = trust.keys()?;
             let options = trust.options(&keys, &builtins);
             let pulled = oci::pull_blocking(&location, &OciOptions::default(), &options)?;
-            std::fs::write(&out, &pulled.bytes)
-                .with_context(|| format!("cannot write {}", out.display()))?;
+            crate::words::write_file(&out, &pulled.bytes)?;
             print_verified(&pulled.pack);
             println!("wrote {}", out.display());
         }
@@ -282,12 +281,18 @@ impl TrustArgs {
 fn read_pack_file(path: &Path) -> anyhow::Result<Vec<u8>> {
     use std::io::Read;
     let limit = browserflow_pack::MAX_PACK_BYTES;
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let in_words = |e: std::io::Error| {
+        anyhow::anyhow!(
+            "cannot read {}: {}",
+            path.display(),
+            browserflow_contract::io_in_words(&e)
+        )
+    };
+    let file = std::fs::File::open(path).map_err(in_words)?;
     let mut bytes = Vec::new();
     file.take(limit + 1)
         .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+        .map_err(in_words)?;
     if bytes.len() as u64 > limit {
         anyhow::bail!(
             "{} is larger than the limit of {} MiB for a pack",

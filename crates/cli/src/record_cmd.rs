@@ -1,5 +1,7 @@
 //! `bflow record URL --out FILE`: record a journey in a visible Chromium until the window
-//! closes, Enter is pressed or Ctrl-C; mark inputs and outputs from flags; write the tool file.
+//! closes or Enter is pressed; mark inputs and outputs from flags; write the tool file.
+//! Ctrl-C stops without writing the tool: the recording is kept in the app's drafts folder
+//! (`browserflow_catalog::drafts_dir`) and the command that finishes it is printed.
 //! A file chooser the page opens is answered by the next `--upload` path, else by a path typed
 //! on the terminal. Nothing recorded is lost: when a mark does not resolve (a mistyped
 //! `--input`, an `--extract` that matched nothing), the recording is written as a draft beside
@@ -11,12 +13,13 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use browserflow_catalog::record_view::{DraftKeeper, RecordStart};
 use browserflow_catalog::record_view::{RelianceName, parse_output_kind};
 use browserflow_catalog::save::{Overwrite, SaveError, save_draft};
 use browserflow_record::{
     Draft, InputBySelector, InputType, ListBySelector, MAIN_PAGE, MarkWatch, ModelAssist,
-    OutputBySelector, RecordEvent, RecordOptions, Recorder, SelectorMarks, TableBySelector,
-    UnresolvedMark,
+    OutputBySelector, RecordEvent, RecordOptions, RecordedPage, Recorder, SelectorMarks,
+    TableBySelector, UnresolvedMark,
 };
 use browserflow_steps::ExtractListStep;
 use clap::Args;
@@ -49,7 +52,8 @@ pub struct RecordArgs {
     #[arg(long)]
     description: Option<String>,
     /// Turn a typed value into an input: `NAME=SELECTOR[:string|number|integer|boolean]`,
-    /// SELECTOR naming the filled field (`#search`, a test id, a label). Repeatable.
+    /// SELECTOR naming the filled field (`#search`, a test id, a label), or `@prompt`
+    /// (`@prompt2`, …) for the text a prompt dialog was answered with. Repeatable.
     #[arg(long = "input", value_name = "NAME=SELECTOR[:TYPE]")]
     inputs: Vec<String>,
     /// Read an element into an output field at the end:
@@ -68,10 +72,12 @@ pub struct RecordArgs {
     /// under a spanning one as `Price / EUR`). Looked up in the live page. Repeatable.
     #[arg(long = "extract-table", value_name = "NAME=TABLE[{FIELD=HEADER,…}]")]
     tables: Vec<String>,
-    /// Run without a window (for scripted recordings and tests).
+    /// Run without a window (for scripted recordings and tests). The Record screen's
+    /// `headless`, same default.
     #[arg(long)]
     headless: bool,
-    /// Emulate a viewport, `WIDTHxHEIGHT`.
+    /// Emulate a viewport, `WIDTHxHEIGHT` (default: the window's own size). The Record
+    /// screen's `viewport`.
     #[arg(long, value_name = "WxH")]
     viewport: Option<String>,
     /// The Chromium executable (default: `BROWSERFLOW_CHROME`, then the system's chromium).
@@ -97,7 +103,7 @@ fn reliance(text: &str) -> anyhow::Result<(usize, RelianceName)> {
         let reliance = serde_json::from_value(serde_json::Value::String(r.trim().into())).ok()?;
         Some((step - 1, reliance))
     });
-    parsed.with_context(|| format!("--rely-on {text:?}: expected STEP=content|position"))
+    parsed.with_context(|| format!("--rely-on {text}: expected STEP=content|position"))
 }
 
 /// `NAME=SELECTOR[:TYPE]`: the name, the selector and the type word when there is one.
@@ -106,10 +112,10 @@ fn split_mark<'a>(
     flag: &str,
 ) -> anyhow::Result<(&'a str, &'a str, Option<&'a str>)> {
     let Some((name, rest)) = text.split_once('=') else {
-        bail!("{flag} {text:?}: expected NAME=SELECTOR[:TYPE]");
+        bail!("{flag} {text}: expected NAME=SELECTOR[:TYPE]");
     };
     if name.trim().is_empty() || rest.trim().is_empty() {
-        bail!("{flag} {text:?}: expected NAME=SELECTOR[:TYPE]");
+        bail!("{flag} {text}: expected NAME=SELECTOR[:TYPE]");
     }
     // A `:word` that is not a type belongs to the selector (`a:hover`, `li:first-child`).
     match rest.rsplit_once(':') {
@@ -132,17 +138,6 @@ fn output_mark(text: &str) -> anyhow::Result<OutputBySelector> {
     let (name, selector, kind) = split_mark(text, "--extract")?;
     let kind = kind.and_then(parse_output_kind).unwrap_or_default();
     Ok(OutputBySelector::new(name, selector, kind))
-}
-
-fn viewport(text: &Option<String>) -> anyhow::Result<Option<(u32, u32)>> {
-    let Some(text) = text else { return Ok(None) };
-    let parsed = text
-        .split_once(['x', 'X'])
-        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
-    match parsed {
-        Some((w, h)) if w > 0 && h > 0 => Ok(Some((w, h))),
-        _ => bail!("--viewport {text:?}: expected WIDTHxHEIGHT, for example 1280x800"),
-    }
 }
 
 fn default_name(out: &std::path::Path) -> String {
@@ -196,7 +191,6 @@ pub fn run(args: RecordArgs) -> Outcome {
             TableBySelector::parse(table).map_err(|e| anyhow::anyhow!("--extract-table {e}"))?;
         lists.push(ListMark::Table(table));
     }
-    let viewport = viewport(&args.viewport)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     if let Some(draft) = args.from_draft.clone() {
         if !lists.is_empty() {
@@ -206,7 +200,18 @@ pub fn run(args: RecordArgs) -> Outcome {
         }
         return runtime.block_on(from_draft(&args, &draft, inputs, extracts));
     }
-    runtime.block_on(record(args, inputs, extracts, lists, viewport))
+    // The Record screen's options by the same names, read by the same rule.
+    let start = RecordStart {
+        url: args.url.clone().unwrap_or_default(),
+        browser_ws: args.browser_ws.clone(),
+        headless: args.headless,
+        viewport: args.viewport.clone(),
+    };
+    let options = RecordOptions {
+        chrome: args.chrome.clone(),
+        ..start.options().map_err(|e| anyhow::anyhow!("{e}"))?
+    };
+    runtime.block_on(record(args, inputs, extracts, lists, options))
 }
 
 /// The draft file a recording whose marks did not all resolve is kept in:
@@ -220,16 +225,16 @@ fn draft_path(out: &Path) -> PathBuf {
 struct DraftFile {
     /// What did not resolve, in words.
     unresolved: Vec<String>,
-    /// The recording.
+    /// The recording, without the marks given by flags (the fix command gives them again).
     draft: Draft,
+    /// The pages the recording ended on, where later `--extract` marks are checked.
+    #[serde(default)]
+    pages: Vec<RecordedPage>,
 }
 
 /// The largest draft file read back: drafts hold steps and marks, no screenshots.
 const MAX_DRAFT_FILE: u64 = 64 * 1024 * 1024;
 
-/// Applies `marks` to `draft` and writes the tool to `--out`; when a mark does not resolve,
-/// writes the draft beside it instead, names every such mark, and says how to finish. The
-/// outcome is success only when the tool was written.
 /// An `--extract-list` or an `--extract-table`.
 enum ListMark {
     List(ListBySelector),
@@ -258,19 +263,30 @@ impl ListMark {
 /// A list looked up in the live page: its step and the page it is on, or why it has none.
 type LookedUpList = (ListMark, Result<(ExtractListStep, String), String>);
 
+/// Applies `marks` to `draft` and writes the tool to `--out`; when a mark does not resolve,
+/// writes the draft (with `pages`) beside it instead, names every such mark, and prints the
+/// command that finishes it, prefilled with the marks that did resolve. The outcome is
+/// success only when the tool was written.
 async fn finish(
     args: &RecordArgs,
     mut draft: Draft,
     marks: SelectorMarks,
     lists: Vec<LookedUpList>,
+    pages: Vec<RecordedPage>,
 ) -> Outcome {
     for name in marks.unchecked_outputs() {
         eprintln!(
             "warning: --extract {name}: the window closed before its element could be looked up; it is kept unchecked"
         );
     }
+    // What a kept draft holds: the recording and the lists read from its live page (a draft
+    // cannot read them again); the fix command gives the other marks again.
+    let mut kept = draft.clone();
     let mut unresolved = draft.apply_marks(marks).err().unwrap_or_default();
     for (list, looked_up) in lists {
+        if let Ok((step, page)) = &looked_up {
+            let _ = kept.mark_list(step.clone(), Some(page.clone()));
+        }
         let added = looked_up.and_then(|(step, page)| {
             let count = step.recorded_items.unwrap_or_default();
             let optional: Vec<String> = step
@@ -286,7 +302,7 @@ async fn finish(
         });
         match added {
             Ok((count, optional)) => eprintln!(
-                "list `{}`: {} on the page{}",
+                "list {}: {} on the page{}",
                 list.said().1,
                 crate::words::count(count as usize, "item"),
                 if optional.is_empty() {
@@ -307,7 +323,7 @@ async fn finish(
         }
     }
     if !unresolved.is_empty() {
-        return keep_draft(args, &draft, &unresolved);
+        return keep_draft(args, &kept, &pages, &unresolved);
     }
     for text in &args.rely_on {
         let (index, relies_on) = reliance(text)?;
@@ -349,7 +365,6 @@ async fn finish(
     } else {
         Overwrite::Refuse
     };
-    let kept = draft.clone();
     let file = match save_draft(
         draft,
         &name,
@@ -365,7 +380,7 @@ async fn finish(
                 "error: {} appeared while recording; it was kept (pass --force to replace it)",
                 path.display()
             );
-            return keep_draft(args, &kept, &[]);
+            return keep_draft(args, &kept, &pages, &[]);
         }
         Err(e) => return Err(e.into()),
     };
@@ -388,11 +403,13 @@ async fn finish(
     for input in file.contract.inputs() {
         match &input.schema.default {
             Some(default) if !input.secret => eprintln!(
-                "input `{}` defaults to {default}, the value typed while recording: a run without `{}` replays it",
-                input.name, input.name
+                "input {} defaults to {}, the value given while recording: a run without {} replays it",
+                input.name,
+                as_said(default),
+                input.name
             ),
             _ => eprintln!(
-                "input `{}` has no default: every run gives it{}",
+                "input {} has no default: every run gives it{}",
                 input.name,
                 if input.secret { " (a secret)" } else { "" }
             ),
@@ -402,15 +419,31 @@ async fn finish(
     Ok(true)
 }
 
-/// Writes the recording as a draft beside `--out`, naming each unresolved mark.
-fn keep_draft(args: &RecordArgs, draft: &Draft, unresolved: &[UnresolvedMark]) -> Outcome {
+/// A value as people read it: a string in quotes as it is (no JSON escapes), anything else as
+/// JSON.
+fn as_said(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(text) => format!("\"{text}\""),
+        other => other.to_string(),
+    }
+}
+
+/// Writes the recording as a draft beside `--out`, naming each unresolved mark, and prints the
+/// command that makes the tool from it with the marks that resolved.
+fn keep_draft(
+    args: &RecordArgs,
+    draft: &Draft,
+    pages: &[RecordedPage],
+    unresolved: &[UnresolvedMark],
+) -> Outcome {
     let path = draft_path(&args.out);
     let kept = DraftFile {
         unresolved: unresolved.iter().map(ToString::to_string).collect(),
         draft: draft.clone(),
+        pages: pages.to_vec(),
     };
     let json = serde_json::to_string_pretty(&kept).context("cannot serialise the draft")?;
-    std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
+    crate::words::write_file(&path, json)?;
     for mark in unresolved {
         eprintln!("error: {mark}");
     }
@@ -420,10 +453,64 @@ fn keep_draft(args: &RecordArgs, draft: &Draft, unresolved: &[UnresolvedMark]) -
         path.display()
     );
     eprintln!(
-        "fix the marks and make the tool from it: bflow record --from-draft {} --out {} --input … --extract …",
-        path.display(),
-        args.out.display()
+        "fix the marks and make the tool from it: {}",
+        fix_command(args, &path, unresolved)
     );
+    Ok(false)
+}
+
+/// `bflow record --from-draft DRAFT --out OUT` with every `--input` and `--extract` that
+/// resolved, as given, and a placeholder for each that did not (quoted for a POSIX shell).
+fn fix_command(args: &RecordArgs, draft: &Path, unresolved: &[UnresolvedMark]) -> String {
+    let quote =
+        |text: &str| shlex::try_quote(text).map_or_else(|_| text.to_string(), |q| q.into_owned());
+    let mut words = vec![
+        "bflow record --from-draft".to_string(),
+        quote(&draft.to_string_lossy()),
+        "--out".into(),
+        quote(&args.out.to_string_lossy()),
+    ];
+    let marks = [("--input", &args.inputs), ("--extract", &args.extracts)];
+    for (flag, given) in marks {
+        for mark in given.iter() {
+            let name = mark
+                .split_once('=')
+                .map_or(mark.as_str(), |(n, _)| n)
+                .trim();
+            let failed = unresolved.iter().any(|u| u.flag == flag && u.name == name);
+            words.push(flag.to_string());
+            words.push(if failed {
+                format!("{name}=SELECTOR")
+            } else {
+                quote(mark)
+            });
+        }
+    }
+    for (flag, name) in unresolved
+        .iter()
+        .filter(|u| u.flag != "--input" && u.flag != "--extract")
+        .map(|u| (u.flag, &u.name))
+    {
+        // A list is read from the live page only: the draft cannot take it.
+        words.push(format!("(record again for {flag} {name})"));
+    }
+    words.join(" ")
+}
+
+/// Ctrl-C: the recording is stopped, not finished: it is kept in the drafts folder the app
+/// uses (where the app offers it at start), no tool is written, and the way back is said.
+fn keep_cut_short(args: &RecordArgs, draft: &Draft, pages: &[RecordedPage]) -> Outcome {
+    let keeper = DraftKeeper::in_dir(browserflow_catalog::drafts_dir());
+    let path = keeper.keep_cut_short(draft, pages)?;
+    eprintln!(
+        "stopped by Ctrl-C: no tool written; the recording ({}) is kept in {}",
+        crate::words::count(draft.steps.len(), "step"),
+        path.display()
+    );
+    if path == keeper.path() {
+        eprintln!("the app offers it on its Record screen when it starts");
+    }
+    eprintln!("make the tool from it: {}", fix_command(args, &path, &[]));
     Ok(false)
 }
 
@@ -443,22 +530,27 @@ async fn from_draft(
         ..browserflow_contract::JsonLimits::DOCUMENT
     };
     let value = browserflow_contract::read_json_file_with(path, limits)?;
-    let kept: DraftFile = serde_json::from_value(value)
-        .with_context(|| format!("{} is not a draft written by bflow record", path.display()))?;
-    let marks = SelectorMarks::unchecked(inputs, Vec::new());
-    let mut draft = kept.draft;
-    // Outputs from a draft cannot be checked against a page: said, not silently trusted.
-    for output in &extracts {
-        eprintln!(
-            "warning: --extract {}={}: not checked against a live page (made from a draft)",
-            output.name, output.selector
-        );
-    }
-    if let Err(unresolved) = draft.apply_marks(marks) {
-        return keep_draft(args, &draft, &unresolved);
-    }
-    let outputs = SelectorMarks::unchecked(Vec::new(), extracts);
-    finish(args, draft, outputs, Vec::new()).await
+    // A recording kept in the drafts folder (Ctrl-C, or the app's unsaved one) has a format.
+    let kept = if value.get("format").is_some() {
+        let kept = DraftKeeper::read_file(path)?;
+        DraftFile {
+            unresolved: Vec::new(),
+            draft: kept.draft,
+            pages: kept.pages,
+        }
+    } else {
+        serde_json::from_value(value)
+            .with_context(|| format!("{} is not a draft written by bflow record", path.display()))?
+    };
+    // Outputs are checked in the pages the recording ended on, as a live recording checks
+    // them: a selector that matches nothing there is not written into a tool.
+    let config = browserflow_cdp::BrowserConfig {
+        chrome_path: args.chrome.clone(),
+        ws_endpoint: args.browser_ws.clone(),
+        ..browserflow_cdp::BrowserConfig::default()
+    };
+    let marks = SelectorMarks::checked_in_pages(inputs, extracts, &kept.pages, &config).await?;
+    finish(args, kept.draft, marks, Vec::new(), kept.pages).await
 }
 
 /// Refuses before anything is recorded when `--out` exists and `--force` is not given: the
@@ -478,7 +570,7 @@ async fn record(
     inputs: Vec<InputBySelector>,
     extracts: Vec<OutputBySelector>,
     lists: Vec<ListMark>,
-    viewport: Option<(u32, u32)>,
+    options: RecordOptions,
 ) -> Outcome {
     check_out(&args)?;
     if draft_path(&args.out).exists() {
@@ -487,8 +579,6 @@ async fn record(
             draft_path(&args.out).display()
         );
     }
-    let url = browserflow_catalog::record_view::start_url(args.url.as_deref().unwrap_or_default())
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
     if !args.headless && args.browser_ws.is_none() && !has_display() {
         bail!(
             "there is no display to open the browser window on (DISPLAY and WAYLAND_DISPLAY are unset): \
@@ -496,28 +586,32 @@ async fn record(
              or run where a display is available"
         );
     }
-    let options = RecordOptions {
-        headed: !args.headless,
-        chrome: args.chrome.clone(),
-        browser_ws: args.browser_ws.clone(),
-        viewport,
-        ..RecordOptions::new(url.clone())
-    };
+    let url = options.start_url.clone();
     let recorder = Recorder::start(options).await?;
     let mut events = recorder.subscribe();
     let watch_outputs = !extracts.is_empty();
     let mut watch = MarkWatch::new(inputs, extracts);
     match recorder.browser_endpoint() {
         Some(endpoint) if args.headless => eprintln!(
-            "recording {url} headless — drive the browser over CDP at {endpoint}; press Enter or Ctrl-C to finish"
+            "recording {url} headless — drive the browser over CDP at {endpoint}; press Enter to finish (Ctrl-C keeps it as a draft)"
         ),
-        _ => eprintln!("recording {url} — close the window, press Enter or Ctrl-C to finish"),
+        _ => eprintln!(
+            "recording {url} — close the window, press Enter to finish (Ctrl-C keeps it as a draft)"
+        ),
+    }
+    // Numbered as the file will be: the steps recorded before the subscription (the start
+    // page), then each step as it is added, and again when it changes its words (a click
+    // that became a fill says what was typed; a secret's is never shown).
+    let mut listed = Listed::default();
+    for (index, step) in recorder.steps().iter().enumerate() {
+        listed.added(index, step);
     }
     let mut uploads: VecDeque<PathBuf> = args.uploads.iter().cloned().collect();
     let mut lines = stdin_lines();
     let mut stdin_open = true;
     // Choosers waiting for a path typed on the terminal.
     let mut asking = 0usize;
+    let mut interrupted = false;
     {
         let ctrl_c = tokio::signal::ctrl_c();
         tokio::pin!(ctrl_c);
@@ -533,7 +627,10 @@ async fn record(
                     watch.look(&recorder, OUTPUT_LOOK).await;
                 }
                 _ = &mut closed => break 'recording,
-                _ = &mut ctrl_c => break 'recording,
+                _ = &mut ctrl_c => {
+                    interrupted = true;
+                    break 'recording;
+                }
                 line = lines.recv(), if stdin_open => match line {
                     // Closed stdin: keep waiting for the window or Ctrl-C.
                     None => stdin_open = false,
@@ -546,7 +643,7 @@ async fn record(
                         match recorder.answer_file_chooser(&[PathBuf::from(path)]).await {
                             Ok(index) => {
                                 asking -= 1;
-                                print_answered(&recorder, index);
+                                print_answered(&recorder, index, &mut listed);
                             }
                             Err(e) => eprintln!("  {e}; type another path"),
                         }
@@ -554,18 +651,22 @@ async fn record(
                     Some(_) => break 'recording,
                 },
                 event = events.recv() => match event {
-                    Ok(RecordEvent::StepAdded { index, step })
-                    | Ok(RecordEvent::StepInserted { index, step }) => {
-                        eprintln!("  {}. {}", index + 1, step.description);
+                    Ok(RecordEvent::StepAdded { index, step }) => {
+                        listed.added(index, &step);
                         // Each page the journey reaches may be the last one seen.
                         look_due = watch_outputs;
                     }
-                    Ok(RecordEvent::PageOpened { name, url }) => eprintln!("  (popup `{name}`: {url})"),
+                    Ok(RecordEvent::StepInserted { index, step }) => {
+                        listed.inserted(index, &step);
+                        look_due = watch_outputs;
+                    }
+                    Ok(RecordEvent::StepUpdated { index, step }) => listed.updated(index, &step),
+                    Ok(RecordEvent::PageOpened { name, url }) => eprintln!("  (popup {name}: {url})"),
                     Ok(RecordEvent::ProtocolError(error)) => eprintln!("  warning: {error}"),
                     Ok(RecordEvent::FileChooser(_)) => match uploads.pop_front() {
                         Some(path) => {
                             match recorder.answer_file_chooser(std::slice::from_ref(&path)).await {
-                                Ok(index) => print_answered(&recorder, index),
+                                Ok(index) => print_answered(&recorder, index, &mut listed),
                                 Err(e) => eprintln!("  --upload {}: {e}", path.display()),
                             }
                         }
@@ -583,11 +684,17 @@ async fn record(
 
     // Steps recorded just before the end are listed too.
     while let Ok(event) = events.try_recv() {
-        if let RecordEvent::StepAdded { index, step } | RecordEvent::StepInserted { index, step } =
-            event
-        {
-            eprintln!("  {}. {}", index + 1, step.description);
+        match event {
+            RecordEvent::StepAdded { index, step } => listed.added(index, &step),
+            RecordEvent::StepInserted { index, step } => listed.inserted(index, &step),
+            RecordEvent::StepUpdated { index, step } => listed.updated(index, &step),
+            _ => {}
         }
+    }
+    if interrupted {
+        let pages = recorder.recorded_pages().await;
+        let draft = recorder.stop().await?;
+        return keep_cut_short(&args, &draft, &pages);
     }
     // Selectors are looked up once more while the page is still open; the marks apply to the
     // draft, and a recording whose marks do not all resolve is kept as a draft.
@@ -608,8 +715,43 @@ async fn record(
         };
         looked_up.push((list, found));
     }
+    // Kept with a draft, should a mark not resolve: later marks are checked there.
+    let pages = recorder.recorded_pages().await;
     let draft = recorder.stop().await?;
-    finish(&args, draft, marks, looked_up).await
+    finish(&args, draft, marks, looked_up, pages).await
+}
+
+/// The steps as listed on the terminal so far, by index: a step is listed again only when
+/// its words change.
+#[derive(Default)]
+struct Listed(Vec<String>);
+
+impl Listed {
+    fn added(&mut self, index: usize, step: &browserflow_record::RecordedStep) {
+        if index < self.0.len() {
+            return self.updated(index, step);
+        }
+        self.0.resize(index, String::new());
+        self.0.push(step.description.clone());
+        eprintln!("  {}. {}", index + 1, step.description);
+    }
+
+    fn inserted(&mut self, index: usize, step: &browserflow_record::RecordedStep) {
+        self.0
+            .insert(index.min(self.0.len()), step.description.clone());
+        eprintln!("  {}. {}", index + 1, step.description);
+    }
+
+    fn updated(&mut self, index: usize, step: &browserflow_record::RecordedStep) {
+        match self.0.get_mut(index) {
+            Some(said) if *said == step.description => {}
+            Some(said) => {
+                said.clone_from(&step.description);
+                eprintln!("  {}. {}", index + 1, step.description);
+            }
+            None => self.added(index, step),
+        }
+    }
 }
 
 /// Whether a window can be shown: an X11 or Wayland display is named.
@@ -626,9 +768,9 @@ const LOOK_AFTER_QUIET: std::time::Duration = std::time::Duration::from_millis(1
 const OUTPUT_LOOK: std::time::Duration = std::time::Duration::from_millis(400);
 
 /// Lists the step an answered file chooser turned into an upload.
-fn print_answered(recorder: &Recorder, index: Option<usize>) {
-    if let Some(step) = index.and_then(|i| recorder.steps().get(i).cloned()) {
-        eprintln!("  {}. {}", index.unwrap_or_default() + 1, step.description);
+fn print_answered(recorder: &Recorder, index: Option<usize>, listed: &mut Listed) {
+    if let Some((index, step)) = index.and_then(|i| Some((i, recorder.steps().get(i).cloned()?))) {
+        listed.updated(index, &step);
     }
 }
 

@@ -9,6 +9,18 @@ pub(crate) fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// Writes `contents` to `path`; a failure names the file and says why in words ("is a folder,
+/// not a file"), never the OS's code.
+pub(crate) fn write_file(path: &std::path::Path, contents: impl AsRef<[u8]>) -> anyhow::Result<()> {
+    std::fs::write(path, contents).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot write {}: {}",
+            path.display(),
+            browserflow_contract::io_in_words(&e)
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -78,6 +78,7 @@ mod lists;
 mod marks;
 pub mod model_assist;
 pub mod protocol;
+mod recorded_pages;
 mod recorder;
 mod selectors;
 mod settle;
@@ -94,6 +95,7 @@ pub use draft::{Draft, InputMark, InputType, OutputMark};
 pub use lists::{FieldBySelector, ListBySelector, TableBySelector};
 pub use marks::{InputBySelector, MarkWatch, OutputBySelector, SelectorMarks, UnresolvedMark};
 pub use model_assist::{ModelAssist, ModelCall, SelectorSuggestion, Suggestions};
+pub use recorded_pages::RecordedPage;
 pub use recorder::{Recorder, Snapshots};
 
 /// The name of the first page of a recording (popups get `popup`, `popup2`, …).
@@ -157,6 +159,15 @@ pub enum DialogAnswers {
     AcceptAll,
 }
 
+/// `1 step`, `3 steps`.
+fn steps(n: usize) -> String {
+    if n == 1 {
+        "1 step".into()
+    } else {
+        format!("{n} steps")
+    }
+}
+
 /// One recorded step with what a person needs to review it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RecordedStep {
@@ -174,8 +185,9 @@ pub struct RecordedStep {
     pub page: String,
     /// The page URL when the step was recorded.
     pub url: String,
-    /// For fills: the value as typed (never set for password fields). Kept so that marking
-    /// the step as an input can use it as the default.
+    /// For fills: the value as typed (never set for password fields); for a prompt dialog
+    /// accepted with text: that text. Kept so that marking the step as an input can use it as
+    /// the default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded_value: Option<String>,
     /// For fills: the field is a password; its value was never captured.
@@ -325,7 +337,7 @@ pub enum RecordError {
     #[error(transparent)]
     Protocol(Box<protocol::ProtocolError>),
     /// A step index is out of range.
-    #[error("there is no step {} (the draft has {len} steps)", .index + 1)]
+    #[error("there is no step {} (the draft has {})", .index + 1, steps(*.len))]
     NoSuchStep {
         /// The 0-based index asked for.
         index: usize,
@@ -343,6 +355,18 @@ pub enum RecordError {
     /// An input or output name is invalid or already taken.
     #[error("{0}")]
     Name(String),
+    /// An input marked by `@promptN` when fewer prompt dialogs were answered with text.
+    #[error(
+        "{selector} names prompt dialog {nth}, and the recording answered {answered} with text"
+    )]
+    NoPrompt {
+        /// The selector as given.
+        selector: String,
+        /// Which prompt it names (from 1).
+        nth: usize,
+        /// How many prompts were answered with text.
+        answered: usize,
+    },
     /// No recorded fill matches the selector an input was marked by.
     #[error("no recorded fill matches {selector:?} (fills: {fills})")]
     NoFill {

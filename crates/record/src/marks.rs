@@ -98,6 +98,8 @@ enum Found {
     Nothing { url: String },
     /// It was never looked up: the window was closed first. Only the selector is kept.
     NotLookedUp,
+    /// It was checked in a kept page of the recording and does not resolve, for this reason.
+    Refused { why: String },
 }
 
 /// A mark by selector that the recording does not satisfy: no tool is written with it.
@@ -227,6 +229,32 @@ impl SelectorMarks {
         }
     }
 
+    /// Marks for a kept draft whose outputs were checked in its kept pages
+    /// ([`SelectorMarks::checked_in_pages`]): an output that resolved keeps its selector, one
+    /// that did not says why.
+    pub(crate) fn checked(
+        inputs: Vec<InputBySelector>,
+        outputs: Vec<(OutputBySelector, Result<(), String>)>,
+    ) -> Self {
+        SelectorMarks {
+            inputs: inputs.into_iter().map(|i| (i, Vec::new())).collect(),
+            outputs: outputs
+                .into_iter()
+                .map(|(output, verdict)| {
+                    let found = match verdict {
+                        Ok(()) => Found::Element(Box::new(OutputMark::css(
+                            &output.name,
+                            &output.selector,
+                            output.kind,
+                        ))),
+                        Err(why) => Found::Refused { why },
+                    };
+                    (output, found)
+                })
+                .collect(),
+        }
+    }
+
     /// The outputs whose element was never looked up (the window closed first): they are
     /// written with their selector alone, unchecked.
     pub fn unchecked_outputs(&self) -> Vec<String> {
@@ -267,6 +295,15 @@ impl Draft {
                         name: output.name.clone(),
                         selector: output.selector.clone(),
                         why: format!("matched nothing on the page (last looked at {url})"),
+                    });
+                    continue;
+                }
+                Found::Refused { why } => {
+                    unresolved.push(UnresolvedMark {
+                        flag: "--extract",
+                        name: output.name.clone(),
+                        selector: output.selector.clone(),
+                        why,
                     });
                     continue;
                 }

@@ -190,7 +190,7 @@ fn a_recording_streams_steps_answers_a_file_chooser_and_takes_model_suggestions(
     let start_url = shop.url("/files.html");
     app.ok(
         "record_start",
-        json!({ "start": { "url": start_url, "cdp": browser.ws_endpoint(), "headed": false } }),
+        json!({ "start": { "url": start_url, "browser_ws": browser.ws_endpoint(), "headless": true } }),
     );
     wait_for(&events, "first step", |e| {
         e["type"] == "step_added" && e["index"] == 0
@@ -324,8 +324,7 @@ fn a_recording_outlives_its_screen_and_a_closed_window_keeps_its_steps_as_a_draf
     assert_eq!(app.ok("record_status", json!({}))["phase"], "idle");
 
     let start_url = shop.url("/index.html");
-    let start =
-        json!({ "start": { "url": start_url, "cdp": browser.ws_endpoint(), "headed": false } });
+    let start = json!({ "start": { "url": start_url, "browser_ws": browser.ws_endpoint(), "headless": true } });
     app.ok("record_start", start.clone());
     wait_for(&events, "first step", |e| {
         e["type"] == "step_added" && e["index"] == 0

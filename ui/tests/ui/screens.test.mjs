@@ -275,7 +275,7 @@ both('record: steps stream in live, picks become outputs, edits go to the draft,
   assert.match(await page.getByTestId('saved').innerText(), /search-price@2\.0\.0/);
 
   const sent = async (cmd) => (await calls(page, cmd)).map((c) => c.args);
-  assert.deepEqual(await sent('record_start'), [{ start: { url: 'http://127.0.0.1:4780/index.html', cdp: null, headed: true } }]);
+  assert.deepEqual(await sent('record_start'), [{ start: { url: 'http://127.0.0.1:4780/index.html', browser_ws: null, headless: false, viewport: null } }]);
   assert.deepEqual(await sent('draft_mark_input'), [{ index: 1, name: 'query', kind: 'string' }]);
   assert.deepEqual(await sent('draft_mark_output'), [{ pick: 0, name: 'price', kind: 'price' }]);
   assert.deepEqual(await sent('draft_move_step'), [{ from: 2, to: 3 }]);
@@ -801,7 +801,7 @@ both('record: outputs are renamed and removed (a price’s currency too), an inp
       case 'draft_rename_output': d.outputs = d.outputs.map((o) => (o === args.from ? args.to : o)); return d;
       case 'draft_check_names': return [
         ...(/^[a-z][a-z0-9-]*$/.test(args.name) ? [] : [{ field: 'name', message: `\`${args.name}\` is not a valid tool name. Use lower-case letters, digits and dashes, like search-price.` }]),
-        ...(/^\d+\.\d+\.\d+$/.test(args.version) ? [] : [{ field: 'version', message: `\`${args.version}\` is not a version: write three numbers with dots, like 1.0.0 (or 2.1.0-beta.1).` }]),
+        ...(/^\d+\.\d+\.\d+$/.test(args.version) ? [] : [{ field: 'version', message: `"${args.version}" is not a version: write three numbers with dots, like 1.0.0 (or 2.1.0-beta.1).` }]),
       ];
       default: return Promise.reject({ code: 'unexpected', message: cmd });
     }

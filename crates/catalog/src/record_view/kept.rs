@@ -7,9 +7,9 @@
 //! and a value typed into a field later marked secret is left out of the file at that edit.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use browserflow_record::{Draft, PickedElement};
+use browserflow_record::{Draft, PickedElement, RecordedPage};
 use browserflow_steps::Step;
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +37,9 @@ pub struct KeptDraft {
     /// Its window was still open when it was last written: the recording did not stop, it
     /// was cut short (the app closed or crashed).
     pub live: bool,
+    /// The pages the recording ended on, when the recorder kept them (`bflow record`): a
+    /// selector given later is checked there.
+    pub pages: Vec<RecordedPage>,
 }
 
 /// Why the kept recording could not be read back.
@@ -50,6 +53,14 @@ pub enum KeptDraftError {
         path: PathBuf,
         /// Where it is now.
         set_aside: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A file named as a kept recording is not one this version reads.
+    #[error("{} is not a kept recording ({reason})", .path.display())]
+    NotKept {
+        /// The file.
+        path: PathBuf,
         /// What is wrong with it.
         reason: String,
     },
@@ -72,6 +83,8 @@ struct KeptFile {
     draft: Draft,
     #[serde(default)]
     picks: Vec<PickedElement>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pages: Vec<RecordedPage>,
 }
 
 impl DraftKeeper {
@@ -93,9 +106,51 @@ impl DraftKeeper {
         picks: &[PickedElement],
         live: bool,
     ) -> Result<(), KeptDraftError> {
-        let path = self.path();
+        self.write(&self.path(), draft, picks, live, &[])
+    }
+
+    /// Keeps a recording cut short outside the app (`bflow record` on Ctrl-C) with the pages
+    /// it ended on: as the unsaved recording when there is none, so that the app offers it
+    /// at start, else in a file of its own beside it, never over the app's. Returns the file.
+    pub fn keep_cut_short(
+        &self,
+        draft: &Draft,
+        pages: &[RecordedPage],
+    ) -> Result<PathBuf, KeptDraftError> {
+        let mut path = self.path();
+        if path.exists() {
+            let now = crate::library::now_epoch_seconds();
+            path = (0..)
+                .map(|n| match n {
+                    0 => self.dir.join(format!("recording-{now}.json")),
+                    n => self.dir.join(format!("recording-{now}-{n}.json")),
+                })
+                .find(|p| !p.exists())
+                .unwrap_or_else(|| self.dir.join(format!("recording-{now}.json")));
+        }
+        self.write(&path, draft, &[], true, pages)?;
+        Ok(path)
+    }
+
+    /// Reads the kept recording in `path` (the unsaved one, or one kept beside it by
+    /// [`DraftKeeper::keep_cut_short`]), leaving the file where it is.
+    pub fn read_file(path: &Path) -> Result<KeptDraft, KeptDraftError> {
+        read_kept(path).map_err(|reason| KeptDraftError::NotKept {
+            path: path.to_path_buf(),
+            reason,
+        })
+    }
+
+    fn write(
+        &self,
+        path: &Path,
+        draft: &Draft,
+        picks: &[PickedElement],
+        live: bool,
+        pages: &[RecordedPage],
+    ) -> Result<(), KeptDraftError> {
         let io = |source| KeptDraftError::Io {
-            path: path.clone(),
+            path: path.to_path_buf(),
             source,
         };
         let file = KeptFile {
@@ -104,13 +159,14 @@ impl DraftKeeper {
             live,
             draft: without_secret_values(draft),
             picks: picks.to_vec(),
+            pages: pages.to_vec(),
         };
         let json = serde_json::to_vec_pretty(&file).map_err(|e| io(e.into()))?;
         std::fs::create_dir_all(&self.dir).map_err(io)?;
         let mut temporary = tempfile::NamedTempFile::new_in(&self.dir).map_err(io)?;
         temporary.write_all(&json).map_err(io)?;
         temporary.as_file().sync_all().map_err(io)?;
-        temporary.persist(&path).map_err(|e| io(e.error))?;
+        temporary.persist(path).map_err(|e| io(e.error))?;
         Ok(())
     }
 
@@ -121,24 +177,8 @@ impl DraftKeeper {
         if !path.exists() {
             return Ok(None);
         }
-        let limits = browserflow_contract::JsonLimits {
-            max_bytes: MAX_KEPT_FILE,
-            ..browserflow_contract::JsonLimits::DOCUMENT
-        };
-        let parsed = browserflow_contract::read_json_file_with(&path, limits)
-            .map_err(|e| e.to_string())
-            .and_then(|value| serde_json::from_value::<KeptFile>(value).map_err(|e| e.to_string()))
-            .and_then(|file| match file.format {
-                FORMAT => Ok(file),
-                other => Err(format!("format {other}, this version reads {FORMAT}")),
-            });
-        match parsed {
-            Ok(file) => Ok(Some(KeptDraft {
-                draft: file.draft,
-                picks: file.picks,
-                kept_at: file.kept_at,
-                live: file.live,
-            })),
+        match read_kept(&path) {
+            Ok(kept) => Ok(Some(kept)),
             Err(reason) => {
                 let set_aside = self.dir.join(format!(
                     "unsaved.unreadable-{}.json",
@@ -169,6 +209,30 @@ impl DraftKeeper {
     }
 }
 
+/// The kept recording in `path`, or why it is not one.
+fn read_kept(path: &Path) -> Result<KeptDraft, String> {
+    let limits = browserflow_contract::JsonLimits {
+        max_bytes: MAX_KEPT_FILE,
+        ..browserflow_contract::JsonLimits::DOCUMENT
+    };
+    let file = browserflow_contract::read_json_file_with(path, limits)
+        .map_err(|e| e.to_string())
+        .and_then(|value| serde_json::from_value::<KeptFile>(value).map_err(|e| e.to_string()))?;
+    if file.format != FORMAT {
+        return Err(format!(
+            "format {}, this version reads {FORMAT}",
+            file.format
+        ));
+    }
+    Ok(KeptDraft {
+        draft: file.draft,
+        picks: file.picks,
+        kept_at: file.kept_at,
+        live: file.live,
+        pages: file.pages,
+    })
+}
+
 /// `draft` less the values typed into fields whose input is secret (a field marked secret
 /// after it was typed into: its value was captured, and stays in memory only).
 fn without_secret_values(draft: &Draft) -> Draft {
@@ -180,8 +244,16 @@ fn without_secret_values(draft: &Draft) -> Draft {
         .collect();
     let mut kept = draft.clone();
     for recorded in &mut kept.steps {
-        let types_a_secret = matches!(&recorded.step, Step::Fill(fill)
-            if secret.iter().any(|reference| fill.value.contains(reference.as_str())));
+        let given = match &recorded.step {
+            Step::Fill(fill) => Some(fill.value.as_str()),
+            Step::HandleDialog(dialog) => dialog.prompt_text.as_deref(),
+            _ => None,
+        };
+        let types_a_secret = given.is_some_and(|value| {
+            secret
+                .iter()
+                .any(|reference| value.contains(reference.as_str()))
+        });
         if recorded.secret || types_a_secret {
             recorded.recorded_value = None;
         }

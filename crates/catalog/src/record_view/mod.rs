@@ -9,7 +9,7 @@
 //! use browserflow_catalog::record_view::{OutputKindName, RecordSession, RecordStart};
 //!
 //! let mut session = RecordSession::default();
-//! let start = RecordStart { url: "http://127.0.0.1:4780".into(), cdp: None, headed: true };
+//! let start = RecordStart { url: "http://127.0.0.1:4780".into(), ..RecordStart::default() };
 //! let mut events = session.start(&start).await?;
 //! tokio::spawn(async move {
 //!     while let Some(view) = events.next().await {
@@ -197,12 +197,9 @@ impl RecordSession {
             return Err(RecordViewError::UnsavedKept(kept.steps));
         }
         // Checked before any browser starts.
-        let url = start_url(&start.url)?;
         let options = RecordOptions {
-            headed: start.headed,
-            browser_ws: start.cdp.clone().filter(|c| !c.trim().is_empty()),
             thumbnails: true,
-            ..RecordOptions::new(&url)
+            ..start.options()?
         };
         let recorder = Recorder::start(options).await?;
         let live = recorder.subscribe();
@@ -476,7 +473,7 @@ impl RecordSession {
         .map_err(|e| match e {
             crate::save::SaveError::InvalidTool(e) => RecordViewError::InvalidTool(e),
             crate::save::SaveError::Exists(path) => RecordViewError::Exists(path),
-            crate::save::SaveError::Io { source, .. } => RecordViewError::Io(source),
+            crate::save::SaveError::Io { error, .. } => RecordViewError::Io(error),
         })?;
         self.draft = None;
         self.undo.clear();
@@ -557,7 +554,7 @@ pub fn check_name_and_version(name: &str, version: &str) -> Vec<FieldProblem> {
         problems.push(FieldProblem {
             field: "version".into(),
             message: format!(
-                "`{version}` is not a version: write three numbers with dots, like 1.0.0 (or 2.1.0-beta.1)."
+                "\"{version}\" is not a version: write three numbers with dots, like 1.0.0 (or 2.1.0-beta.1)."
             ),
         });
     }
@@ -579,15 +576,17 @@ pub fn start_url(typed: &str) -> Result<String, RecordViewError> {
         format!("http://{typed}")
     };
     let url = url::Url::parse(&with_scheme)
-        .map_err(|e| RecordViewError::BadUrl(format!("`{typed}` is not a web address: {e}")))?;
+        .map_err(|e| RecordViewError::BadUrl(format!("\"{typed}\" is not a web address: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(RecordViewError::BadUrl(format!(
-            "`{typed}` is a {}: URL; a recording starts on a web page (http:// or https://)",
+            "\"{typed}\" is a {}: URL; a recording starts on a web page (http:// or https://)",
             url.scheme()
         )));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(RecordViewError::BadUrl(format!("`{typed}` names no host")));
+        return Err(RecordViewError::BadUrl(format!(
+            "\"{typed}\" names no host"
+        )));
     }
     Ok(url.to_string())
 }

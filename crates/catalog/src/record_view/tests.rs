@@ -70,8 +70,9 @@ async fn a_bad_start_url_is_refused_before_any_browser_starts() {
     let start = RecordStart {
         url: "http://exa mple.com".into(),
         // A browser endpoint that does not exist: reaching it would be a different error.
-        cdp: Some("ws://127.0.0.1:9/devtools/browser/none".into()),
-        headed: false,
+        browser_ws: Some("ws://127.0.0.1:9/devtools/browser/none".into()),
+        headless: true,
+        viewport: None,
     };
     match session.start(&start).await {
         Err(e) => assert_eq!(e.code(), "bad_input", "{e}"),
@@ -172,4 +173,44 @@ fn an_unreadable_recorder_message_reaches_the_screen_as_not_recorded() {
         }
     );
     assert!(error.to_string().contains("`click`"), "{error}");
+}
+
+#[test]
+fn the_app_and_the_command_line_start_a_recording_by_the_same_options() {
+    // What the Record screen sends with nothing chosen: the CLI's defaults.
+    let start: RecordStart =
+        serde_json::from_value(serde_json::json!({ "url": "127.0.0.1:4780" })).unwrap();
+    let options = start.options().unwrap();
+    assert_eq!(options.start_url, "http://127.0.0.1:4780/");
+    assert!(options.headed, "a window unless headless is asked for");
+    assert_eq!(options.viewport, None);
+    assert_eq!(options.browser_ws, None);
+    // The flags' names; blank is none, as an empty field on the screen.
+    let start: RecordStart = serde_json::from_value(serde_json::json!({
+        "url": "http://a.test/", "headless": true, "viewport": "800x600", "browser_ws": "  "
+    }))
+    .unwrap();
+    let options = start.options().unwrap();
+    assert!(!options.headed);
+    assert_eq!(options.viewport, Some((800, 600)));
+    assert_eq!(options.browser_ws, None);
+    // An old or misspelt option is refused, not ignored.
+    assert!(
+        serde_json::from_value::<RecordStart>(
+            serde_json::json!({ "url": "a.test", "headed": true })
+        )
+        .is_err()
+    );
+    let bad = RecordStart {
+        url: "a.test".into(),
+        viewport: Some("0x5".into()),
+        ..RecordStart::default()
+    }
+    .options()
+    .unwrap_err();
+    assert_eq!(bad.code(), "bad_input");
+    assert_eq!(
+        bad.to_string(),
+        "the viewport 0x5 is not WIDTHxHEIGHT, for example 1280x800"
+    );
 }

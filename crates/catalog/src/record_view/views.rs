@@ -3,16 +3,60 @@
 
 use super::*;
 
-/// How to start a recording.
-#[derive(Debug, Clone, Deserialize)]
+/// How to start a recording: the Record screen's options and `bflow record`'s flags, by the
+/// same names (`url`, `browser_ws`, `headless`, `viewport`) with the same defaults, read by
+/// one rule ([`RecordStart::options`]).
+#[derive(Debug, Clone, Default, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
 pub struct RecordStart {
-    /// The page the recording starts on.
+    /// The page the recording starts on (`http://` added when no scheme is given).
     pub url: String,
-    /// Record in an already running Chromium (its CDP WebSocket URL) instead of launching one.
-    pub cdp: Option<String>,
-    /// Show the window (default true; a person drives it).
-    pub headed: bool,
+    /// Record in an already running Chromium (its CDP endpoint, `ws://…` or
+    /// `http://host:port`) instead of launching one. Blank is none.
+    #[serde(default)]
+    pub browser_ws: Option<String>,
+    /// Run without a window (default false: a person drives the window).
+    #[serde(default)]
+    pub headless: bool,
+    /// Emulate a viewport, `WIDTHxHEIGHT` (default none: the window's own size). Blank is
+    /// none.
+    #[serde(default)]
+    pub viewport: Option<String>,
+}
+
+impl RecordStart {
+    /// The recorder's options: the start URL checked ([`start_url`]), the viewport read
+    /// ([`viewport`]), a blank endpoint or viewport taken as none — before any browser starts.
+    pub fn options(&self) -> Result<RecordOptions, RecordViewError> {
+        let url = start_url(&self.url)?;
+        let viewport = match self.viewport.as_deref().map(str::trim) {
+            Some(text) if !text.is_empty() => Some(viewport(text)?),
+            _ => None,
+        };
+        Ok(RecordOptions {
+            headed: !self.headless,
+            browser_ws: self
+                .browser_ws
+                .as_deref()
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned),
+            viewport,
+            ..RecordOptions::new(&url)
+        })
+    }
+}
+
+/// `WIDTHxHEIGHT` (`1280x800`), both above zero.
+pub fn viewport(text: &str) -> Result<(u32, u32), RecordViewError> {
+    let parsed = text
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+    match parsed {
+        Some((w, h)) if w > 0 && h > 0 => Ok((w, h)),
+        _ => Err(RecordViewError::BadViewport(text.to_owned())),
+    }
 }
 
 /// One recorded step, for people.
@@ -340,6 +384,9 @@ pub enum RecordViewError {
     /// The start URL is not a web page's address.
     #[error("{0}")]
     BadUrl(String),
+    /// The viewport is not `WIDTHxHEIGHT`.
+    #[error("the viewport {0} is not WIDTHxHEIGHT, for example 1280x800")]
+    BadViewport(String),
     /// No recording is running.
     #[error("no recording is running")]
     NotRecording,
@@ -370,7 +417,8 @@ pub enum RecordViewError {
     /// An unsaved recording (of this many steps) is kept from before: a new recording would
     /// replace it.
     #[error(
-        "an unsaved recording ({0} steps) is kept from before: open it or discard it before recording again"
+        "an unsaved recording ({}) is kept from before: open it or discard it before recording again",
+        if *.0 == 1 { "1 step".to_string() } else { format!("{} steps", .0) }
     )]
     UnsavedKept(usize),
     /// The kept recording could not be read or written.
@@ -395,7 +443,8 @@ impl RecordViewError {
             RecordViewError::NothingToUndo => "nothing_to_undo",
             RecordViewError::NotAnInputType(_)
             | RecordViewError::NoSuchPick(_)
-            | RecordViewError::BadUrl(_) => "bad_input",
+            | RecordViewError::BadUrl(_)
+            | RecordViewError::BadViewport(_) => "bad_input",
             RecordViewError::Record(RecordError::PickCancelled) => "pick_cancelled",
             RecordViewError::Record(_) => "record",
             RecordViewError::InvalidTool(_) => "invalid_tool",

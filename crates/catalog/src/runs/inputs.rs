@@ -49,6 +49,20 @@ impl RunInput {
         }
     }
 
+    /// Text typed into a form or given as `--input name=TEXT`, read by the rule the app and
+    /// the command line share: blank text for a slot with a default is no value (the default
+    /// is used, as a form showing the default sends it), blank text for a slot without one is
+    /// refused ([`InputError::Blank`]); anything else as [`RunInput::from_written`] reads it.
+    pub fn from_typed(decl: &InputDecl, text: &str) -> Result<Option<RunInput>, InputError> {
+        if text.trim().is_empty() && !decl.secret {
+            return match decl.schema.default {
+                Some(_) => Ok(None),
+                None => Err(InputError::Blank(decl.name.clone())),
+            };
+        }
+        RunInput::from_written(decl, text).map(Some)
+    }
+
     /// As the Rider takes it.
     pub fn to_bound(&self) -> Bound {
         match self {
@@ -75,6 +89,9 @@ pub enum InputError {
     /// A secret reference for a plain slot.
     #[error("the input `{0}` is not secret and cannot take a secret")]
     NotSecret(String),
+    /// Blank text for an input that has no default.
+    #[error("the input {0} is required and was left blank: give it a value")]
+    Blank(String),
     /// An empty secret name.
     #[error("the input `{0}` names no secret")]
     EmptySecret(String),
@@ -111,4 +128,29 @@ pub fn bind_inputs(
         bound.insert(name.clone(), input.to_bound());
     }
     Ok(bound)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use browserflow_contract::Schema;
+
+    fn decl(schema: serde_json::Value) -> InputDecl {
+        InputDecl::new("query", Schema::from_json(&schema).unwrap())
+    }
+
+    #[test]
+    fn blank_text_is_the_default_or_refused_the_same_for_every_shell() {
+        let with_default = decl(serde_json::json!({ "type": "string", "default": "mouse" }));
+        assert_eq!(RunInput::from_typed(&with_default, "  ").unwrap(), None);
+        let required = decl(serde_json::json!({ "type": "string" }));
+        assert_eq!(
+            RunInput::from_typed(&required, ""),
+            Err(InputError::Blank("query".into()))
+        );
+        assert_eq!(
+            RunInput::from_typed(&required, "keyboard").unwrap(),
+            Some(RunInput::Value("keyboard".into()))
+        );
+    }
 }

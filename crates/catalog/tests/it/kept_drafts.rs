@@ -60,8 +60,8 @@ async fn a_kept_recording_is_offered_again_restored_kept_on_each_edit_and_forgot
     }
     let start = browserflow_catalog::record_view::RecordStart {
         url: "http://127.0.0.1:1/".into(),
-        cdp: None,
-        headed: false,
+        headless: true,
+        ..Default::default()
     };
     assert!(matches!(
         session.start(&start).await.err(),

@@ -212,7 +212,7 @@ async fn recorded_lists_return_every_row_of_every_fixture_and_of_its_redesign() 
         .await;
         let count = want.len();
         assert!(
-            err.contains(&format!("list `results`: {count} items on the page"))
+            err.contains(&format!("list results: {count} items on the page"))
                 && err.contains(&format!("(optional, missing from some: {optional})")),
             "{page}: {err}"
         );

@@ -379,7 +379,7 @@ fn packs_are_verified_and_names_checked_before_anything_is_served() {
     // A good pack is served (until its client, here an empty stdin, goes away).
     let good = serve(&["--pack", &pack_arg]);
     assert!(
-        stderr(&good).contains("serving 1 tools"),
+        stderr(&good).contains("serving 1 tool "),
         "{}",
         stderr(&good)
     );

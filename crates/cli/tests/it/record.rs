@@ -185,8 +185,21 @@ async fn bflow_record_writes_a_tool_with_the_marked_input_and_output() {
         "the written steps are listed as numbered in the file: {err}"
     );
     assert!(
-        err.contains("input `q` defaults to \"keyboard\", the value typed while recording"),
+        err.contains("input q defaults to \"keyboard\", the value given while recording"),
         "the recorded default is said: {err}"
+    );
+    // Listed live as the file numbers them, with what was typed: the click that became a
+    // fill is listed again with its text, the key press keeps its number.
+    let live = err.split("wrote ").next().unwrap();
+    assert!(
+        live.contains("  1. Open ")
+            && live.contains("  2. Fill searchbox \"Search products\" with \"keyboard\"")
+            && live.contains("  3. Press Enter"),
+        "{live}"
+    );
+    assert!(
+        !err.contains('`') && !err.contains("\\\""),
+        "no markdown or escapes in what people read: {err}"
     );
     assert!(
         err.contains(&format!(
@@ -269,6 +282,93 @@ async fn marks_that_do_not_resolve_keep_the_recording_as_a_draft_naming_each_and
         "nothing recorded is lost: {kept:#}"
     );
     assert_eq!(kept["unresolved"].as_array().unwrap().len(), 2, "{kept:#}");
+    assert!(
+        kept["pages"][0]["html"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("results-heading"),
+        "the page the recording ended on is kept with it: {kept:#}"
+    );
+
+    // The input fixed but the output still wrong: checked against the page the recording
+    // ended on, it matches nothing, so no tool is written and the draft stays; the command
+    // printed to finish it keeps the mark that resolved.
+    let still_wrong = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "record",
+            "--from-draft",
+            &draft_file.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+            "--input",
+            "q=#search-input",
+            "--extract",
+            "price=.pricetag:number",
+        ])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&still_wrong.stderr);
+    assert_eq!(still_wrong.status.code(), Some(1), "{said}");
+    assert!(!out.exists(), "no tool with an output that matches nothing");
+    assert!(draft_file.exists(), "the draft is kept");
+    assert!(
+        said.contains(
+            "--extract price=.pricetag: matched nothing on the page the recording ended on"
+        ),
+        "{said}"
+    );
+    assert!(
+        !said.contains("not checked") && !said.contains("unchecked") && !said.contains("warning"),
+        "no warning contradicts the error: {said}"
+    );
+    let fix = said
+        .lines()
+        .find_map(|l| l.strip_prefix("fix the marks and make the tool from it: "))
+        .unwrap_or_else(|| panic!("a fix command: {said}"));
+    let words = shlex::split(fix).unwrap();
+    assert_eq!(
+        words[..4],
+        [
+            "bflow",
+            "record",
+            "--from-draft",
+            &*draft_file.to_string_lossy()
+        ],
+        "{fix}"
+    );
+    assert!(
+        words
+            .windows(2)
+            .any(|w| w == ["--input", "q=#search-input"])
+            && words
+                .windows(2)
+                .any(|w| w == ["--extract", "price=SELECTOR"]),
+        "prefilled with the mark that resolved, a placeholder for the one that did not: {fix}"
+    );
+
+    // A folder where the tool file should go: said in words, naming it, with no OS code.
+    let folder = dir.path().join("a-folder");
+    std::fs::create_dir(&folder).unwrap();
+    let into_folder = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "record",
+            "--from-draft",
+            &draft_file.to_string_lossy(),
+            "--force",
+            "--out",
+        ])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&into_folder.stderr);
+    assert!(!into_folder.status.success());
+    assert!(
+        said.contains(&format!(
+            "cannot write {}: is a folder, not a file",
+            folder.display()
+        )) && !said.contains("os error"),
+        "{said}"
+    );
 
     // The marks fixed, the draft becomes the tool, without recording again.
     let finished = Command::new(env!("CARGO_BIN_EXE_bflow"))
@@ -363,7 +463,7 @@ fn bflow_record_rejects_malformed_marks_before_opening_a_browser() {
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(
-        err.contains("--input \"no-equals-sign\": expected NAME=SELECTOR"),
+        err.contains("--input no-equals-sign: expected NAME=SELECTOR"),
         "{err}"
     );
     let out = bflow(&[
@@ -375,7 +475,7 @@ fn bflow_record_rejects_malformed_marks_before_opening_a_browser() {
         "wide",
     ]);
     assert!(
-        stderr(&out).contains("expected WIDTHxHEIGHT"),
+        stderr(&out).contains("the viewport wide is not WIDTHxHEIGHT, for example 1280x800"),
         "{}",
         stderr(&out)
     );
@@ -429,15 +529,29 @@ fn bflow_record_checks_the_url_and_the_display_before_opening_a_browser() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn bflow_record_answers_a_chooser_with_upload_and_ctrl_c_still_writes_the_tool() {
+async fn bflow_record_answers_a_chooser_with_upload_and_ctrl_c_keeps_the_recording_in_the_drafts_folder()
+ {
     let shop = FixtureServer::shop().unwrap();
     let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let picture = dir.path().join("cat.png");
     std::fs::write(&picture, [7u8; 11]).unwrap();
     let out = dir.path().join("pictures.json");
+    let data = dir.path().join("app-data");
     let start = shop.url("/files.html");
+    // The app's own unsaved recording is there already: Ctrl-C must not replace it.
+    let drafts = data.join("drafts");
+    std::fs::create_dir_all(&drafts).unwrap();
+    std::fs::write(drafts.join("unsaved.json"), "the app's").unwrap();
+    let sigint = |child: &std::process::Child| {
+        let status = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
     let child = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .env("BROWSERFLOW_APP_DATA", &data)
         .args([
             "record",
             &start,
@@ -471,18 +585,66 @@ async fn bflow_record_answers_a_chooser_with_upload_and_ctrl_c_still_writes_the_
     .await;
     // The upload step is listed once the chooser was answered; then Ctrl-C.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    sigint(&child);
     let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
         .unwrap();
     let err = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{err}");
+    assert_eq!(output.status.code(), Some(1), "{err}");
     assert!(err.contains("Upload cat.png"), "{err}");
+    assert!(!out.exists(), "Ctrl-C stops, it does not finish: {err}");
+    assert_eq!(
+        std::fs::read_to_string(drafts.join("unsaved.json")).unwrap(),
+        "the app's",
+        "the app's unsaved recording is left alone"
+    );
+    let kept: Vec<_> = std::fs::read_dir(&drafts)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with("unsaved.json"))
+        .collect();
+    assert_eq!(kept.len(), 1, "one recording kept beside it: {kept:?}");
+    let kept_file = &kept[0];
+    assert!(
+        err.contains(&format!(
+            "stopped by Ctrl-C: no tool written; the recording (2 steps) is kept in {}",
+            kept_file.display()
+        )),
+        "{err}"
+    );
+    let resume = err
+        .lines()
+        .find_map(|l| l.strip_prefix("make the tool from it: "))
+        .unwrap_or_else(|| panic!("how to resume it: {err}"));
+    let words = shlex::split(resume).unwrap();
+    assert_eq!(
+        words[..4],
+        [
+            "bflow",
+            "record",
+            "--from-draft",
+            &*kept_file.to_string_lossy()
+        ],
+        "{resume}"
+    );
+    assert!(
+        words
+            .windows(2)
+            .any(|w| w == ["--extract", "chosen=[data-testid=chosen-files]"]),
+        "the marks given are given again: {resume}"
+    );
 
+    // The printed command makes the tool from the kept recording, its output checked in the
+    // page the recording ended on.
+    let finished = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args(&words[1..])
+        .output()
+        .unwrap();
+    assert!(
+        finished.status.success(),
+        "{}",
+        String::from_utf8_lossy(&finished.stderr)
+    );
     let file = ToolFile::load(&out).expect("a valid tool file");
     let kinds: Vec<&str> = file.steps.iter().map(|s| s.kind().name()).collect();
     assert_eq!(kinds, ["navigate", "upload", "extract"], "{kinds:?}");
@@ -492,6 +654,94 @@ async fn bflow_record_answers_a_chooser_with_upload_and_ctrl_c_still_writes_the_
         .await
         .unwrap();
     assert_eq!(report.outputs["chosen"], Value::from("cat.png (11 bytes)"));
+    context.close().await.unwrap();
+    browser.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prompt_dialogs_answer_becomes_an_input_said_with_its_default() {
+    let shop = FixtureServer::shop().unwrap();
+    let browser = Browser::launch(&BrowserConfig::default()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("greet@1.0.0.json");
+    let start = shop.url("/index.html");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bflow"))
+        .args([
+            "record",
+            &start,
+            "--out",
+            &out.to_string_lossy(),
+            "--headless",
+            "--browser-ws",
+            browser.ws_endpoint(),
+            "--input",
+            "who=@prompt",
+            "--extract",
+            "greeting=#service-status",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let page = attach_to_page(&browser, &start).await;
+    // A headless recording answers the prompt at once, as the page offered it.
+    click(&page, "document.getElementById('ask-name')").await;
+    wait_js(
+        &page,
+        "document.getElementById('service-status').textContent.startsWith('Hello, ')",
+    )
+    .await;
+    let greeted: String = page
+        .call(
+            "Runtime.evaluate",
+            json!({ "expression": "document.getElementById('service-status').textContent", "returnByValue": true }),
+        )
+        .await
+        .unwrap()["result"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answer = greeted.strip_prefix("Hello, ").unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    child.stdin.take().unwrap().write_all(b"\n").unwrap();
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{err}");
+    // The answer is shown, not hidden, and its becoming the input's default is said.
+    assert!(
+        err.contains(&format!("Accept the next prompt dialog with \"{answer}\"")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "input who defaults to \"{answer}\", the value given while recording"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("Accept the next prompt dialog with the input who"),
+        "the file's step names the input: {err}"
+    );
+
+    let file = ToolFile::load(&out).expect("a valid tool file");
+    let who = file
+        .contract
+        .inputs()
+        .iter()
+        .find(|i| i.name == "who")
+        .expect("an input who");
+    assert_eq!(who.schema.default, Some(Value::from(answer.clone())));
+    // Replayed with another answer, the page greets that one.
+    let context = browser.new_context().await.unwrap();
+    let inputs = json!({ "who": "Ada" }).as_object().cloned().unwrap();
+    let report = Replayer::default()
+        .run(&context, &file.steps, &inputs)
+        .await
+        .unwrap();
+    assert_eq!(report.outputs["greeting"], Value::from("Hello, Ada"));
     context.close().await.unwrap();
     browser.close().await.unwrap();
 }

@@ -173,6 +173,16 @@ fn a_tools_inputs_are_called_tool_inputs() {
         "{}",
         stderr(&missing)
     );
+    // Blank, for an input with no default: refused by the rule the app's Run follows.
+    let blank = run_with(dir.path(), &["run", &tool, "--input", "query=  "]);
+    assert_eq!(blank.status.code(), Some(1));
+    assert!(
+        stderr(&blank).contains(
+            "--input query= is blank, and the input query has no default: give it a value"
+        ),
+        "{}",
+        stderr(&blank)
+    );
     let unknown = run_with(dir.path(), &["run", &tool, "--input", "qury=x"]);
     assert!(
         stderr(&unknown).contains("has no input `qury` (its inputs: query)")

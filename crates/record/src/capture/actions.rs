@@ -186,7 +186,7 @@ impl Builder {
             format!("Type the secret into {}", target.description)
         } else {
             format!(
-                "Fill {} with {:?}",
+                "Fill {} with \"{}\"",
                 target.description,
                 recorded_value.as_deref().unwrap_or_default()
             )

@@ -87,6 +87,11 @@ impl Builder {
         };
         let prompt_text = (kind == "prompt" && accepted).then_some(user_input);
         let verb = if accepted { "Accept" } else { "Dismiss" };
+        // The answer is said, and kept as a typed value is: it can become an input.
+        let answer = prompt_text
+            .as_deref()
+            .map(|text| format!(" with \"{text}\""))
+            .unwrap_or_default();
         let url = self
             .steps
             .get(index.saturating_sub(1))
@@ -96,13 +101,14 @@ impl Builder {
             Step::HandleDialog(HandleDialogStep {
                 label: None,
                 accept: accepted,
-                prompt_text,
+                prompt_text: prompt_text.clone(),
             }),
-            format!("{verb} the next {kind} dialog"),
+            format!("{verb} the next {kind} dialog{answer}"),
             None,
             &url,
         );
         recorded.page = page.to_string();
+        recorded.recorded_value = prompt_text;
         vec![self.insert(index, recorded)]
     }
 

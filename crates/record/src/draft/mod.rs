@@ -64,6 +64,26 @@ pub(crate) fn valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
+/// The value a step gives the page that can become an input: a fill's text, or the text a
+/// prompt dialog was answered with.
+fn typed_value(step: &Step) -> Option<&str> {
+    match step {
+        Step::Fill(fill) => Some(&fill.value),
+        Step::HandleDialog(dialog) => dialog.prompt_text.as_deref(),
+        _ => None,
+    }
+}
+
+/// `@prompt` (the first prompt dialog answered with text) or `@promptN` (the Nth): which
+/// answer an input given by "selector" means.
+pub(crate) fn prompt_selector(selector: &str) -> Option<usize> {
+    let rest = selector.trim().strip_prefix("@prompt")?;
+    if rest.is_empty() {
+        return Some(1);
+    }
+    rest.parse().ok().filter(|n| *n > 0)
+}
+
 fn reference(name: &str) -> String {
     format!("{{{{{name}}}}}")
 }
@@ -102,6 +122,9 @@ impl Draft {
         selector: &str,
         live: &[SelectorCandidate],
     ) -> Result<usize, RecordError> {
+        if let Some(nth) = prompt_selector(selector) {
+            return self.prompt_answer(nth, selector);
+        }
         let fills: Vec<(usize, &[SelectorCandidate])> = self
             .steps
             .iter()
@@ -139,6 +162,25 @@ impl Draft {
                 listed.join("; ")
             },
         })
+    }
+
+    /// The step of the `nth` (from 1) prompt dialog answered with text.
+    fn prompt_answer(&self, nth: usize, selector: &str) -> Result<usize, RecordError> {
+        let answered: Vec<usize> = self
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(&s.step, Step::HandleDialog(d) if d.prompt_text.is_some()))
+            .map(|(i, _)| i)
+            .collect();
+        answered
+            .get(nth.saturating_sub(1))
+            .copied()
+            .ok_or_else(|| RecordError::NoPrompt {
+                selector: selector.to_owned(),
+                nth,
+                answered: answered.len(),
+            })
     }
 
     /// An empty draft for a recording starting at `start_url` now.
@@ -203,24 +245,24 @@ impl Draft {
         let mut mark = mark;
         if !valid_name(&mark.name) {
             return Err(RecordError::Name(format!(
-                "`{}` is not a valid input name (use letters, digits, `_` or `-`, starting with a letter)",
+                "\"{}\" is not a valid input name (use letters, digits, _ or -, starting with a letter)",
                 mark.name
             )));
         }
         let recorded = &self.steps[step_index];
-        let Step::Fill(fill) = &recorded.step else {
+        let Some(value) = typed_value(&recorded.step) else {
             return Err(RecordError::Mark {
                 index: step_index,
                 message: format!(
-                    "only a fill step can become an input, this is a {} step",
+                    "only a fill step or a prompt dialog's answer can become an input, this is a {} step",
                     recorded.step.kind()
                 ),
             });
         };
-        let previous = references(&fill.value);
+        let previous = references(value);
         if self.inputs.iter().any(|i| i.name == mark.name) && !previous.contains(&mark.name) {
             return Err(RecordError::Name(format!(
-                "there is already an input named `{}`",
+                "there is already an input named \"{}\"",
                 mark.name
             )));
         }
@@ -241,7 +283,7 @@ impl Draft {
             let recorded_value = recorded
                 .recorded_value
                 .clone()
-                .unwrap_or_else(|| fill.value.clone());
+                .unwrap_or_else(|| value.to_owned());
             mark.default =
                 Some(
                     mark.kind
@@ -257,8 +299,10 @@ impl Draft {
         }
         let name = mark.name.clone();
         let typed = recorded.recorded_value.clone();
-        if let Step::Fill(fill) = &mut self.steps[step_index].step {
-            fill.value = reference(&name);
+        match &mut self.steps[step_index].step {
+            Step::Fill(fill) => fill.value = reference(&name),
+            Step::HandleDialog(dialog) => dialog.prompt_text = Some(reference(&name)),
+            _ => {}
         }
         if let Some(typed) = typed {
             self.checks_follow_input(step_index, &typed, &name);
@@ -392,7 +436,7 @@ impl Draft {
             }
         }
         Err(RecordError::Name(format!(
-            "there is no output named `{name}`"
+            "there is no output named \"{name}\""
         )))
     }
 
@@ -403,12 +447,12 @@ impl Draft {
         }
         if !valid_name(to) {
             return Err(RecordError::Name(format!(
-                "`{to}` is not a valid output name (use letters, digits, `_` or `-`, starting with a letter)"
+                "\"{to}\" is not a valid output name (use letters, digits, _ or -, starting with a letter)"
             )));
         }
         if self.output_fields().iter().any(|f| f == to) {
             return Err(RecordError::Name(format!(
-                "there is already an output named `{to}`"
+                "there is already an output named \"{to}\""
             )));
         }
         for s in &mut self.steps {
@@ -424,7 +468,7 @@ impl Draft {
             }
         }
         Err(RecordError::Name(format!(
-            "there is no output named `{from}`"
+            "there is no output named \"{from}\""
         )))
     }
 
@@ -436,7 +480,7 @@ impl Draft {
         }
         let step = mark.extract_step();
         let best = mark.selector.candidates.first().map(|c| c.describe());
-        let description = format!("Read {} into `{}`", mark.from.as_str(), mark.name);
+        let description = format!("Read {} into \"{}\"", mark.from.as_str(), mark.name);
         self.insert_read(mark.position, mark.page.clone(), step, description, best)
     }
 
@@ -450,23 +494,23 @@ impl Draft {
     ) -> Result<usize, RecordError> {
         self.check_output_name(&step.field)?;
         let best = step.items.candidates.first().map(|c| c.describe());
-        let description = format!(
-            "Read the list of {} items into `{}`",
-            step.recorded_items.unwrap_or_default(),
-            step.field
-        );
+        let items = match step.recorded_items.unwrap_or_default() {
+            1 => "1 item".to_string(),
+            n => format!("{n} items"),
+        };
+        let description = format!("Read the list of {items} into \"{}\"", step.field);
         self.insert_read(None, page, Step::ExtractList(step), description, best)
     }
 
     fn check_output_name(&self, name: &str) -> Result<(), RecordError> {
         if !valid_name(name) {
             return Err(RecordError::Name(format!(
-                "`{name}` is not a valid output name (use letters, digits, `_` or `-`, starting with a letter)"
+                "\"{name}\" is not a valid output name (use letters, digits, _ or -, starting with a letter)"
             )));
         }
         if self.output_fields().iter().any(|f| f == name) {
             return Err(RecordError::Name(format!(
-                "there is already an output named `{name}`"
+                "there is already an output named \"{name}\""
             )));
         }
         Ok(())
@@ -590,12 +634,22 @@ impl Draft {
                 } else {
                     None
                 };
-                let label = match typed_input {
-                    Some(input) => format!(
-                        "Fill {} with the input `{input}`",
+                let answered_input = match &recorded.step {
+                    Step::HandleDialog(dialog) => dialog
+                        .prompt_text
+                        .as_deref()
+                        .and_then(|t| references(t).into_iter().next()),
+                    _ => None,
+                };
+                let label = match (typed_input, answered_input) {
+                    (Some(input), _) => format!(
+                        "Fill {} with the input {input}",
                         recorded.target.as_deref().unwrap_or("the field")
                     ),
-                    None => recorded.description.clone(),
+                    (None, Some(input)) => {
+                        format!("Accept the next prompt dialog with the input {input}")
+                    }
+                    (None, None) => recorded.description.clone(),
                 };
                 with_label(&recorded.step, label)
             })
@@ -623,7 +677,7 @@ impl Draft {
             .find(|n| !self.inputs.iter().any(|i| &i.name == *n))
         {
             return Err(RecordError::InvalidTool(format!(
-                "a step references the input `{missing}`, which is not marked as an input"
+                "a step references the input \"{missing}\", which is not marked as an input"
             )));
         }
         let inputs: Vec<Value> = self

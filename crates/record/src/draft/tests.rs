@@ -62,7 +62,7 @@ fn steps_are_labelled_as_recorded_and_an_input_fill_names_its_input_not_its_valu
     assert_eq!(
         labels(&d),
         [
-            Some("Fill searchbox \"Search\" with the input `query`".to_string()),
+            Some("Fill searchbox \"Search\" with the input query".to_string()),
             Some("Type the secret into password \"Password\"".to_string())
         ]
     );
@@ -144,6 +144,11 @@ fn bad_marks_are_clear_errors() {
     let mut d = draft();
     let err = d.mark_input(5, InputMark::string("q")).unwrap_err();
     assert!(err.to_string().contains("no step 6"), "{err}");
+    assert!(err.to_string().contains("the draft has 2 steps"), "{err}");
+    let mut one = Draft::new("http://127.0.0.1:1/index.html", None);
+    one.steps.push(fill("keyboard", false));
+    let err = one.mark_input(3, InputMark::string("q")).unwrap_err();
+    assert!(err.to_string().contains("the draft has 1 step)"), "{err}");
     let err = d.mark_input(0, InputMark::string("9x")).unwrap_err();
     assert!(err.to_string().contains("not a valid input name"), "{err}");
     let err = d
