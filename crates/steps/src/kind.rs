@@ -302,6 +302,55 @@ impl Step {
         }
     }
 
+    /// The text the step gives the page as a person typed it, which can become an input: a
+    /// fill's value, or the text a prompt dialog is answered with.
+    pub fn typed_text(&self) -> Option<&str> {
+        match self {
+            Step::Fill(s) => Some(&s.value),
+            Step::HandleDialog(s) => s.prompt_text.as_deref(),
+            Step::Navigate(_)
+            | Step::Click(_)
+            | Step::KeyPress(_)
+            | Step::Hover(_)
+            | Step::Drag(_)
+            | Step::Scroll(_)
+            | Step::SetViewport(_)
+            | Step::WaitForElement(_)
+            | Step::WaitForExpression(_)
+            | Step::Extract(_)
+            | Step::ExtractList(_)
+            | Step::Assert(_)
+            | Step::SwitchPage(_)
+            | Step::ClosePage(_)
+            | Step::Download(_)
+            | Step::Upload(_) => None,
+        }
+    }
+
+    /// [`Step::typed_text`], to replace (by an input's reference).
+    pub fn typed_text_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Step::Fill(s) => Some(&mut s.value),
+            Step::HandleDialog(s) => s.prompt_text.as_mut(),
+            Step::Navigate(_)
+            | Step::Click(_)
+            | Step::KeyPress(_)
+            | Step::Hover(_)
+            | Step::Drag(_)
+            | Step::Scroll(_)
+            | Step::SetViewport(_)
+            | Step::WaitForElement(_)
+            | Step::WaitForExpression(_)
+            | Step::Extract(_)
+            | Step::ExtractList(_)
+            | Step::Assert(_)
+            | Step::SwitchPage(_)
+            | Step::ClosePage(_)
+            | Step::Download(_)
+            | Step::Upload(_) => None,
+        }
+    }
+
     /// The element the step acts on or reads, if it has one.
     pub fn selector(&self) -> Option<&Selector> {
         match self {

@@ -244,11 +244,7 @@ fn without_secret_values(draft: &Draft) -> Draft {
         .collect();
     let mut kept = draft.clone();
     for recorded in &mut kept.steps {
-        let given = match &recorded.step {
-            Step::Fill(fill) => Some(fill.value.as_str()),
-            Step::HandleDialog(dialog) => dialog.prompt_text.as_deref(),
-            _ => None,
-        };
+        let given = recorded.step.typed_text();
         let types_a_secret = given.is_some_and(|value| {
             secret
                 .iter()

@@ -64,15 +64,6 @@ pub(crate) fn valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-/// The value a step gives the page that can become an input: a fill's text, or the text a
-/// prompt dialog was answered with.
-fn typed_value(step: &Step) -> Option<&str> {
-    match step {
-        Step::Fill(fill) => Some(&fill.value),
-        Step::HandleDialog(dialog) => dialog.prompt_text.as_deref(),
-        _ => None,
-    }
-}
 
 /// `@prompt` (the first prompt dialog answered with text) or `@promptN` (the Nth): which
 /// answer an input given by "selector" means.
@@ -250,7 +241,7 @@ impl Draft {
             )));
         }
         let recorded = &self.steps[step_index];
-        let Some(value) = typed_value(&recorded.step) else {
+        let Some(value) = recorded.step.typed_text() else {
             return Err(RecordError::Mark {
                 index: step_index,
                 message: format!(
@@ -299,10 +290,8 @@ impl Draft {
         }
         let name = mark.name.clone();
         let typed = recorded.recorded_value.clone();
-        match &mut self.steps[step_index].step {
-            Step::Fill(fill) => fill.value = reference(&name),
-            Step::HandleDialog(dialog) => dialog.prompt_text = Some(reference(&name)),
-            _ => {}
+        if let Some(text) = self.steps[step_index].step.typed_text_mut() {
+            *text = reference(&name);
         }
         if let Some(typed) = typed {
             self.checks_follow_input(step_index, &typed, &name);
@@ -634,12 +623,13 @@ impl Draft {
                 } else {
                     None
                 };
-                let answered_input = match &recorded.step {
-                    Step::HandleDialog(dialog) => dialog
+                let answered_input = if let Step::HandleDialog(dialog) = &recorded.step {
+                    dialog
                         .prompt_text
                         .as_deref()
-                        .and_then(|t| references(t).into_iter().next()),
-                    _ => None,
+                        .and_then(|t| references(t).into_iter().next())
+                } else {
+                    None
                 };
                 let label = match (typed_input, answered_input) {
                     (Some(input), _) => format!(
