@@ -10,7 +10,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use browserflow_record::{Draft, PickedElement, RecordedPage};
-use browserflow_steps::Step;
 use serde::{Deserialize, Serialize};
 
 /// The file's format: a kept file of another format is set aside, not misread.
