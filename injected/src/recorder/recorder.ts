@@ -662,13 +662,18 @@ export const install = (): void => {
       });
       endGesture(p.gesture);
     }
-    // A release that no click follows (the page removed the pressed element on it, as a
-    // listbox's option does when it closes its popup) still ends a click gesture: the click is
-    // the pressed element's, described at the press.
+    // A release that no click follows still ends a click gesture: the click is the pressed
+    // element's, described at the press. The browser drops the click when the page removed or
+    // moved the pressed element during the press or the release (a listbox's option closing its
+    // popup, a list re-rendered), whether or not it is back in the page by now. A click, when
+    // there is one, is dispatched in the mouse release's own task: by this timer it has been
+    // seen (and has taken the press), so nothing is recorded twice. A touch's click comes from
+    // a later tap gesture: there, only a pressed element gone from the page means no click.
     if (press && !press.moved && !picking) {
       const p = press;
+      const clickFollowsInTask = e.pointerType === 'mouse';
       setTimeout(() => {
-        if (press !== p || p.el.isConnected) return;
+        if (press !== p || (!clickFollowsInTask && p.el.isConnected)) return;
         press = null;
         const owner = PLACE.ownerOf(p, STATES.deepActive());
         Object.assign(p.gesture, { press: p, clicked: owner });

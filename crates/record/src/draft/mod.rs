@@ -64,7 +64,6 @@ pub(crate) fn valid_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-
 /// `@prompt` (the first prompt dialog answered with text) or `@promptN` (the Nth): which
 /// answer an input given by "selector" means.
 pub(crate) fn prompt_selector(selector: &str) -> Option<usize> {

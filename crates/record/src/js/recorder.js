@@ -2549,8 +2549,9 @@
       }
       if (press && !press.moved && !picking) {
         const p = press;
+        const clickFollowsInTask = e.pointerType === "mouse";
         setTimeout(() => {
-          if (press !== p || p.el.isConnected) return;
+          if (press !== p || !clickFollowsInTask && p.el.isConnected) return;
           press = null;
           const owner = ownerOf2(p, deepActive());
           Object.assign(p.gesture, { press: p, clicked: owner });

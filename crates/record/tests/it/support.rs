@@ -10,6 +10,7 @@ pub struct Harness {
 
 impl Harness {
     pub async fn start() -> Self {
+        log_warnings();
         let server = FixtureServer::shop().expect("fixture server starts");
         let browser = Browser::launch(&BrowserConfig::default())
             .await
@@ -24,4 +25,15 @@ impl Harness {
     pub async fn close(self) {
         self.browser.close().await.expect("browser closes");
     }
+}
+
+/// The recorder's warnings (an action it could not record, and why) into the test's output,
+/// shown when a test fails.
+pub(crate) fn log_warnings() {
+    let _ = tracing_subscriber::fmt()
+        .with_test_writer()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(
+            "browserflow_record=warn",
+        ))
+        .try_init();
 }

@@ -91,6 +91,65 @@ async fn a_menu_opened_on_the_press_is_recorded_as_a_click_on_what_was_pressed()
     h.close().await;
 }
 
+/// An option that the page moves on the release (removed and inserted again: a "recently used
+/// first" list) gets no click from the browser, though it is back in the page at once. The
+/// press and release are still recorded as a click on it, and the click replays.
+#[tokio::test]
+async fn a_click_the_browser_drops_because_the_page_moved_the_pressed_element_is_recorded() {
+    let h = Harness::start().await;
+    let server = widgets();
+    let recorder = Recorder::start_on(&h.browser, &options(server.url("/recent-first.html")))
+        .await
+        .unwrap();
+    let d = Driver::new(recorder.page());
+    d.wait_js("document.readyState === 'complete'").await;
+    d.page
+        .evaluate_in_main_frame(
+            "window.__clicks = 0; addEventListener('click', () => window.__clicks++, true); true",
+        )
+        .await
+        .unwrap();
+    let blue = d
+        .centre_here("document.querySelector('[data-value=blue]')")
+        .await;
+    d.move_to(blue).await;
+    d.click_at(blue, 1).await;
+    d.wait_js("document.querySelector('[data-testid=chosen]').textContent === 'blue'")
+        .await;
+    d.wait_js("document.querySelector('#colours [role=option]').dataset.value === 'blue'")
+        .await;
+    // The premise: the browser dispatched no click for this press and release.
+    let clicks = d
+        .page
+        .evaluate_in_main_frame("window.__clicks")
+        .await
+        .unwrap();
+    assert_eq!(clicks, json!(0), "the browser sent a click after all");
+    wait_for_steps(&recorder, "click", 1).await;
+    let mut draft = recorder.stop().await.unwrap();
+    assert_eq!(kinds(&draft), ["navigate", "click"], "{:#?}", draft.steps);
+    assert!(
+        draft.steps[1].description.contains("Blue"),
+        "{:#?}",
+        draft.steps[1]
+    );
+    draft
+        .mark_output(OutputMark::css(
+            "colour",
+            "[data-testid=chosen]",
+            OutputKind::String,
+        ))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = save_and_load(
+        &draft.into_tool_file("colour", "1.0.0", None).unwrap(),
+        dir.path(),
+    );
+    let outputs = replay(&h, &file, json!({})).await;
+    assert_eq!(outputs["colour"], "blue");
+    h.close().await;
+}
+
 /// A press, moves with the button held, and a release, as a hand makes them.
 pub(crate) async fn drag(d: &Driver, (x, y): (f64, f64), (dx, dy): (f64, f64)) {
     d.move_to((x, y)).await;

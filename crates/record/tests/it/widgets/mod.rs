@@ -33,6 +33,7 @@ pub(crate) struct Widgets {
 
 impl Widgets {
     pub(crate) async fn start() -> Widgets {
+        crate::support::log_warnings();
         let dist =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/widgets/dist");
         let files = read_dir_files(&dist).unwrap_or_default();
