@@ -268,9 +268,16 @@ const animating = (el: Element): boolean => {
 const inViewport = (r: DOMRect): boolean => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
 // A recorded offset keeps its place in a box of another size (`Offset::place` in
 // browserflow-steps): inside the recorded box at the same fraction of it, outside at the same
-// distance from its nearest edge; without a recorded box, the same pixels.
+// distance from its nearest edge; without a recorded box, the same pixels. A point recorded
+// inside stays inside by at least a pixel: one on the very edge (a drop released as its target
+// slid away) would hit whatever borders the box once positions are rounded.
+const EDGE_PX = 1;
+const inside = (at: number, size: number): number => {
+  const edge = Math.min(EDGE_PX, size / 2);
+  return Math.min(Math.max(at, edge), size - edge);
+};
 const along = (at: number, recorded: number | undefined, now: number): number => (!(recorded !== undefined && recorded > 0) || at < 0 ? at
-  : at > recorded ? now + (at - recorded) : at / recorded * now);
+  : at > recorded ? now + (at - recorded) : inside(at / recorded * now, now));
 /// The point an action presses in the box `r`: the recorded offset's place, else the centre.
 export const actionPoint = (r: DOMRect, o: Offset | null | undefined): { x: number; y: number } => {
   if (!o) return { x: r.left + r.width / 2, y: r.top + r.height / 2 };

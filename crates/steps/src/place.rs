@@ -45,6 +45,11 @@ impl Offset {
     }
 }
 
+/// How far from the edges of its box a point recorded inside it stays: one on the very edge (a
+/// drop released as its target slid away) would hit whatever borders the box once positions
+/// are rounded.
+const EDGE_PX: f64 = 1.0;
+
 /// One axis of [`Offset::place`].
 fn along(at: f64, recorded: f64, now: f64) -> f64 {
     // A box with no size (or NaN) says nothing about where the point is relative to it.
@@ -54,7 +59,8 @@ fn along(at: f64, recorded: f64, now: f64) -> f64 {
     } else if at > recorded {
         now + (at - recorded)
     } else {
-        at / recorded * now
+        let edge = EDGE_PX.min(now / 2.0);
+        (at / recorded * now).max(edge).min(now - edge)
     }
 }
 
@@ -113,6 +119,18 @@ mod tests {
             offset(120.0, 5.0, 400.0, 10.0).place(400.0, 10.0),
             (120.0, 5.0)
         );
+    }
+
+    #[test]
+    fn a_point_recorded_on_an_edge_stays_a_pixel_inside() {
+        // A drop released at the bottom edge of a 41 px row that is 40.5 px now.
+        assert_eq!(
+            offset(20.0, 40.9, 200.0, 41.0).place(200.0, 40.5),
+            (20.0, 39.5)
+        );
+        assert_eq!(offset(0.0, 5.0, 10.0, 10.0).place(10.0, 10.0), (1.0, 5.0));
+        // A box thinner than two pixels: its middle.
+        assert_eq!(offset(0.0, 1.0, 10.0, 1.0).place(10.0, 1.0), (1.0, 0.5));
     }
 
     #[test]

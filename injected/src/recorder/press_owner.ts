@@ -67,6 +67,12 @@ export const offsetIn = (press: Press, el: Element): Offset | undefined => {
     box: { width: round(box.width), height: round(box.height) } };
 };
 
+/// The point (`x`, `y`) in the box `r`, with that box's size: a drop's place on its target.
+/// The target may be moving as it is measured (a sortable list shifting its items under the
+/// dragged one), so the replay keeps the point at the same fraction of the box it finds then.
+export const pointIn = (x: number, y: number, r: DOMRect): Offset => ({ x: round(x - r.left), y: round(y - r.top),
+  box: { width: round(r.width), height: round(r.height) } });
+
 /// When the gesture's post-state is read: the owner of a click gesture if it is another element
 /// than the one its step names (the focus moved since the click), with the press's place in
 /// it; the recorder moves the step there (`post_state` in capture/actions.rs).

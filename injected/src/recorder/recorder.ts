@@ -656,7 +656,7 @@ export const install = (): void => {
         if (onto) {
           const r = onto.getBoundingClientRect();
           payload.drop = await targetInfo(onto);
-          payload.dropOffset = { x: e.clientX - r.left, y: e.clientY - r.top };
+          payload.dropOffset = PLACE.pointIn(e.clientX, e.clientY, r);
         }
         return payload;
       });
@@ -740,7 +740,7 @@ export const install = (): void => {
     let drop: { info: Promise<TargetInfo | null>; offset: Offset } | null = null;
     if (onto && !composedContains(d.source, onto)) {
       const r = onto.getBoundingClientRect();
-      drop = { info: targetInfo(onto).catch(() => null), offset: { x: e.clientX - r.left, y: e.clientY - r.top } };
+      drop = { info: targetInfo(onto).catch(() => null), offset: PLACE.pointIn(e.clientX, e.clientY, r) };
     }
     flushScrolls();
     emit(async () => {

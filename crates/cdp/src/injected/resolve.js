@@ -1393,7 +1393,12 @@ var __browserflow_bundle = (() => {
     return false;
   };
   var inViewport = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
-  var along = (at, recorded, now) => !(recorded !== void 0 && recorded > 0) || at < 0 ? at : at > recorded ? now + (at - recorded) : at / recorded * now;
+  var EDGE_PX = 1;
+  var inside2 = (at, size) => {
+    const edge = Math.min(EDGE_PX, size / 2);
+    return Math.min(Math.max(at, edge), size - edge);
+  };
+  var along = (at, recorded, now) => !(recorded !== void 0 && recorded > 0) || at < 0 ? at : at > recorded ? now + (at - recorded) : inside2(at / recorded * now, now);
   var actionPoint = (r, o) => {
     if (!o) return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
     const b = o.box || void 0;

@@ -1300,7 +1300,12 @@
     return false;
   };
   var inViewport = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
-  var along = (at, recorded, now) => !(recorded !== void 0 && recorded > 0) || at < 0 ? at : at > recorded ? now + (at - recorded) : at / recorded * now;
+  var EDGE_PX = 1;
+  var inside2 = (at, size) => {
+    const edge = Math.min(EDGE_PX, size / 2);
+    return Math.min(Math.max(at, edge), size - edge);
+  };
+  var along = (at, recorded, now) => !(recorded !== void 0 && recorded > 0) || at < 0 ? at : at > recorded ? now + (at - recorded) : inside2(at / recorded * now, now);
   var actionPoint = (r, o) => {
     if (!o) return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
     const b = o.box || void 0;
@@ -1615,6 +1620,11 @@
       box: { width: round(box.width), height: round(box.height) }
     };
   };
+  var pointIn = (x, y, r) => ({
+    x: round(x - r.left),
+    y: round(y - r.top),
+    box: { width: round(r.width), height: round(r.height) }
+  });
   var laterOwner = (g, focused) => {
     if (!g.press || !g.clicked) return null;
     const owner = ownerOf2(g.press, focused);
@@ -2541,7 +2551,7 @@
           if (onto) {
             const r = onto.getBoundingClientRect();
             payload.drop = await targetInfo(onto);
-            payload.dropOffset = { x: e.clientX - r.left, y: e.clientY - r.top };
+            payload.dropOffset = pointIn(e.clientX, e.clientY, r);
           }
           return payload;
         });
@@ -2617,7 +2627,7 @@
       let drop = null;
       if (onto && !composedContains(d.source, onto)) {
         const r = onto.getBoundingClientRect();
-        drop = { info: targetInfo(onto).catch(() => null), offset: { x: e.clientX - r.left, y: e.clientY - r.top } };
+        drop = { info: targetInfo(onto).catch(() => null), offset: pointIn(e.clientX, e.clientY, r) };
       }
       flushScrolls();
       emit(async () => {
