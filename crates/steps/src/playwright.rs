@@ -328,17 +328,6 @@ fn step_code(step: &Step) -> String {
                 js_literal(&s.field)
             )
         }
-        Step::ExtractList(s) if s.paginate.is_some() => {
-            // Reading only the first page would return a short array as if it were the list.
-            let by = s.paginate.as_ref().map_or("", |p| p.by.as_str());
-            format!(
-                "  throw new Error({});\n",
-                js_literal(&format!(
-                    "list `{}`: its pagination (`{by}`) is not exported; run the tool with `bflow run`",
-                    s.field
-                ))
-            )
-        }
         Step::ExtractList(s) => {
             let fields: Vec<String> = s
                 .fields
@@ -356,14 +345,27 @@ fn step_code(step: &Step) -> String {
                     )
                 })
                 .collect();
-            format!(
-                "  output[{}] = await extractList(page, {}, [\n    {},\n  ], {}, {});\n",
-                js_literal(&s.field),
-                selector_js(&s.items),
-                fields.join(",\n    "),
-                s.limit.map_or("null".into(), |l| l.to_string()),
-                timeout_js(s.timeout_ms)
-            )
+            let limit = s.limit.map_or("null".into(), |l| l.to_string());
+            match &s.paginate {
+                None => format!(
+                    "  output[{}] = await extractList(page, {}, [\n    {},\n  ], {limit}, {});\n",
+                    js_literal(&s.field),
+                    selector_js(&s.items),
+                    fields.join(",\n    "),
+                    timeout_js(s.timeout_ms)
+                ),
+                Some(paginate) => format!(
+                    "  output[{}] = await extractPages(page, {}, [\n    {},\n  ], {limit}, {{ by: \"{}\", control: {}, maxPages: {}, key: {} }}, {});\n",
+                    js_literal(&s.field),
+                    selector_js(&s.items),
+                    fields.join(",\n    "),
+                    paginate.by.as_str(),
+                    paginate.control.as_ref().map_or("null".into(), selector_js),
+                    paginate.max_pages(),
+                    paginate.key.as_deref().map_or("null".into(), js_literal),
+                    timeout_js(s.timeout_ms)
+                ),
+            }
         }
         Step::Assert(s) => {
             let opt = |v: Option<&str>| v.map(js_string).unwrap_or("null".into());

@@ -299,3 +299,90 @@ async fn a_next_page_that_never_comes_while_the_control_still_offers_it_fails_na
     }
     h.close().await;
 }
+
+/// Runs `step`, after a navigation to `url`, as the script `bflow export playwright` writes,
+/// with the repository's pinned playwright-core and Debian's Chromium; its `results`, or what
+/// the script printed when it failed.
+fn run_exported(dir: &std::path::Path, url: String, step: Value) -> Result<Vec<Value>, String> {
+    let mut tool: Value = serde_json::from_str(include_str!(
+        "../../../../recordings/search-price@1.2.0.json"
+    ))
+    .unwrap();
+    // `http://127.0.0.1:PORT/page.html` → `http://127.0.0.1:PORT`.
+    let origin = url.splitn(4, '/').take(3).collect::<Vec<_>>().join("/");
+    tool["origins"] = json!([origin]);
+    tool["steps"] = json!([{ "type": "navigate", "url": url }, step]);
+    let tool = browserflow_steps::ToolFile::from_json_str(&tool.to_string()).unwrap();
+    let script = dir.join("paging.js");
+    std::fs::write(&script, browserflow_steps::export_playwright(&tool)).unwrap();
+    let modules = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../injected/node_modules");
+    assert!(
+        modules.join("playwright-core").is_dir(),
+        "{} has no playwright-core: run scripts/build-injected first (scripts/test does), \
+         which installs injected/'s pinned npm packages",
+        modules.display()
+    );
+    let node = std::process::Command::new("node")
+        .arg(&script)
+        .env("NODE_PATH", &modules)
+        .output()
+        .expect("node runs");
+    if !node.status.success() {
+        return Err(String::from_utf8_lossy(&node.stderr).into_owned());
+    }
+    let output: Value = serde_json::from_slice(&node.stdout).unwrap();
+    Ok(output["results"].as_array().unwrap().clone())
+}
+
+/// JavaScript writes `104` where Rust writes `104.0`: the same number.
+fn as_floats(rows: Vec<Value>) -> Vec<Value> {
+    rows.into_iter()
+        .map(|mut row| {
+            if let Some(price) = row["price"].as_f64() {
+                row["price"] = json!(price);
+            }
+            row
+        })
+        .collect()
+}
+
+/// The Playwright export writes the page loop: the exported script reads every row of every
+/// page of each paging fixture (next links, load more, infinite scroll), ends at a limit, and
+/// fails naming the page when a load-more control loads nothing.
+#[tokio::test]
+async fn the_playwright_export_reads_every_page_as_the_replay_does() {
+    let server = PagingServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let origin = server.origin();
+    // The plain pages only: the redesigns are found by the items' structure candidate, which
+    // has no Playwright locator (the export names it in a comment).
+    let cases = [
+        ("search", next_pages(), 30),
+        ("loadmore", load_more(), 120),
+        ("scroll", scrolling(), 60),
+    ];
+    for (page, paginate, count) in cases {
+        let got = run_exported(
+            dir.path(),
+            server.url(&format!("{page}.html")),
+            list_step(paginate),
+        )
+        .unwrap_or_else(|e| panic!("{page}: the exported script failed: {e}"));
+        println!("{page}: exported script read {} rows", got.len());
+        assert_eq!(as_floats(got), truth(&origin, 0, count), "{page}");
+    }
+    let mut step = list_step(next_pages());
+    step["limit"] = json!(15);
+    let got = run_exported(dir.path(), server.url("search.html"), step).unwrap();
+    assert_eq!(as_floats(got), truth(&origin, 0, 15));
+    let stuck = run_exported(
+        dir.path(),
+        server.url("loadmore.html?stuck=2"),
+        list_step(load_more()),
+    );
+    let message = stuck.expect_err("a load-more that loads nothing fails the script");
+    assert!(
+        message.contains("page 3 of the list never came"),
+        "{message}"
+    );
+}

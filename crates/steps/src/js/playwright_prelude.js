@@ -287,6 +287,82 @@ async function extractList(page, items, fields, limit, timeout = DEFAULT_TIMEOUT
   }
 }
 
+// The first item candidate that matches, as a locator of every item (for scrolling the last one
+// into view); null when none matches.
+async function itemsOf(page, items) {
+  const scope = scopeOf(page, items);
+  for (const c of items.candidates) {
+    const l = locatorOf(scope, c);
+    if ((await l.count().catch(() => 0)) > 0) return l;
+  }
+  return null;
+}
+
+// A pagination control as the page shows it now: the first candidate matching exactly one
+// visible element, and whether it is disabled; null when it is absent.
+async function controlOf(page, control) {
+  const scope = scopeOf(page, control);
+  for (const c of control.candidates) {
+    const l = locatorOf(scope, c);
+    if ((await l.count().catch(() => 0)) !== 1 || !(await l.isVisible().catch(() => false))) continue;
+    const disabled = (await l.isDisabled().catch(() => false)) || (await l.getAttribute('aria-disabled').catch(() => null)) === 'true';
+    return { locator: l, disabled };
+  }
+  return null;
+}
+
+// A paginated list (`paginate` in the tool file), as `bflow run` reads it: each page read as
+// `extractList` reads one, then the next brought in — the control clicked, or the last item
+// scrolled into view — and read once its rows differ from the page before. Reading ends when the
+// control is absent or disabled, when scrolling brings nothing new, at `paging.maxPages` pages,
+// or at `limit` items; an item an earlier page gave (by `paging.key`, or the whole row) is
+// dropped. A control still offered whose click brings no other page within the budget fails,
+// naming the page: never a short array.
+async function extractPages(page, items, fields, limit, paging, timeout = DEFAULT_TIMEOUT) {
+  const rows = [];
+  const seen = new Set();
+  const keyOf = (row) => JSON.stringify(paging.key == null ? row : row[paging.key]);
+  const signatureOf = (list) => JSON.stringify([list.length, list[0], list[list.length - 1]]);
+  let current = await extractList(page, items, fields, null, timeout);
+  for (let number = 1; ; number++) {
+    // Duplicates within one page are kept, as the page shows them.
+    const given = new Set();
+    for (const row of current) {
+      const key = keyOf(row);
+      if (seen.has(key)) continue;
+      rows.push(row);
+      given.add(key);
+    }
+    for (const key of given) seen.add(key);
+    if (limit != null && rows.length >= limit) return rows.slice(0, limit);
+    if (number >= paging.maxPages) return rows;
+    const before = signatureOf(current);
+    if (paging.by === 'scroll') {
+      const all = await itemsOf(page, items);
+      if (all) await all.last().scrollIntoViewIfNeeded().catch(() => {});
+    } else {
+      const control = await controlOf(page, paging.control);
+      if (!control || control.disabled) return rows;
+      await control.locator.click({ timeout });
+    }
+    // The next page: rows other than the page before (a navigation may be under way).
+    const deadline = Date.now() + timeout;
+    let next = null;
+    while (!next && Date.now() < deadline) {
+      const read = await extractList(page, items, fields, null, Math.max(0, deadline - Date.now())).catch(() => null);
+      if (read && signatureOf(read) !== before) next = read;
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!next) {
+      if (paging.by === 'scroll') return rows;
+      const control = await controlOf(page, paging.control);
+      if (!control || control.disabled) return rows;
+      throw new Error(`page ${number + 1} of the list never came: the ${paging.by} control was clicked and the list stayed as it was for ${timeout} ms`);
+    }
+    current = next;
+  }
+}
+
 function main(replay) {
   const inputs = {};
   for (const arg of process.argv.slice(2)) {

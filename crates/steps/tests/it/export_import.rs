@@ -198,7 +198,7 @@ fn a_press_duration_imports_as_a_held_click_and_exports_as_a_delay() {
 }
 
 #[test]
-fn a_paginated_list_exports_as_a_loud_error_never_as_its_first_page() {
+fn a_paginated_list_exports_as_its_page_loop_never_as_its_first_page() {
     let mut tool = ToolFile::from_json_str(include_str!(
         "../../../../recordings/search-price@1.2.0.json"
     ))
@@ -206,17 +206,19 @@ fn a_paginated_list_exports_as_a_loud_error_never_as_its_first_page() {
     let list: Step = serde_json::from_value(json!({ "type": "extract_list", "field": "results",
         "items": { "candidates": [{ "kind": "css", "value": ".card" }] },
         "fields": [{ "name": "name", "candidates": [{ "kind": "css", "value": "h3" }] }],
-        "paginate": { "by": "load_more",
+        "paginate": { "by": "load_more", "key": "name",
             "control": { "candidates": [{ "kind": "css", "value": "button.more" }] } } }))
     .expect("a paginated list step");
     tool.steps.push(list.clone());
     let script = export_playwright(&tool);
     assert!(
-        script.contains(
-            "throw new Error(\"list `results`: its pagination (`load_more`) is not exported; run the tool with `bflow run`\")"
-        ),
+        script.contains("output[\"results\"] = await extractPages(page")
+            && script.contains(
+                "{ by: \"load_more\", control: { candidates: [{ kind: \"css\", value: \"button.more\" }] }, maxPages: 50, key: \"name\" }"
+            ),
         "{script}"
     );
+    assert!(script.contains("async function extractPages("), "{script}");
     // Without `paginate` the same list is read.
     let Step::ExtractList(mut unpaged) = list else {
         unreachable!()
