@@ -141,6 +141,38 @@ both('preview: the timeline fills in from step events; output shown as validated
   await page.close();
 });
 
+both('preview: a list output reads as a table of its items, the first hundred shown', async () => {
+  const items = Array.from({ length: 130 }, (_, i) => ({ name: `Item ${i + 1}`, price: 10 + i, url: `http://127.0.0.1:4780/item/${i + 1}`, ...(i === 2 ? { note: null } : {}) }));
+  const page = await openApp(browser, server.origin, (cmd, args, F) => {
+    if (cmd === 'library_list') return F.library;
+    if (cmd === 'preview_plan') return F.plan;
+    if (cmd === 'preview_run') {
+      const steps = F.plan.map((s) => ({ ...s, state: 'passed', duration_ms: 100, winner: s.candidates[0] ?? null, screenshot: null }));
+      return { reference: 'search-price@1.2.0', ok: true, output: { results: F.items, count: 130 }, output_schema: {},
+        contract_digest: 'sha256:6ada91fe84b56d50ab47', steps, failed_step: null, error: null, error_code: null,
+        run_id: 'r10', run_dir: '/tmp/r10', duration_ms: 2100 };
+    }
+    return Promise.reject({ code: 'unexpected', message: cmd });
+  }, { library: fx.library, plan: fx.plan, items });
+  await page.locator('[data-nav="preview"]').click();
+  await page.getByTestId('timeline').locator('li[data-step="5"]').waitFor();
+  await page.locator('input[data-input="query"]').fill('lamp');
+  await page.getByTestId('run').click();
+  const table = page.getByTestId('output-table');
+  await table.waitFor();
+  assert.equal(await table.count(), 1, 'one table: the scalar output is not a list');
+  assert.equal(await table.getAttribute('data-field'), 'results');
+  assert.match(await table.locator('h3').innerText(), /results\s+130 items/i);
+  assert.deepEqual(await table.locator('thead th').allInnerTexts(), ['#', 'NAME', 'PRICE', 'URL', 'NOTE']);
+  assert.equal(await table.locator('tbody tr').count(), 100);
+  assert.deepEqual(await table.locator('tbody tr').nth(2).locator('td').allInnerTexts(),
+    ['3', 'Item 3', '12', 'http://127.0.0.1:4780/item/3', '—']);
+  assert.match(await page.getByTestId('output-table-more').innerText(), /and 30 more/);
+  // The whole output is still there, as JSON.
+  assert.equal(JSON.parse(await page.getByTestId('output').innerText()).results.length, 130);
+  await page.close();
+});
+
 both('preview: secret inputs go as references; a failure shows the step, screenshot and candidates', async () => {
   const page = await openApp(browser, server.origin, (cmd, args, F) => {
     if (cmd === 'library_list') return F.library;
