@@ -243,6 +243,7 @@ for (const url of ['ws://169.254.169.254/hit/ws', 'ws://[fd00:ec2::254]/hit/ws6'
                    'ws://metadata.bftest/hit/name-ws']) {
   try { new WebSocket(url).onerror = () => {}; } catch (e) {}
 }
+new Worker(URL.createObjectURL(new Blob(["for (const u of ['http://169.254.169.254/hit/worker', 'http://metadata.bftest/hit/name-worker']) fetch(u, { mode: 'no-cors' }).catch(() => {});"], { type: 'text/javascript' })));
 setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">done</p>'), 1500);
 </script>"#;
 
@@ -561,6 +562,8 @@ fn a_page_and_its_out_of_process_frames_reach_no_link_local_address_by_any_reque
         "/hit/ws",
         "/hit/ws6",
         "/hit/name-ws",
+        "/hit/worker",
+        "/hit/name-worker",
     ] {
         assert!(
             reached.iter().any(|h| h == path),
