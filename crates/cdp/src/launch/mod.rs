@@ -76,7 +76,7 @@ pub struct Browser {
 impl std::fmt::Debug for Browser {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Browser")
-            .field("ws_endpoint", &self.ws_endpoint)
+            .field("ws_endpoint", &shown_endpoint(&self.ws_endpoint))
             .field("launched", &self.process.is_some())
             .finish()
     }
@@ -154,7 +154,7 @@ impl Browser {
             CdpConnection::connect(ws_endpoint)
                 .await
                 .map_err(|e| BrowserError::Connect {
-                    endpoint: ws_endpoint.to_string(),
+                    endpoint: shown_endpoint(ws_endpoint),
                     message: e.to_string(),
                 })?;
         tracing::debug!(target: "browserflow::timing", "websocket open");
@@ -339,7 +339,12 @@ fn on_this_machine(endpoint: &str) -> bool {
     }
 }
 
-/// An endpoint's scheme, host and port, for a message: its path and query may hold a token.
+/// An endpoint as errors and descriptions show it: its scheme, host and port, never its path
+/// or query, which may hold a token (`ws://host:3000?token=…`).
+pub fn shown_endpoint(endpoint: &str) -> String {
+    host_of(endpoint)
+}
+
 fn host_of(endpoint: &str) -> String {
     match url::Url::parse(endpoint) {
         Ok(url) => url.origin().ascii_serialization(),
@@ -364,7 +369,7 @@ async fn websocket_of(http_endpoint: &str) -> Result<String, BrowserError> {
         format!("{base}/json/version")
     };
     let failed = |message: String| BrowserError::Connect {
-        endpoint: http_endpoint.to_string(),
+        endpoint: shown_endpoint(http_endpoint),
         message,
     };
     // reqwest is built without a default crypto provider; install ring once per process (an
@@ -378,18 +383,23 @@ async fn websocket_of(http_endpoint: &str) -> Result<String, BrowserError> {
         .timeout(Duration::from_secs(10))
         .send()
         .await
-        .map_err(|e| failed(format!("GET {url}: {e}")))?;
+        .map_err(|e| failed(format!("GET /json/version: {}", e.without_url())))?;
     if !response.status().is_success() {
-        return Err(failed(format!("GET {url}: HTTP {}", response.status())));
+        return Err(failed(format!(
+            "GET /json/version: HTTP {}",
+            response.status()
+        )));
     }
-    let version: Value = response
-        .json()
-        .await
-        .map_err(|e| failed(format!("{url} did not answer JSON: {e}")))?;
+    let version: Value = response.json().await.map_err(|e| {
+        failed(format!(
+            "/json/version did not answer JSON: {}",
+            e.without_url()
+        ))
+    })?;
     version["webSocketDebuggerUrl"]
         .as_str()
         .map(str::to_string)
-        .ok_or_else(|| failed(format!("{url} has no webSocketDebuggerUrl")))
+        .ok_or_else(|| failed("/json/version has no webSocketDebuggerUrl".to_string()))
 }
 
 #[cfg(test)]

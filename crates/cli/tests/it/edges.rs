@@ -732,6 +732,24 @@ fn a_browser_connected_to_is_guarded_and_one_elsewhere_refused_unless_vouched_fo
         "{:?}",
         started.elapsed()
     );
+    // Vouched for, it is connected to — and a failure to connect names no token either.
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            &site_tool,
+            "--browser-ws",
+            "ws://127.0.0.1:9/devtools/browser/x?token=OPERATOR-TOKEN",
+            "--unguarded-addresses",
+        ],
+    );
+    let err = stderr(&out);
+    assert!(
+        !out.status.success()
+            && err.contains("could not connect to the CDP endpoint ws://127.0.0.1:9")
+            && !err.contains("OPERATOR-TOKEN"),
+        "{err}"
+    );
     let unguarded = run(dir.path(), &["run", &site_tool, "--unguarded-addresses"]);
     assert!(
         !unguarded.status.success() && stderr(&unguarded).contains("--browser-ws"),
