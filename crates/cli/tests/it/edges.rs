@@ -732,6 +732,22 @@ fn a_browser_connected_to_is_guarded_and_one_elsewhere_refused_unless_vouched_fo
         "{:?}",
         started.elapsed()
     );
+    // A flow is refused before anything of it is read or run.
+    let out = run(
+        dir.path(),
+        &[
+            "flow",
+            "run",
+            "no-such-flow.json",
+            "--browser-ws",
+            "ws://192.0.2.1:9222/devtools/browser/x",
+        ],
+    );
+    assert!(
+        stderr(&out).contains("is not on this machine") && !stderr(&out).contains("no-such-flow"),
+        "{}",
+        stderr(&out)
+    );
     // Vouched for, it is connected to — and a failure to connect names no token either.
     let out = run(
         dir.path(),
