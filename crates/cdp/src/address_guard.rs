@@ -21,9 +21,11 @@
 //!
 //! What it does not see: literal loopback and link-local addresses, which Chromium never
 //! sends to a proxy (its implicit bypass rules) — those are written in the URL and decided by
-//! the navigation guard on the URL itself (`LINK_LOCAL_PATTERNS`); and a browser connected
-//! to rather than launched (it may run elsewhere, where this machine's `127.0.0.1` is not):
-//! there, the navigation guard resolves names for navigations on its own.
+//! the navigation guard on the URL itself (`LINK_LOCAL_PATTERNS`). A browser connected to
+//! is guarded the same way when its endpoint is on this machine (its context gets this
+//! proxy too); one elsewhere cannot reach this machine's `127.0.0.1`, so connecting to it is
+//! refused unless `BrowserConfig::unguarded_addresses` vouches for it — then only
+//! navigations are checked, the navigation guard resolving their names on its own.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -229,7 +231,7 @@ async fn serve(mut client: TcpStream, guard: &AddressGuard) -> std::io::Result<(
             let mut name = vec![0u8; usize::from(len[0])];
             client.read_exact(&mut name).await?;
             let name = String::from_utf8_lossy(&name).into_owned();
-            Destination::Name(name, read_port(&mut client).await?)
+            destination_of_name(name, read_port(&mut client).await?)
         }
         _ => return reply(&mut client, ADDRESS_TYPE_NOT_SUPPORTED).await,
     };
@@ -243,6 +245,10 @@ async fn serve(mut client: TcpStream, guard: &AddressGuard) -> std::io::Result<(
                 IpAddr::V6(ip) => format!("[{ip}]"),
             };
             (host, address.port(), vec![address.ip()], address.port())
+        }
+        Destination::Name(name, _) if !is_host_name(&name) => {
+            tracing::warn!("a connection of the page to a malformed host name refused");
+            return reply(&mut client, NOT_ALLOWED).await;
         }
         Destination::Name(name, port) => {
             let addresses = guard.resolve(&name, port).await;
@@ -271,6 +277,31 @@ async fn serve(mut client: TcpStream, guard: &AddressGuard) -> std::io::Result<(
     reply(&mut client, SUCCEEDED).await?;
     tokio::io::copy_bidirectional(&mut client, &mut upstream).await?;
     Ok(())
+}
+
+/// Where a SOCKS5 name goes: Chromium sends every host as a name, literal addresses too
+/// (`169.254.169.254`, an IPv6 one without its brackets), and an address is decided as
+/// that address — never as a name, which no URL could hold.
+fn destination_of_name(name: String, port: u16) -> Destination {
+    let bare = name
+        .strip_prefix('[')
+        .and_then(|n| n.strip_suffix(']'))
+        .unwrap_or(&name);
+    match bare.parse::<IpAddr>() {
+        Ok(ip) => Destination::Address(SocketAddr::new(ip, port)),
+        Err(_) => Destination::Name(name, port),
+    }
+}
+
+/// Whether `name` is a host a URL can hold (the decision is made on a URL of it: one that
+/// does not parse would decide nothing, so it is refused).
+fn is_host_name(name: &str) -> bool {
+    matches!(
+        url::Url::parse(&format!("http://{name}/"))
+            .ok()
+            .and_then(|u| u.host().map(|h| h.to_owned())),
+        Some(url::Host::Domain(_))
+    )
 }
 
 async fn read_port(client: &mut TcpStream) -> std::io::Result<u16> {
@@ -386,6 +417,26 @@ mod tests {
             "{}",
             refused[0]
         );
+    }
+
+    #[tokio::test]
+    async fn an_address_sent_as_a_name_is_decided_as_that_address() {
+        let proxy = AddressProxy::start(Arc::default()).await.unwrap();
+        proxy.guard.set_origins(Origins::Any);
+        // Chromium sends literal addresses as SOCKS5 names, IPv6 ones without brackets.
+        for name in [
+            "169.254.169.254",
+            "fd00:ec2::254",
+            "[fd00:ec2::254]",
+            "::ffff:169.254.169.254",
+        ] {
+            let (code, _) = connect(&proxy.server, name, 80).await;
+            assert_eq!(code, NOT_ALLOWED, "{name}");
+        }
+        assert_eq!(proxy.guard.refused().len(), 4);
+        // A name no URL could hold decides nothing: refused.
+        let (code, _) = connect(&proxy.server, "a b", 80).await;
+        assert_eq!(code, NOT_ALLOWED);
     }
 
     #[tokio::test]

@@ -51,6 +51,19 @@ pub enum BrowserError {
         /// What went wrong.
         message: String,
     },
+    /// A browser to connect to is not on this machine, where the address guard cannot stand
+    /// in front of it, and nobody vouched for it ([`crate::BrowserConfig::unguarded_addresses`]).
+    #[error(
+        "the browser at {host} is not on this machine: the address guard (which keeps its \
+         pages from link-local and cloud-metadata addresses by any name) cannot stand in front \
+         of it. Connect to a browser on this machine (127.0.0.1, localhost), let one be \
+         launched, or vouch for what that browser can reach (bflow: --unguarded-addresses)"
+    )]
+    Unguardable {
+        /// The endpoint's scheme, host and port (never its path or query: they may hold a
+        /// token).
+        host: String,
+    },
     /// A temporary profile directory could not be created.
     #[error("could not create a temporary user-data-dir: {0}")]
     UserDataDir(std::io::Error),

@@ -8,8 +8,10 @@
 //!   every flattened session (out-of-process iframes, popups) can be addressed and its events
 //!   are seen in order.
 //! * [`launch`]: find system Chromium, launch it with one command line ([`launch_args`], shared
-//!   with the benchmark floor) in its own process group, or connect to a running one;
-//!   [`Browser::new_context`] gives one [`BrowserContext`] (own cookies and storage) per replay.
+//!   with the benchmark floor) in its own process group, or connect to a running one (on this
+//!   machine, or elsewhere only with `BrowserConfig::unguarded_addresses`);
+//!   [`Browser::new_context`] gives one [`BrowserContext`] (own cookies and storage, and the
+//!   address guard as its proxy) per replay.
 //! * [`page`]: one [`Page`] of a context: frames and their navigation state, real mouse and key
 //!   input, dialogs, file choosers, isolated worlds, screenshots.
 //! * [`downloads`]: the download folder of a context and what a saved file is

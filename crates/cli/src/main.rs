@@ -20,7 +20,7 @@ mod words;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Record browser journeys once; replay them as typed, versioned tools.
 #[derive(Parser)]
@@ -73,9 +73,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     // Redacting from the first line; each run forwards its secrets to the log redactor.
     logging::init();
+    if let Err(error) = runtime::check_browser_connection(leaf(&matches)) {
+        return exit::report(Err(error));
+    }
     let result = match cli.command {
         Command::Run(args) => browser_cmd::run_tool(args),
         Command::Demo(args) => browser_cmd::demo(args),
@@ -93,4 +97,12 @@ fn main() -> ExitCode {
         Command::Tools(command) => tools_cmd::run(command),
     };
     exit::report(result)
+}
+
+/// The matches of the command that runs (the innermost subcommand).
+fn leaf(matches: &ArgMatches) -> &ArgMatches {
+    match matches.subcommand() {
+        Some((_, inner)) => leaf(inner),
+        None => matches,
+    }
 }

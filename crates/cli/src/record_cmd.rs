@@ -547,6 +547,8 @@ async fn from_draft(
     let config = browserflow_cdp::BrowserConfig {
         chrome_path: args.chrome.clone(),
         ws_endpoint: args.browser_ws.clone(),
+        // The recording's browser, as `bflow record` connects to it (see the recorder).
+        unguarded_addresses: true,
         ..browserflow_cdp::BrowserConfig::default()
     };
     let marks = SelectorMarks::checked_in_pages(inputs, extracts, &kept.pages, &config).await?;

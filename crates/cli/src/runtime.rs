@@ -32,9 +32,16 @@ pub struct BrowserArgs {
     /// The Chromium executable (default: `BROWSERFLOW_CHROME`, then the system's chromium).
     #[arg(long, value_name = "PATH")]
     chrome: Option<PathBuf>,
-    /// Connect to a running browser (`ws://…` CDP endpoint, or `http://host:port`) instead of launching one.
+    /// Connect to a running browser (`ws://…` CDP endpoint, or `http://host:port`) instead of
+    /// launching one. A browser on this machine gets the address guard; one elsewhere is
+    /// refused unless `--unguarded-addresses`.
     #[arg(long, value_name = "URL")]
     browser_ws: Option<String>,
+    /// With `--browser-ws`: connect without the address guard (the browser resolves and
+    /// connects by itself; only navigations are checked). You vouch for what that browser
+    /// can reach — link-local and cloud-metadata addresses by a name included.
+    #[arg(long, requires = "browser_ws")]
+    unguarded_addresses: bool,
 }
 
 impl BrowserArgs {
@@ -43,9 +50,30 @@ impl BrowserArgs {
             chrome_path: self.chrome.clone(),
             ws_endpoint: self.browser_ws.clone(),
             headless: !self.headed,
+            unguarded_addresses: self.unguarded_addresses,
             ..BrowserConfig::default()
         }
     }
+}
+
+/// Refuses, before anything runs, a command whose `--browser-ws` names a browser the address
+/// guard cannot stand in front of (`BrowserConfig::check_connection`), unless
+/// `--unguarded-addresses` vouches for it. `matches` are the running command's: one without
+/// [`BrowserArgs`] (`bflow record` connects to a browser a person drives) is left alone.
+pub fn check_browser_connection(matches: &clap::ArgMatches) -> anyhow::Result<()> {
+    let Ok(Some(unguarded)) = matches.try_get_one::<bool>("unguarded_addresses") else {
+        return Ok(());
+    };
+    let Ok(Some(endpoint)) = matches.try_get_one::<String>("browser_ws") else {
+        return Ok(());
+    };
+    BrowserConfig {
+        ws_endpoint: Some(endpoint.clone()),
+        unguarded_addresses: *unguarded,
+        ..BrowserConfig::default()
+    }
+    .check_connection()?;
+    Ok(())
 }
 
 impl BrowserArgs {
@@ -62,6 +90,9 @@ impl BrowserArgs {
         if let Some(url) = &self.browser_ws {
             args.push("--browser-ws".to_owned());
             args.push(url.clone());
+        }
+        if self.unguarded_addresses {
+            args.push("--unguarded-addresses".to_owned());
         }
         args
     }

@@ -237,7 +237,10 @@ impl SharedBrowser {
 impl BrowserCapability for SharedBrowser {
     fn describe(&self) -> String {
         match &self.config.ws_endpoint {
-            Some(endpoint) => format!("chromium at {endpoint}"),
+            Some(endpoint) => format!(
+                "chromium at {}",
+                browserflow_cdp::launch::shown_endpoint(endpoint)
+            ),
             None => "chromium (launched on first use)".to_string(),
         }
     }

@@ -39,6 +39,12 @@ pub struct BrowserConfig {
     pub extra_args: Vec<String>,
     /// How long a launched browser may take to announce its DevTools endpoint.
     pub launch_timeout: Duration,
+    /// Connect to `ws_endpoint` without the address guard: the browser resolves and connects
+    /// by itself, and only navigations are checked (their names resolved here). For a browser
+    /// the guard cannot stand in front of (one on another machine, or whose `127.0.0.1` is
+    /// not this machine's); whoever sets it vouches for what that browser can reach. Not read
+    /// for a launched browser, which is always guarded.
+    pub unguarded_addresses: bool,
 }
 
 impl Default for BrowserConfig {
@@ -49,6 +55,7 @@ impl Default for BrowserConfig {
             headless: true,
             extra_args: Vec::new(),
             launch_timeout: Duration::from_secs(20),
+            unguarded_addresses: false,
         }
     }
 }
@@ -62,22 +69,27 @@ pub struct Browser {
     popups: Arc<BrowserWatcher>,
     /// The launch arguments' host mapping, which the address guard resolves by.
     host_rules: Arc<HostRules>,
+    /// Whether its contexts' connections go through an address guard of this process.
+    guarded: bool,
 }
 
 impl std::fmt::Debug for Browser {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Browser")
-            .field("ws_endpoint", &self.ws_endpoint)
+            .field("ws_endpoint", &shown_endpoint(&self.ws_endpoint))
             .field("launched", &self.process.is_some())
             .finish()
     }
 }
 
 impl Browser {
-    /// Launches Chromium, or connects when `config.ws_endpoint` is set.
+    /// Launches Chromium, or connects when `config.ws_endpoint` is set: guarded when the
+    /// endpoint is on this machine, refused when it is not unless
+    /// `config.unguarded_addresses` ([`BrowserConfig::check_connection`]).
     pub async fn launch(config: &BrowserConfig) -> Result<Self, BrowserError> {
         if let Some(endpoint) = &config.ws_endpoint {
-            return Self::connect(endpoint).await;
+            config.check_connection()?;
+            return Self::open(endpoint, !config.unguarded_addresses).await;
         }
         let path = find_chromium(config.chrome_path.as_deref())?;
         let user_data_dir = in_memory_profile().map_err(BrowserError::UserDataDir)?;
@@ -108,7 +120,7 @@ impl Browser {
             }
         };
         tracing::debug!(target: "browserflow::timing", "devtools endpoint announced");
-        let mut browser = Self::connect(&ws_endpoint).await?;
+        let mut browser = Self::open(&ws_endpoint, true).await?;
         tracing::debug!(target: "browserflow::timing", "connected");
         browser.process = Some(ChromeProcess {
             child,
@@ -118,9 +130,20 @@ impl Browser {
         Ok(browser)
     }
 
-    /// Connects to a running browser: its CDP websocket endpoint (`ws://…/devtools/browser/…`)
-    /// or its HTTP debugging address (`http://127.0.0.1:9222`, looked up in `/json/version`).
+    /// Connects to a running browser on this machine: its CDP websocket endpoint
+    /// (`ws://…/devtools/browser/…`) or its HTTP debugging address (`http://127.0.0.1:9222`,
+    /// looked up in `/json/version`), with the address guard; one elsewhere is refused (see
+    /// [`BrowserConfig::unguarded_addresses`] to connect to it anyway).
     pub async fn connect(endpoint: &str) -> Result<Self, BrowserError> {
+        Self::launch(&BrowserConfig {
+            ws_endpoint: Some(endpoint.to_string()),
+            ..BrowserConfig::default()
+        })
+        .await
+    }
+
+    /// Connects to `endpoint`; `guarded`: its contexts get an address guard.
+    async fn open(endpoint: &str, guarded: bool) -> Result<Self, BrowserError> {
         let ws_endpoint = if endpoint.starts_with("http://") || endpoint.starts_with("https://") {
             websocket_of(endpoint).await?
         } else {
@@ -131,7 +154,7 @@ impl Browser {
             CdpConnection::connect(ws_endpoint)
                 .await
                 .map_err(|e| BrowserError::Connect {
-                    endpoint: ws_endpoint.to_string(),
+                    endpoint: shown_endpoint(ws_endpoint),
                     message: e.to_string(),
                 })?;
         tracing::debug!(target: "browserflow::timing", "websocket open");
@@ -152,6 +175,7 @@ impl Browser {
             process: None,
             host_rules: Arc::default(),
             popups,
+            guarded,
         })
     }
 
@@ -197,19 +221,21 @@ impl Browser {
     /// cache into the profile (`browserflow-replay`'s `tests/it/profile.rs` checks it).
     pub async fn new_context(&self) -> Result<BrowserContext, BrowserError> {
         let browser_session = self.conn.session(None);
-        // A launched browser runs here: its context's connections to host names go through
-        // an address guard of this process (`address_guard.rs`).
-        let proxy = match self.process {
-            Some(_) => Some(
+        // A launched browser, or one connected to on this machine: its context's
+        // connections to host names go through an address guard of this process
+        // (`address_guard.rs`).
+        let proxy = match self.guarded {
+            true => Some(
                 AddressProxy::start(self.host_rules.clone())
                     .await
                     .map_err(|e| BrowserError::Page(format!("starting the address guard: {e}")))?,
             ),
-            None => None,
+            false => None,
         };
         let mut params = json!({ "disposeOnDetach": true });
         if let Some(proxy) = &proxy {
             params["proxyServer"] = json!(proxy.server);
+            params["proxyBypassList"] = json!(PROXY_BYPASS);
         }
         let created = browser_session
             .call("Target.createBrowserContext", params)
@@ -269,6 +295,63 @@ impl Drop for Browser {
     }
 }
 
+/// What a guarded context connects to without its address guard: loopback only. Chromium's
+/// implicit rules would let link-local addresses (`169.254.0.0/16`, `fe80::/10`) bypass a
+/// proxy too, and the `Fetch` interception that refuses them by URL does not see WebSocket
+/// handshakes; `<-loopback>` takes the implicit rules away and the rest puts loopback back,
+/// so a literal link-local address reaches the guard like any other.
+const PROXY_BYPASS: &str = "<-loopback>,127.0.0.0/8,[::1],localhost,*.localhost";
+
+impl BrowserConfig {
+    /// Whether connecting to `ws_endpoint` keeps the promise of where a page may go: the
+    /// address guard is a proxy on this machine's `127.0.0.1`, which only a browser on this
+    /// machine reaches, so an endpoint elsewhere is refused unless `unguarded_addresses` says
+    /// someone vouches for it. `Ok` for a launched browser. Checked before anything runs.
+    pub fn check_connection(&self) -> Result<(), BrowserError> {
+        match &self.ws_endpoint {
+            Some(endpoint) if !self.unguarded_addresses && !on_this_machine(endpoint) => {
+                Err(BrowserError::Unguardable {
+                    host: host_of(endpoint),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Whether a DevTools endpoint's host is this machine: a loopback address (in any notation
+/// the URL parser reads), `localhost` or a name under `.localhost`. Any other name may be
+/// anywhere.
+fn on_this_machine(endpoint: &str) -> bool {
+    let Ok(url) = url::Url::parse(endpoint) else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => {
+            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        None => false,
+    }
+}
+
+/// An endpoint as errors and descriptions show it: its scheme, host and port, never its path
+/// or query, which may hold a token (`ws://host:3000?token=…`).
+pub fn shown_endpoint(endpoint: &str) -> String {
+    host_of(endpoint)
+}
+
+fn host_of(endpoint: &str) -> String {
+    match url::Url::parse(endpoint) {
+        Ok(url) => url.origin().ascii_serialization(),
+        Err(_) => "an endpoint that is not a URL".to_string(),
+    }
+}
+
 /// The text `field` of a CDP answer; `missing` says which call left it out.
 fn answer_text(answer: &Value, field: &str, missing: &str) -> Result<String, BrowserError> {
     answer[field]
@@ -286,7 +369,7 @@ async fn websocket_of(http_endpoint: &str) -> Result<String, BrowserError> {
         format!("{base}/json/version")
     };
     let failed = |message: String| BrowserError::Connect {
-        endpoint: http_endpoint.to_string(),
+        endpoint: shown_endpoint(http_endpoint),
         message,
     };
     // reqwest is built without a default crypto provider; install ring once per process (an
@@ -300,16 +383,77 @@ async fn websocket_of(http_endpoint: &str) -> Result<String, BrowserError> {
         .timeout(Duration::from_secs(10))
         .send()
         .await
-        .map_err(|e| failed(format!("GET {url}: {e}")))?;
+        .map_err(|e| failed(format!("GET /json/version: {}", e.without_url())))?;
     if !response.status().is_success() {
-        return Err(failed(format!("GET {url}: HTTP {}", response.status())));
+        return Err(failed(format!(
+            "GET /json/version: HTTP {}",
+            response.status()
+        )));
     }
-    let version: Value = response
-        .json()
-        .await
-        .map_err(|e| failed(format!("{url} did not answer JSON: {e}")))?;
+    let version: Value = response.json().await.map_err(|e| {
+        failed(format!(
+            "/json/version did not answer JSON: {}",
+            e.without_url()
+        ))
+    })?;
     version["webSocketDebuggerUrl"]
         .as_str()
         .map(str::to_string)
-        .ok_or_else(|| failed(format!("{url} has no webSocketDebuggerUrl")))
+        .ok_or_else(|| failed("/json/version has no webSocketDebuggerUrl".to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn connecting(endpoint: &str, unguarded_addresses: bool) -> BrowserConfig {
+        BrowserConfig {
+            ws_endpoint: Some(endpoint.to_string()),
+            unguarded_addresses,
+            ..BrowserConfig::default()
+        }
+    }
+
+    #[test]
+    fn only_a_browser_on_this_machine_is_connected_to_unless_vouched_for() {
+        for here in [
+            "ws://127.0.0.1:9222/devtools/browser/a",
+            "ws://127.8.9.1:9222/devtools/browser/a",
+            "http://localhost:9222",
+            "ws://LOCALHOST.:9222/devtools/browser/a",
+            "ws://chrome.localhost:9222/devtools/browser/a",
+            "ws://[::1]:9222/devtools/browser/a",
+            "http://2130706433:9222",
+        ] {
+            assert!(connecting(here, false).check_connection().is_ok(), "{here}");
+        }
+        for elsewhere in [
+            "ws://10.0.0.5:9222/devtools/browser/a",
+            "ws://chrome:3000/?token=SECRET-TOKEN",
+            "http://browser.example.com:9222",
+            "ws://[fd00::1]:9222/devtools/browser/a",
+            "ws://169.254.169.254:9222/",
+            "not a url",
+        ] {
+            let refused = connecting(elsewhere, false).check_connection().unwrap_err();
+            let said = refused.to_string();
+            assert!(
+                matches!(refused, BrowserError::Unguardable { .. }),
+                "{elsewhere}"
+            );
+            assert!(!said.contains("SECRET-TOKEN"), "no path or query: {said}");
+            assert!(said.contains("--unguarded-addresses"), "{said}");
+            // Vouched for: connected to, unguarded.
+            assert!(connecting(elsewhere, true).check_connection().is_ok());
+        }
+        assert!(
+            BrowserError::Unguardable {
+                host: host_of("ws://chrome:3000/devtools/browser/x?token=SECRET")
+            }
+            .to_string()
+            .contains("ws://chrome:3000 is not on this machine")
+        );
+        // A launched browser is always guarded.
+        assert!(BrowserConfig::default().check_connection().is_ok());
+    }
 }

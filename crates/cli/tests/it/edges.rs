@@ -239,6 +239,11 @@ for (const url of ['http://169.254.169.254/hit/fetch', 'http://[fd00:ec2::254]/h
                    '/redirect']) {
   fetch(url, { mode: 'no-cors' }).catch(() => {});
 }
+for (const url of ['ws://169.254.169.254/hit/ws', 'ws://[fd00:ec2::254]/hit/ws6',
+                   'ws://metadata.bftest/hit/name-ws']) {
+  try { new WebSocket(url).onerror = () => {}; } catch (e) {}
+}
+new Worker(URL.createObjectURL(new Blob(["for (const u of ['http://169.254.169.254/hit/worker', 'http://metadata.bftest/hit/name-worker']) fetch(u, { mode: 'no-cors' }).catch(() => {});"], { type: 'text/javascript' })));
 setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id="done">done</p>'), 1500);
 </script>"#;
 
@@ -309,7 +314,7 @@ import http.server, socket, socketserver, sys, threading
 hits, attacker = sys.argv[1], sys.argv[2]
 OOPIF = b'<!doctype html><script>fetch("http://169.254.169.254/hit/oopif-fetch", { mode: "no-cors" }).catch(() => {});</script><p>frame</p>'
 OOPIF_FRAME = b'<!doctype html><p>frame</p><iframe src="http://169.254.169.254/hit/oopif-frame"></iframe>'
-REBIND = b'<!doctype html><p id="creds">web page</p><script>setTimeout(() => fetch("/hit/rebound").finally(() => document.body.insertAdjacentHTML("beforeend", "<p id=done>done</p>")), 300);</script>'
+REBIND = b'<!doctype html><p id="creds">web page</p><script>setTimeout(() => { try { new WebSocket("ws://" + location.host + "/hit/rebound-ws").onerror = () => {}; } catch (e) {} fetch("/hit/rebound").finally(() => document.body.insertAdjacentHTML("beforeend", "<p id=done>done</p>")); }, 300);</script>'
 class Page(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         web = self.server.server_address[0] == '10.254.0.1'
@@ -554,6 +559,11 @@ fn a_page_and_its_out_of_process_frames_reach_no_link_local_address_by_any_reque
         "/hit/name-img",
         "/hit/redirected",
         "/hit/oopif-fetch",
+        "/hit/ws",
+        "/hit/ws6",
+        "/hit/name-ws",
+        "/hit/worker",
+        "/hit/name-worker",
     ] {
         assert!(
             reached.iter().any(|h| h == path),
@@ -627,5 +637,197 @@ fn a_name_rebound_to_a_metadata_address_never_reaches_it() {
         hits(dir.path()),
         Vec::<String>::new(),
         "nothing reached the metadata address"
+    );
+}
+
+/// A Chromium started inside `host`'s namespace with the launcher's own command line
+/// (`launch_args`), as an operator starts a browser to connect to; killed on drop.
+struct NamespacedChromium {
+    child: std::process::Child,
+    ws: String,
+    _profile: tempfile::TempDir,
+}
+
+impl MetadataHost {
+    fn chromium(&self) -> NamespacedChromium {
+        let profile = tempfile::tempdir().unwrap();
+        let chrome = browserflow_cdp::find_chromium(None).unwrap();
+        let args = browserflow_cdp::launch_args(
+            &browserflow_cdp::BrowserConfig::default(),
+            profile.path(),
+        );
+        let mut child = Command::new("ip")
+            .args(["netns", "exec", &self.name])
+            .arg(chrome)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let ws = loop {
+            let line = lines
+                .next()
+                .expect("chromium announces its endpoint")
+                .unwrap();
+            if let Some(ws) = line.strip_prefix("DevTools listening on ") {
+                break ws.trim().to_string();
+            }
+        };
+        // Chromium goes on writing to its standard error: keep reading it.
+        std::thread::spawn(move || lines.for_each(drop));
+        NamespacedChromium {
+            child,
+            ws,
+            _profile: profile,
+        }
+    }
+}
+
+impl Drop for NamespacedChromium {
+    fn drop(&mut self) {
+        // `ip netns exec` and Chromium's launcher script exec the browser: this is its pid,
+        // and its own processes end with it.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `bflow run --browser-ws`: a browser the project did not launch. On this machine it gets
+/// the address guard as a launched one does (its context's proxy), so a page's requests to a
+/// name resolving to the metadata address reach nothing; `--unguarded-addresses` gives that
+/// up on purpose (the browser resolves names itself — the control that the guard is what
+/// stops them); a browser elsewhere is refused before anything runs unless vouched for.
+#[test]
+fn a_browser_connected_to_is_guarded_and_one_elsewhere_refused_unless_vouched_for() {
+    let dir = tempfile::tempdir().unwrap();
+    // Elsewhere: refused before anything runs (nothing listens there: no connection is tried).
+    let site_tool = tool(
+        dir.path(),
+        "site",
+        Some(json!(["http://127.0.0.1:8080"])),
+        json!([{ "type": "navigate", "url": "http://127.0.0.1:8080/" }]),
+    );
+    let started = Instant::now();
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            &site_tool,
+            "--browser-ws",
+            "ws://192.0.2.1:9222/devtools/browser/x?token=OPERATOR-TOKEN",
+        ],
+    );
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("the browser at ws://192.0.2.1:9222 is not on this machine")
+            && err.contains("--unguarded-addresses")
+            && !err.contains("OPERATOR-TOKEN"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // A flow is refused before anything of it is read or run.
+    let out = run(
+        dir.path(),
+        &[
+            "flow",
+            "run",
+            "no-such-flow.json",
+            "--browser-ws",
+            "ws://192.0.2.1:9222/devtools/browser/x",
+        ],
+    );
+    assert!(
+        stderr(&out).contains("is not on this machine") && !stderr(&out).contains("no-such-flow"),
+        "{}",
+        stderr(&out)
+    );
+    // Vouched for, it is connected to — and a failure to connect names no token either.
+    let out = run(
+        dir.path(),
+        &[
+            "run",
+            &site_tool,
+            "--browser-ws",
+            "ws://127.0.0.1:9/devtools/browser/x?token=OPERATOR-TOKEN",
+            "--unguarded-addresses",
+        ],
+    );
+    let err = stderr(&out);
+    assert!(
+        !out.status.success()
+            && err.contains("could not connect to the CDP endpoint ws://127.0.0.1:9")
+            && !err.contains("OPERATOR-TOKEN"),
+        "{err}"
+    );
+    let unguarded = run(dir.path(), &["run", &site_tool, "--unguarded-addresses"]);
+    assert!(
+        !unguarded.status.success() && stderr(&unguarded).contains("--browser-ws"),
+        "the flag means nothing alone: {}",
+        stderr(&unguarded)
+    );
+
+    let host = match MetadataHost::start(&dir.path().join("hits")) {
+        Ok(host) => host,
+        Err(why) => {
+            eprintln!("NOT RUN: no network namespace with a link-local listener here ({why})");
+            return;
+        }
+    };
+    let chromium = host.chromium();
+    let attack = json!([
+        { "type": "navigate", "url": "http://127.0.0.1:8080/attacker/oopif" },
+        { "type": "extract", "field": "done", "kind": "string",
+          "selector": { "candidates": [{ "kind": "css", "value": "#done" }] } }
+    ]);
+    let site = ["http://127.0.0.1:8080", "http://localhost:8081"];
+    let by_name = ["/hit/name-fetch", "/hit/name-img", "/hit/name-ws"];
+    // The control: named, the connected browser's requests by name reach the listener
+    // through the guard.
+    let named = tool(
+        dir.path(),
+        "named",
+        Some(json!([site[0], site[1], "http://metadata.bftest"])),
+        attack.clone(),
+    );
+    let out = host.bflow(dir.path(), &["run", &named, "--browser-ws", &chromium.ws]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let reached = hits(dir.path());
+    for path in by_name {
+        assert!(
+            reached.iter().any(|h| h == path),
+            "the control reaches {path}: {reached:?}"
+        );
+    }
+    std::fs::remove_file(dir.path().join("hits")).unwrap();
+
+    // Guarded: nothing reached, the run goes on.
+    let refused = tool(dir.path(), "refused", Some(json!(site)), attack);
+    let out = host.bflow(dir.path(), &["run", &refused, "--browser-ws", &chromium.ws]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(hits(dir.path()), Vec::<String>::new(), "nothing reached");
+
+    // Vouched for: unguarded, the browser's own resolution lets a name through.
+    let out = host.bflow(
+        dir.path(),
+        &[
+            "run",
+            &refused,
+            "--browser-ws",
+            &chromium.ws,
+            "--unguarded-addresses",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        hits(dir.path()).iter().any(|h| h == "/hit/name-fetch"),
+        "unguarded, a name is the browser's: {:?}",
+        hits(dir.path())
     );
 }

@@ -194,6 +194,9 @@ impl Recorder {
             chrome_path: options.chrome.clone(),
             ws_endpoint: options.browser_ws.clone(),
             headless: !options.headed,
+            // A person drives a recording's browser and goes where they will: a browser
+            // connected to is theirs, wherever it runs (a launched one is guarded anyway).
+            unguarded_addresses: true,
             ..BrowserConfig::default()
         };
         let browser = Browser::launch(&config).await?;

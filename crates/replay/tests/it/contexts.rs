@@ -86,7 +86,9 @@ async fn connects_to_a_running_browser_endpoint() {
     third.close().await.unwrap();
     let wrong = Browser::connect("http://127.0.0.1:9/").await.err().unwrap();
     assert!(
-        wrong.to_string().contains("127.0.0.1:9/json/version"),
+        wrong
+            .to_string()
+            .contains("http://127.0.0.1:9: GET /json/version"),
         "{wrong}"
     );
     h.close().await;
