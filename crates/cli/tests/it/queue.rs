@@ -4,7 +4,8 @@
 //! exits 0, every run succeeds with each effect recorded once and posted at most twice (the
 //! in-doubt post of a killed run). On PostgreSQL (the acceptance test: 3 workers, 30 runs)
 //! and on SQLite (smaller). `bflow runs cancel` of a queued and of a running run; a flow
-//! changed since its run was queued is refused; bad input names what is wrong.
+//! changed since its run was queued is refused; a run still in hand at the end of a
+//! worker's drain goes back to the queue; bad input names what is wrong.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -119,6 +120,10 @@ impl Setup {
     }
 
     fn worker(&self, log: &str, concurrency: &str) -> Child {
+        self.worker_draining(log, concurrency, "30")
+    }
+
+    fn worker_draining(&self, log: &str, concurrency: &str, drain: &str) -> Child {
         let log = std::fs::File::create(self.path(log)).unwrap();
         self.command(&[
             "worker",
@@ -129,7 +134,7 @@ impl Setup {
             "--concurrency",
             concurrency,
             "--drain",
-            "30",
+            drain,
         ])
         // A killed worker's runs are taken over after this.
         .env(browserflow_catalog::LEASE_TTL_ENV, "1500")
@@ -470,4 +475,48 @@ fn a_queued_run_whose_flow_changed_is_refused_and_a_read_never_writes() {
     let message = shown["error"]["message"].as_str().unwrap();
     assert!(message.contains("since the run was queued"), "{message}");
     assert!(setup.webhook.received().is_empty(), "nothing was posted");
+}
+
+#[test]
+fn a_worker_stopped_with_a_run_in_hand_puts_it_back_in_the_queue_for_another() {
+    // Posts slower than the drain: the run is still in hand when the drain ends.
+    let setup = Setup::new(None, Duration::from_millis(2500));
+    let flow = setup.write_flow("given-back", "x");
+    let run_id = setup.enqueue(&flow, 1);
+    let first = setup.worker_draining("w1.log", "1", "0.3");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while setup.webhook.received().is_empty() {
+        assert!(Instant::now() < deadline, "{}", setup.log("w1.log"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let asked = Instant::now();
+    terminate(first, &setup.log("w1.log"));
+    let stopped_in = asked.elapsed();
+    assert!(
+        stopped_in < Duration::from_secs(2),
+        "within the drain: {stopped_in:?}"
+    );
+    assert!(
+        setup.log("w1.log").contains("back in the queue"),
+        "{}",
+        setup.log("w1.log")
+    );
+    assert_eq!(setup.status(&run_id), "queued");
+    let second = setup.worker("w2.log", "1");
+    setup.wait_until(
+        "the run succeeded",
+        Duration::from_secs(60),
+        &["w1.log", "w2.log"],
+        |runs| runs[&run_id]["status"] == "succeeded",
+    );
+    terminate(second, &setup.log("w2.log"));
+    let per_key = setup.posts_per_key();
+    assert_eq!(per_key.len(), 2, "{per_key:?}");
+    // The post in flight at the stop was sent again under its key: at most twice.
+    assert!(per_key.values().all(|n| *n <= 2), "{per_key:?}");
+    eprintln!(
+        "a worker stopped {} ms after SIGTERM with its run given back; posts per key {:?}",
+        stopped_in.as_millis(),
+        per_key.values().collect::<Vec<_>>()
+    );
 }
