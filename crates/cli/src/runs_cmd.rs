@@ -98,13 +98,10 @@ pub fn run(command: RunsCommand) -> Outcome {
         } => {
             let journal = journal.location()?.open_read_only()?;
             let shown = ShownRun::read(journal.as_ref(), &run_id)?;
-            let entry = journal
-                .run_entries(usize::MAX)?
-                .into_iter()
-                .find(|e| e.run_id == run_id);
+            let entry = journal.run_entry(&run_id)?;
             let shown = ShownQueuedRun {
-                queued: entry.as_ref().is_some_and(|e| e.queued),
-                worker: entry.as_ref().and_then(|e| e.worker.clone()),
+                queued: entry.queued,
+                worker: entry.worker,
                 cancel_requested: journal.cancel_requested(&run_id)?,
                 shown,
             };

@@ -532,7 +532,7 @@ pub fn worker(args: WorkerArgs) -> Outcome {
     options.drain = Duration::from_secs_f64(args.drain);
     let worker = Worker::new(options, setup_factory(&args.run), Arc::new(print_event))?;
     eprintln!(
-        "worker {} on {}: firing due schedules (SIGTERM or Ctrl-C stops it)",
+        "worker {} on {}: firing due schedules and running queued runs (SIGTERM or Ctrl-C stops it)",
         worker.id(),
         location
     );

@@ -12,6 +12,12 @@
 //! time, and the claim and the lease are one step**: no worker can hold a claim without
 //! the lease, and the lease's fence then guards every write and effect as for any run.
 //!
+//! Why row locks and not a queue crate (pgmq, apalis, graphile-worker…): the claim must take
+//! the journal's lease in the same transaction, so that the lease's fence — the one mechanism
+//! that guards every write and effect — is also what makes a claim exclusive and what hands a
+//! dead worker's run to another. A queue of its own would bring a second visibility timeout
+//! beside the lease, and two mechanisms could disagree about who holds a run.
+//!
 //! Cancelling ([`JournalStore::request_cancel`](super::JournalStore::request_cancel)): a
 //! queued run is ended `cancelled` at once (it never starts); a running one gets a cancel
 //! request that its owner reads at its next step boundary and stops on.

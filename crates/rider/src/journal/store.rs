@@ -144,6 +144,9 @@ pub trait JournalStore: Send + Sync + std::fmt::Debug {
 
     /// The most recent runs, queued ones included, newest first, with their workers.
     fn run_entries(&self, limit: usize) -> Result<Vec<RunEntry>, JournalError>;
+
+    /// Run `run_id` as [`JournalStore::run_entries`] lists it.
+    fn run_entry(&self, run_id: &str) -> Result<RunEntry, JournalError>;
 }
 
 /// A run to queue.

@@ -267,7 +267,11 @@ impl PgJournal {
         })
     }
 
-    pub(super) fn read_run_entries(&self, limit: usize) -> Result<Vec<RunEntry>, JournalError> {
+    pub(super) fn read_run_entries(
+        &self,
+        limit: usize,
+        run_id: Option<&str>,
+    ) -> Result<Vec<RunEntry>, JournalError> {
         let queue = self.schema_version()? >= QUEUE_VERSION;
         let (join, worker, queued, cancel) = if queue {
             (
@@ -293,9 +297,10 @@ impl PgJournal {
                         "SELECT r.run_id, r.flow, r.status, r.started_at_ms, r.finished_at_ms,
                                 {worker}, {queued}, {cancel}
                          FROM runs r {join}
+                         WHERE $2::TEXT IS NULL OR r.run_id = $2
                          ORDER BY r.started_at_ms DESC, r.run_id DESC LIMIT $1"
                     ),
-                    &[&limit],
+                    &[&limit, &run_id],
                 )
                 .map_err(&err)?;
             tx.commit().map_err(&err)?;

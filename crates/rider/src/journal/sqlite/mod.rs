@@ -516,7 +516,13 @@ impl JournalStore for SqliteJournal {
     }
 
     fn run_entries(&self, limit: usize) -> Result<Vec<RunEntry>, JournalError> {
-        self.read_run_entries(limit)
+        self.read_run_entries(limit, None)
+    }
+
+    fn run_entry(&self, run_id: &str) -> Result<RunEntry, JournalError> {
+        self.read_run_entries(1, Some(run_id))?
+            .pop()
+            .ok_or_else(|| self.unknown_run(run_id))
     }
 }
 

@@ -232,7 +232,11 @@ impl SqliteJournal {
             .map_err(self.sqlite_error("cannot read the run's cancel request"))
     }
 
-    pub(super) fn read_run_entries(&self, limit: usize) -> Result<Vec<RunEntry>, JournalError> {
+    pub(super) fn read_run_entries(
+        &self,
+        limit: usize,
+        run_id: Option<&str>,
+    ) -> Result<Vec<RunEntry>, JournalError> {
         let queue = self.schema_version()? >= QUEUE_VERSION;
         let conn = self.lock();
         let (join, worker, queued, cancel) = if queue {
@@ -249,23 +253,27 @@ impl SqliteJournal {
             "SELECT r.run_id, r.flow, r.status, r.started_at_ms, r.finished_at_ms, {worker},
                     {queued}, {cancel}
              FROM runs r {join}
+             WHERE ?2 IS NULL OR r.run_id = ?2
              ORDER BY r.started_at_ms DESC, r.run_id DESC LIMIT ?1"
         ))
         .and_then(|mut s| {
-            s.query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
-                let status: String = r.get(2)?;
-                let cancel: Option<i64> = r.get(7)?;
-                Ok(RunEntry {
-                    run_id: r.get(0)?,
-                    flow: r.get(1)?,
-                    cancel_requested_at_ms: cancel.filter(|_| status == "running"),
-                    status,
-                    created_at_ms: r.get(3)?,
-                    finished_at_ms: r.get(4)?,
-                    worker: r.get(5)?,
-                    queued: r.get(6)?,
-                })
-            })?
+            s.query_map(
+                params![i64::try_from(limit).unwrap_or(i64::MAX), run_id],
+                |r| {
+                    let status: String = r.get(2)?;
+                    let cancel: Option<i64> = r.get(7)?;
+                    Ok(RunEntry {
+                        run_id: r.get(0)?,
+                        flow: r.get(1)?,
+                        cancel_requested_at_ms: cancel.filter(|_| status == "running"),
+                        status,
+                        created_at_ms: r.get(3)?,
+                        finished_at_ms: r.get(4)?,
+                        worker: r.get(5)?,
+                        queued: r.get(6)?,
+                    })
+                },
+            )?
             .collect()
         })
         .map_err(self.sqlite_error("cannot list the runs"))

@@ -130,8 +130,13 @@ pub async fn a_claimed_run_runs_once_and_a_gone_workers_run_is_taken_over(backen
         None
     );
     assert!(!journal.requeue(&run_id, &claim_a.fence).unwrap());
-    let entry = journal.run_entries(1).unwrap().remove(0);
+    let entry = journal.run_entry(&run_id).unwrap();
     assert_eq!(entry.worker.as_deref(), Some("worker-b"));
+    assert_eq!((entry.status.as_str(), entry.queued), ("succeeded", true));
+    assert!(matches!(
+        journal.run_entry("no-such-run"),
+        Err(JournalError::UnknownRun { .. })
+    ));
 }
 
 pub async fn a_queued_run_whose_flow_changed_is_refused_before_any_effect(backend: &dyn Backend) {
