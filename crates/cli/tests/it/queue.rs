@@ -355,7 +355,7 @@ fn queued_runs_survive_a_killed_and_a_terminated_worker(
         "only posts in flight at the kill go twice: {twice} > {held_by_a}"
     );
     eprintln!(
-        "queue figures: {runs} runs succeeded in {:.1} s; {} effects recorded (each once); {} posts; {} keys posted twice (at most 2 per key); worker A SIGKILLed holding {held_by_a} run(s), {took_over} taken over; worker B SIGTERMed, exit 0; {sessions_over_one} run(s) ran in more than one session; runs per worker {:?}",
+        "queue figures: {runs} runs succeeded in {:.1} s; {} effects recorded (each once); {} posts; {} keys posted twice (at most 2 per key); worker A SIGKILLed holding {held_by_a} run(s), {took_over} taken over; worker B SIGTERMed, exit 0; {sessions_over_one} run(s) ran in more than one session; runs finished per worker {:?}",
         elapsed.as_secs_f64(),
         recorded_keys.len(),
         setup.webhook.received().len(),
