@@ -32,6 +32,11 @@ pub struct RunArgs {
     /// A folder of tool files to resolve refs from (repeatable).
     #[arg(long = "tools", value_name = "DIR")]
     tools: Vec<PathBuf>,
+    /// Queue the run instead of running it: its inputs and its plan are recorded now, its
+    /// id printed, and a `bflow worker` on the same journal runs it (a flow file changed
+    /// since is refused then, as a divergence).
+    #[arg(long)]
+    enqueue: bool,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -81,6 +86,9 @@ async fn run_flow(args: RunArgs) -> Outcome {
     let typed =
         crate::inputs::parse_input_args(&plan.inputs, &args.inputs, crate::inputs::Subject::Flow)?;
     let inputs = browserflow_catalog::runs::bind_inputs(&plan.inputs, &typed)?;
+    if args.enqueue {
+        return enqueue_flow(&args, &catalog, &plan, inputs);
+    }
     let invocation = Invocation::new(&args.flow, &args.tools);
     let journal = journal_at(&args.common);
     let runs_folder = journal.runs_folder()?;
@@ -95,6 +103,35 @@ async fn run_flow(args: RunArgs) -> Outcome {
     let rider = catalog.rider(&setup)?;
     crate::logging::redact_run(rider.redactor());
     finish(&rider, rider.run(&plan, inputs).await, &args.common)
+}
+
+/// `flow run --enqueue`: records the run queued and prints its id; a worker runs it.
+fn enqueue_flow(
+    args: &RunArgs,
+    catalog: &browserflow_catalog::Catalog,
+    plan: &browserflow_flow::Plan,
+    inputs: std::collections::BTreeMap<String, browserflow_flow::Bound>,
+) -> Outcome {
+    let absolute = |path: &PathBuf| {
+        std::path::absolute(path)
+            .unwrap_or_else(|_| path.clone())
+            .display()
+            .to_string()
+    };
+    let origin = browserflow_rider::QueueOrigin {
+        flow_file: absolute(&args.flow),
+        tools: args.tools.iter().map(absolute).collect(),
+    };
+    let setup = setup(&args.common, journal_at(&args.common), |_| {});
+    let rider = catalog.rider(&setup)?;
+    crate::logging::redact_run(rider.redactor());
+    let run_id = rider.enqueue(plan, inputs, &origin)?;
+    println!("{run_id}");
+    eprintln!(
+        "queued run {run_id} of {}: a `bflow worker` on this journal runs it (`bflow runs show {run_id}`)",
+        plan.reference()
+    );
+    Ok(true)
 }
 
 async fn resume_flow(args: ResumeArgs) -> Outcome {

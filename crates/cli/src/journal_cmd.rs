@@ -59,10 +59,7 @@ pub fn run(command: JournalCommand) -> Outcome {
             json,
         } => {
             let journal = open(journal)?;
-            let shown = ShownRun {
-                report: journal.show(&run_id)?,
-                lease: journal.lease_holder(&run_id)?.map(ShownLease::from),
-            };
+            let shown = ShownRun::read(journal.as_ref(), &run_id)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&shown)?);
             } else {
@@ -91,7 +88,7 @@ pub fn run(command: JournalCommand) -> Outcome {
 /// executed it last and was killed before releasing it), so a person can tell a live run
 /// from a crashed one.
 #[derive(serde::Serialize)]
-struct ShownRun {
+pub(crate) struct ShownRun {
     #[serde(flatten)]
     report: RunReport,
     lease: Option<ShownLease>,
@@ -118,7 +115,7 @@ impl From<LeaseHolder> for ShownLease {
 }
 
 /// Rows of text under a header, each column as wide as its widest cell.
-fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
@@ -164,8 +161,24 @@ fn runs_table(runs: &[RunSummary]) -> String {
 }
 
 impl ShownRun {
+    /// Run `run_id` as `journal` tells it, with its lease.
+    pub(crate) fn read(
+        journal: &dyn browserflow_rider::JournalStore,
+        run_id: &str,
+    ) -> Result<ShownRun, browserflow_rider::JournalError> {
+        Ok(ShownRun {
+            report: journal.show(run_id)?,
+            lease: journal.lease_holder(run_id)?.map(ShownLease::from),
+        })
+    }
+
+    /// The run's status.
+    pub(crate) fn status(&self) -> &str {
+        &self.report.status
+    }
+
     /// `journal show` for people: the run, its lease, its steps as a table, output or error.
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let r = &self.report;
         let mut out = format!("run {}  {}  {}\n", r.run_id, r.flow, r.status);
         out.push_str(&format!(

@@ -13,6 +13,7 @@ mod mcp_cmd;
 mod pack_cmd;
 mod progress;
 mod record_cmd;
+mod runs_cmd;
 mod runtime;
 mod schedule_cmd;
 mod tools_cmd;
@@ -55,6 +56,9 @@ enum Command {
     /// Show what the journal recorded.
     #[command(subcommand)]
     Journal(journal_cmd::JournalCommand),
+    /// The runs of a journal, queued ones included: list, show, cancel.
+    #[command(subcommand)]
+    Runs(runs_cmd::RunsCommand),
     /// Export, verify, import, sign and publish packs.
     #[command(subcommand)]
     Pack(pack_cmd::PackCommand),
@@ -90,6 +94,7 @@ fn main() -> ExitCode {
         Command::Contract(command) => contract_cmd::run(command),
         Command::Flow(command) => flow_cmd::run(command),
         Command::Journal(command) => journal_cmd::run(command),
+        Command::Runs(command) => runs_cmd::run(command),
         Command::Pack(command) => pack_cmd::run(command),
         Command::Mcp(command) => mcp_cmd::run(command),
         Command::Schedule(command) => schedule_cmd::run(command),

@@ -11,7 +11,8 @@ use browserflow_replay::SharedBrowser;
 use browserflow_rider::{FiringRecord, FiringState, JournalLocation, ScheduleRecord};
 use browserflow_schedule::jiff::Timestamp;
 use browserflow_schedule::{
-    CatchUp, Overlap, ScheduleSpec, SetupFactory, Timing, Worker, WorkerEvent, WorkerOptions,
+    CatchUp, Overlap, QueuedEnd, ScheduleSpec, SetupFactory, Timing, Worker, WorkerEvent,
+    WorkerOptions,
 };
 use clap::{Args, Subcommand};
 
@@ -473,6 +474,19 @@ fn print_event(event: &WorkerEvent) {
         WorkerEvent::Broken { schedule, reason } => {
             format!("`{schedule}` cannot fire: {reason}")
         }
+        WorkerEvent::Claimed { run_id, taken_over } => match taken_over {
+            true => format!("claimed queued run {run_id} (took it over: its worker is gone)"),
+            false => format!("claimed queued run {run_id}"),
+        },
+        WorkerEvent::QueuedEnded { run_id, end } => match end {
+            QueuedEnd::Succeeded => format!("queued run {run_id} succeeded"),
+            QueuedEnd::Failed(why) => format!("queued run {run_id} failed: {why}"),
+            QueuedEnd::Cancelled => format!("queued run {run_id} cancelled"),
+            QueuedEnd::Released => {
+                format!("queued run {run_id} stopped unfinished: back in the queue")
+            }
+            QueuedEnd::Left => format!("queued run {run_id} left to the worker that holds it"),
+        },
     };
     eprintln!("worker: {line}");
 }
@@ -518,7 +532,7 @@ pub fn worker(args: WorkerArgs) -> Outcome {
     options.drain = Duration::from_secs_f64(args.drain);
     let worker = Worker::new(options, setup_factory(&args.run), Arc::new(print_event))?;
     eprintln!(
-        "worker {} on {}: firing due schedules (SIGTERM or Ctrl-C stops it)",
+        "worker {} on {}: firing due schedules and running queued runs (SIGTERM or Ctrl-C stops it)",
         worker.id(),
         location
     );

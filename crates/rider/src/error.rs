@@ -37,6 +37,14 @@ pub enum RunError {
         /// Every change at or before it.
         changes: Vec<PlanChange>,
     },
+    /// A queued run whose flow changed since it was queued. Found before any step ran.
+    #[error(
+        "divergence: the flow changed since the run was queued: {changes}; nothing was run. Restore the flow as it was when the run was queued, or queue a new run"
+    )]
+    ChangedSinceQueued {
+        /// Every change, in words.
+        changes: String,
+    },
     /// Another live process is executing the run.
     #[error(
         "run `{run_id}` is being executed by {holder}, whose lease is live (last heartbeat at {heartbeat}); nothing was run. Wait for it to finish, or stop that process and resume again"
@@ -149,7 +157,9 @@ impl RunError {
     /// A stable snake_case code, for scripts and the journal.
     pub fn code(&self) -> &'static str {
         match self {
-            RunError::Divergence { .. } | RunError::PlanChanged { .. } => "divergence",
+            RunError::Divergence { .. }
+            | RunError::PlanChanged { .. }
+            | RunError::ChangedSinceQueued { .. } => "divergence",
             RunError::LeaseHeld { .. } => "lease_held",
             RunError::FlowInput(_) => "invalid_flow_input",
             RunError::InvalidInput { .. } => "invalid_input",

@@ -82,11 +82,11 @@ pub use define::{DefineError, FnTool, ToolDef, define_tool};
 pub use error::{RunError, RunFailure};
 pub use events::{EventSink, RunEvent};
 pub use journal::{
-    Attempt, AttemptOutcome, EffectStart, ErrorReport, Fence, FiringRecord, FiringState,
-    JournalError, JournalLocation, JournalOptions, JournalStore, LeaseAnswer, LeaseGrant,
-    LeaseHolder, LeaseOwner, PG_SCHEMA_VERSION, PendingStep, PgJournal, PgUrl, RecordedStep,
-    RunEnd, RunRecord, RunReport, RunStart, RunSummary, ScheduleBook, ScheduleRecord,
-    SqliteJournal, StepReport, StepStart, Takeover,
+    Attempt, AttemptOutcome, CancelAnswer, Claim, EffectStart, ErrorReport, Fence, FiringRecord,
+    FiringState, JournalError, JournalLocation, JournalOptions, JournalStore, LeaseAnswer,
+    LeaseGrant, LeaseHolder, LeaseOwner, PG_SCHEMA_VERSION, PendingStep, PgJournal, PgUrl,
+    QueueOrigin, QueuedStart, RecordedStep, RunEnd, RunEntry, RunRecord, RunReport, RunStart,
+    RunSummary, ScheduleBook, ScheduleRecord, SqliteJournal, StepReport, StepStart, Takeover,
 };
 pub use logger::Logger;
 pub use options::RiderOptions;

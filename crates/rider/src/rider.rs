@@ -18,7 +18,10 @@ use crate::error::{RunError, RunFailure};
 use crate::events::RunEvent;
 use crate::exec::RunState;
 use crate::journal::lease::Heartbeat;
-use crate::journal::{JournalError, JournalStore, LeaseAnswer, LeaseOwner, RunEnd, RunStart};
+use crate::journal::{
+    Claim, JournalError, JournalStore, LeaseAnswer, LeaseOwner, QueueOrigin, QueuedStart, RunEnd,
+    RunStart,
+};
 use crate::options::RiderOptions;
 use crate::plan_identity::{self, PlanChange};
 use crate::redact::Redactor;
@@ -238,11 +241,85 @@ impl Rider {
             }
             Err(e) => return Err(fail(e.into())),
         };
+        self.resume_under(run_id, plan, &owner, fence, cancel, PlanCheck::Resume)
+            .await
+    }
+
+    /// Queues a run of `plan` with `inputs` (secret inputs as references), to be executed
+    /// by a worker that claims it ([`JournalStore::claim_queued`]): its inputs and its
+    /// plan's identity are recorded now, so a worker that finds the flow changed refuses it
+    /// as a divergence. Returns the run's id.
+    pub fn enqueue(
+        &self,
+        plan: &Plan,
+        inputs: BTreeMap<String, Bound>,
+        origin: &QueueOrigin,
+    ) -> Result<String, RunError> {
+        plan.start_scope(inputs.clone())
+            .map_err(|e| RunError::FlowInput(e.to_string()))?;
+        let run_id = new_run_id();
+        let env_json = Value::Object(
+            self.options
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect(),
+        );
+        let now = now_ms();
+        self.journal.enqueue_run(&QueuedStart {
+            run_id: &run_id,
+            flow: &plan.reference(),
+            flow_digest: plan.flow_digest.as_str(),
+            inputs: &tag_inputs(&inputs),
+            env: &env_json,
+            clock_ms: Clock::now_wall().unix_millis(),
+            enqueued_at_ms: now,
+            plan: &plan_identity::identities(plan),
+            origin,
+        })?;
+        Ok(run_id)
+    }
+
+    /// Executes the queued run a worker claimed ([`JournalStore::claim_queued`]) under the
+    /// lease the claim took for `owner`. The plan must be the one recorded when the run was
+    /// queued, every step of it and its digest: any change is a divergence, refused before
+    /// any step (never run half-old). Steps whose effects a previous worker recorded return
+    /// their recorded outcomes, as on resume.
+    pub async fn run_claimed(
+        &self,
+        claim: &Claim,
+        owner: &LeaseOwner,
+        plan: &Plan,
+        cancel: &CancelHandle,
+    ) -> Result<RunOutcome, RunFailure> {
+        self.resume_under(
+            &claim.run_id,
+            plan,
+            owner,
+            claim.fence.clone(),
+            cancel,
+            PlanCheck::Queued,
+        )
+        .await
+    }
+
+    /// A session of a recorded run whose lease `fence` holds: checks the plan (as `check`
+    /// says), opens the session and executes the plan.
+    async fn resume_under(
+        &self,
+        run_id: &str,
+        plan: &Plan,
+        owner: &LeaseOwner,
+        fence: crate::journal::Fence,
+        cancel: &CancelHandle,
+        check: PlanCheck,
+    ) -> Result<RunOutcome, RunFailure> {
+        let fail = |e: RunError| self.failure(Some(run_id.to_owned()), e);
         let lost = CancelHandle::new();
         let _heartbeat = Heartbeat::start(
             self.journal.clone(),
             run_id.to_owned(),
-            &owner,
+            owner,
             fence.clone(),
             lost.clone(),
         );
@@ -273,8 +350,18 @@ impl Rider {
                 current: plan.reference(),
             }));
         }
-        if !record.plan.is_empty() {
-            check_plan(run_id, &record, plan).map_err(stop)?;
+        match check {
+            PlanCheck::Resume if !record.plan.is_empty() => {
+                check_plan(run_id, &record, plan).map_err(stop)?;
+            }
+            PlanCheck::Resume => {}
+            PlanCheck::Queued => {
+                let recorded_digest = match self.journal.show(run_id) {
+                    Ok(report) => report.flow_digest,
+                    Err(e) => return Err(stop(e.into())),
+                };
+                check_queued_plan(&record, &recorded_digest, plan).map_err(stop)?;
+            }
         }
         let inputs = untag_inputs(&record.inputs).map_err(|m| stop(RunError::FlowInput(m)))?;
         let scope = plan
@@ -397,6 +484,48 @@ impl Rider {
             artifacts: BTreeMap::new(),
         }
     }
+}
+
+/// How a session compares the flow with the recorded plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PlanCheck {
+    /// A resume: changes after the last recorded step are said and run.
+    Resume,
+    /// A queued run: any change, the flow's digest included, is a divergence.
+    Queued,
+}
+
+/// A queued run's plan as recorded when it was queued, against the flow now: equal, or a
+/// divergence naming every change.
+fn check_queued_plan(
+    record: &crate::journal::RunRecord,
+    recorded_digest: &str,
+    plan: &Plan,
+) -> Result<(), RunError> {
+    // Every position counts as recorded: the whole plan was fixed at enqueue time.
+    let comparison = plan_identity::compare(
+        &record.plan,
+        &plan_identity::identities(plan),
+        Some(usize::MAX),
+    );
+    let mut changes: Vec<String> = comparison
+        .blocking
+        .iter()
+        .chain(&comparison.later)
+        .map(ToString::to_string)
+        .collect();
+    if changes.is_empty() && recorded_digest != plan.flow_digest.as_str() {
+        changes.push(format!(
+            "the flow's digest was {recorded_digest} and is now {}",
+            plan.flow_digest.as_str()
+        ));
+    }
+    if changes.is_empty() {
+        return Ok(());
+    }
+    Err(RunError::ChangedSinceQueued {
+        changes: changes.join("; "),
+    })
 }
 
 /// Compares the whole current plan with the one recorded for `run_id`: a change at or

@@ -42,6 +42,13 @@ pub struct Compiled {
 
 /// Compiles `flow` (tools from `tools`) and binds the `name=value` `inputs` to it.
 pub fn compile(flow: &Path, tools: &[PathBuf], inputs: &[String]) -> Result<Compiled, FlowError> {
+    let (catalog, plan) = compile_plan(flow, tools)?;
+    bind(catalog, plan, inputs)
+}
+
+/// Compiles `flow` (tools from `tools`), binding no inputs: a queued run's are in the
+/// journal.
+pub fn compile_plan(flow: &Path, tools: &[PathBuf]) -> Result<(Catalog, Plan), FlowError> {
     let catalog = Catalog::for_flow(flow, tools);
     let checked = catalog.check_flow(flow);
     let plan = checked
@@ -54,6 +61,10 @@ pub fn compile(flow: &Path, tools: &[PathBuf], inputs: &[String]) -> Result<Comp
                 .collect::<Vec<_>>()
                 .join("\n"),
         })?;
+    Ok((catalog, plan))
+}
+
+fn bind(catalog: Catalog, plan: Plan, inputs: &[String]) -> Result<Compiled, FlowError> {
     let mut typed = RunInputs::new();
     for written in inputs {
         let Some((name, text)) = written.split_once('=') else {

@@ -12,13 +12,15 @@
 mod book;
 mod flow_run;
 mod health;
+mod queued;
 mod timing;
 mod worker;
 
 pub use book::{AddError, ScheduleSpec, add};
-pub use flow_run::{Compiled, FlowError, compile, compile_schedule};
+pub use flow_run::{Compiled, FlowError, compile, compile_plan, compile_schedule};
 pub use health::{HealthReport, WorkerHealth, WorkerPhase, serve_health};
 pub use jiff;
+pub use queued::QueuedEnd;
 pub use timing::{CatchUp, Due, Overlap, Timing, TimingError, due, manual_run_id, slot_run_id};
 pub use worker::{
     RunNow, SetupFactory, Worker, WorkerError, WorkerEvent, WorkerEvents, WorkerOptions,

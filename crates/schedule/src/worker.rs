@@ -9,13 +9,20 @@
 //! over: its run resumed through the journal's lease (never a second run of the slot, never
 //! a recorded effect repeated), or begun if it never was.
 //!
+//! Queued runs (`bflow flow run --enqueue`) are claimed beside the firings, up to the
+//! worker's concurrency, each with its lease in one transaction ([`crate::queued`]); a run
+//! whose worker is gone is claimed again once its lease lapses. A cancel recorded for a run
+//! this worker executes is forwarded to the run's signal at each tick.
+//!
 //! Stopping ([`Worker::run`]'s `stop`): the worker claims nothing more, lets its runs finish
 //! within the drain deadline, then cancels the rest, which stay resumable (another worker,
-//! or this one restarted, takes them over).
+//! or this one restarted, takes them over); a queued run cancelled so is put back in the
+//! queue at once.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,6 +37,7 @@ use tokio::task::JoinSet;
 
 use crate::flow_run::compile_schedule;
 use crate::health::WorkerHealth;
+use crate::queued::{QueuedEnd, forward_cancels, run_queued};
 use crate::timing::{CatchUp, Overlap, Timing, due, manual_run_id, slot_run_id};
 
 /// How a worker works.
@@ -100,6 +108,20 @@ pub enum WorkerEvent {
         /// Why it failed, if it did.
         detail: Option<String>,
     },
+    /// A queued run was claimed (`taken_over`: its previous worker is gone).
+    Claimed {
+        /// The run.
+        run_id: String,
+        /// Whether another worker had started it.
+        taken_over: bool,
+    },
+    /// A queued run this worker claimed ended here, or was given back.
+    QueuedEnded {
+        /// The run.
+        run_id: String,
+        /// What became of it.
+        end: QueuedEnd,
+    },
     /// A schedule that cannot fire (its expression or time zone, changed under it).
     Broken {
         /// The schedule.
@@ -135,14 +157,16 @@ enum Start {
     TakeOver,
 }
 
-struct Shared {
-    options: WorkerOptions,
+pub(crate) struct Shared {
+    pub(crate) options: WorkerOptions,
     book: Arc<dyn ScheduleBook>,
-    journal: Arc<dyn JournalStore>,
-    make_setup: SetupFactory,
+    pub(crate) journal: Arc<dyn JournalStore>,
+    pub(crate) make_setup: SetupFactory,
     events: WorkerEvents,
     /// Runs executing in this worker, with their cancel handles.
     in_flight: Mutex<HashMap<String, CancelHandle>>,
+    /// Set when the worker stops: a queued run it then cancels goes back to the queue.
+    pub(crate) stopping: AtomicBool,
 }
 
 /// A worker (see the module's documentation).
@@ -178,6 +202,7 @@ impl Worker {
                 make_setup,
                 events,
                 in_flight: Mutex::new(HashMap::new()),
+                stopping: AtomicBool::new(false),
             }),
             id: owner.owner.clone(),
             host_key: owner.host_key.clone(),
@@ -250,6 +275,7 @@ impl Worker {
                 () = &mut deadline => break,
             }
         }
+        self.shared.stopping.store(true, Ordering::SeqCst);
         for cancel in self
             .shared
             .in_flight
@@ -271,8 +297,18 @@ impl Worker {
         (self.shared.events)(&event);
     }
 
-    /// One look at the journal: firings to take over, then due slots to fire.
+    /// One look at the journal: cancels asked for runs here, firings to take over, due
+    /// slots to fire, then queued runs to claim.
     pub fn tick(&mut self, now: Timestamp) -> Result<(), WorkerError> {
+        let in_flight: Vec<(String, CancelHandle)> = self
+            .shared
+            .in_flight
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|(id, cancel)| (id.clone(), cancel.clone()))
+            .collect();
+        forward_cancels(self.shared.journal.as_ref(), &in_flight);
         let running = self.shared.book.running_firings()?;
         self.take_over(&running, now)?;
         for schedule in self.shared.book.schedules()? {
@@ -280,6 +316,45 @@ impl Worker {
                 continue;
             }
             self.fire_due(&schedule, &running, now)?;
+        }
+        self.claim_queued()
+    }
+
+    /// Claims queued runs while this worker has room, each with its lease, and runs them.
+    fn claim_queued(&mut self) -> Result<(), WorkerError> {
+        while self.free_slots() > 0 {
+            let owner = LeaseOwner::this_process(self.shared.options.takeover_after);
+            let claimed = self.shared.journal.claim_queued(
+                &owner,
+                &self.id,
+                Timestamp::now().as_millisecond(),
+            )?;
+            let Some(claim) = claimed else {
+                return Ok(());
+            };
+            self.emit(WorkerEvent::Claimed {
+                run_id: claim.run_id.clone(),
+                taken_over: claim.taken_over,
+            });
+            let cancel = CancelHandle::new();
+            self.shared
+                .in_flight
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(claim.run_id.clone(), cancel.clone());
+            let shared = self.shared.clone();
+            self.tasks.spawn(async move {
+                let end = run_queued(&shared, &claim, &owner, &cancel).await;
+                (shared.events)(&WorkerEvent::QueuedEnded {
+                    run_id: claim.run_id.clone(),
+                    end,
+                });
+                shared
+                    .in_flight
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&claim.run_id);
+            });
         }
         Ok(())
     }

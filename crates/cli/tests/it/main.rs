@@ -21,6 +21,7 @@ mod pack;
 #[path = "../../../rider/tests/it/pg_cluster.rs"]
 mod pg_cluster;
 mod postgres_journal;
+mod queue;
 mod record;
 mod resume_guard;
 mod resume_secrets;

@@ -20,14 +20,25 @@ pub struct Webhook {
 
 impl Webhook {
     pub fn start() -> Webhook {
+        Webhook::start_with_delay(std::time::Duration::ZERO)
+    }
+
+    /// A receiver that takes `delay` to answer each POST (a slow service: runs are caught
+    /// mid-flight), each on a thread of its own. A request is recorded when it has been
+    /// read, before the answer.
+    pub fn start_with_delay(delay: std::time::Duration) -> Webhook {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let received = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&received);
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                if let Some(request) = serve(stream) {
-                    sink.lock().unwrap().push(request);
+                let sink = Arc::clone(&sink);
+                let handle = move || serve(stream, delay, &sink);
+                if delay.is_zero() {
+                    handle();
+                } else {
+                    std::thread::spawn(handle);
                 }
             }
         });
@@ -44,7 +55,7 @@ impl Webhook {
     }
 }
 
-fn serve(stream: TcpStream) -> Option<Received> {
+fn serve(stream: TcpStream, delay: std::time::Duration, sink: &Mutex<Vec<Received>>) -> Option<()> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut line = String::new();
     reader.read_line(&mut line).ok()?;
@@ -69,12 +80,14 @@ fn serve(stream: TcpStream) -> Option<Received> {
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body).ok()?;
-    let reply = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\nconnection: close\r\n\r\n{\"ok\":true}";
-    let mut stream = stream;
-    stream.write_all(reply).ok()?;
-    Some(Received {
+    sink.lock().unwrap().push(Received {
         path,
         idempotency_key,
         body: String::from_utf8_lossy(&body).into_owned(),
-    })
+    });
+    std::thread::sleep(delay);
+    let reply = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\nconnection: close\r\n\r\n{\"ok\":true}";
+    let mut stream = stream;
+    stream.write_all(reply).ok()?;
+    Some(())
 }

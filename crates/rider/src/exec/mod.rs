@@ -95,6 +95,18 @@ impl<'r> RunState<'r> {
         self.signal = self.signal.clone().or(lost);
     }
 
+    /// Whether someone asked the journal to cancel this run (`bflow runs cancel`), read at
+    /// each step boundary; a journal that cannot say is not a cancel.
+    fn cancel_requested(&self) -> bool {
+        match self.rider.journal.cancel_requested(&self.run_id) {
+            Ok(requested) => requested,
+            Err(e) => {
+                tracing::warn!("run {}: cannot read its cancel request: {e}", self.run_id);
+                false
+            }
+        }
+    }
+
     pub(crate) fn take_pending(&self) -> Vec<PendingStep> {
         std::mem::take(&mut *lock(&self.pending))
     }
@@ -172,7 +184,7 @@ impl<'r> RunState<'r> {
             loop {
                 while first_error.is_none() && running.len() < max_parallel {
                     let Some(i) = ready.pop_first() else { break };
-                    if self.signal.is_cancelled() {
+                    if self.signal.is_cancelled() || self.cancel_requested() {
                         first_error = Some(RunError::Cancelled { step: None });
                         break;
                     }

@@ -26,6 +26,7 @@
 pub mod lease;
 mod location;
 mod pg;
+pub mod queue;
 mod report;
 mod schedules;
 mod sqlite;
@@ -38,12 +39,13 @@ pub use lease::{
 };
 pub use location::JournalLocation;
 pub use pg::{PG_APPLICATION, PG_MIGRATIONS, PG_SCHEMA_VERSION, PgJournal, PgUrl};
+pub use queue::{CancelAnswer, Claim, QueueOrigin, RunEntry};
 pub use report::{ErrorReport, RunReport, RunSummary, StepReport};
 pub use schedules::{FiringRecord, FiringState, ScheduleBook, ScheduleRecord};
 pub use sqlite::{APPLICATION_ID, JournalOptions, SCHEMA_VERSION, SqliteJournal};
 pub use store::{
-    Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, RecordedStep, RunEnd,
-    RunRecord, RunStart, StepStart,
+    Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, QueuedStart, RecordedStep,
+    RunEnd, RunRecord, RunStart, StepStart,
 };
 
 /// Why the journal could not be used.
@@ -130,6 +132,18 @@ pub enum JournalError {
         journal: String,
         /// The run id.
         run_id: String,
+    },
+    /// A run that ended cannot be cancelled.
+    #[error(
+        "journal {journal}: run `{run_id}` has ended ({status}); only a queued or running run can be cancelled"
+    )]
+    RunFinished {
+        /// The journal ([`JournalStore::describe`]).
+        journal: String,
+        /// The run.
+        run_id: String,
+        /// How it ended.
+        status: String,
     },
     /// A schedule of this name exists already.
     #[error(

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::JournalError;
 use super::lease::{Fence, LeaseAnswer, LeaseHolder, LeaseOwner};
+use super::queue::{CancelAnswer, Claim, QueueOrigin, RunEntry};
 use super::report::{RunReport, RunSummary};
 use crate::plan_identity::StepIdentity;
 use crate::redact::Redactor;
@@ -112,6 +113,63 @@ pub trait JournalStore: Send + Sync + std::fmt::Debug {
 
     /// The most recent runs, newest first.
     fn runs(&self, limit: usize) -> Result<Vec<RunSummary>, JournalError>;
+
+    /// Records a queued run (status `queued`, no lease): its plan's identity and inputs are
+    /// fixed now, and a worker claims it later ([`super::queue`]).
+    fn enqueue_run(&self, run: &QueuedStart<'_>) -> Result<(), JournalError>;
+
+    /// In one transaction: picks the oldest queued run (or a queued run started by a worker
+    /// whose lease owner is gone), takes its lease for `owner` (a new epoch) and marks it
+    /// running, claimed by `worker`. `None` when there is nothing to claim. A run is
+    /// claimed by one worker at a time.
+    fn claim_queued(
+        &self,
+        owner: &LeaseOwner,
+        worker: &str,
+        now_ms: i64,
+    ) -> Result<Option<Claim>, JournalError>;
+
+    /// Puts a queued run that `fence` was granted back in the queue (its worker stops
+    /// before it ended), releasing the lease: only while no one took the run since and no
+    /// cancel was asked. Whether it was put back.
+    fn requeue(&self, run_id: &str, fence: &Fence) -> Result<bool, JournalError>;
+
+    /// Cancels a run: a queued one ends `cancelled` now; a running one is asked to stop
+    /// (its owner reads [`JournalStore::cancel_requested`] at its next step). A run that
+    /// ended is refused ([`JournalError::RunFinished`]).
+    fn request_cancel(&self, run_id: &str, now_ms: i64) -> Result<CancelAnswer, JournalError>;
+
+    /// Whether a cancel was asked for run `run_id`.
+    fn cancel_requested(&self, run_id: &str) -> Result<bool, JournalError>;
+
+    /// The most recent runs, queued ones included, newest first, with their workers.
+    fn run_entries(&self, limit: usize) -> Result<Vec<RunEntry>, JournalError>;
+
+    /// Run `run_id` as [`JournalStore::run_entries`] lists it.
+    fn run_entry(&self, run_id: &str) -> Result<RunEntry, JournalError>;
+}
+
+/// A run to queue.
+#[derive(Debug)]
+pub struct QueuedStart<'a> {
+    /// The new run's id.
+    pub run_id: &'a str,
+    /// The flow, `name@version`.
+    pub flow: &'a str,
+    /// The flow's digest.
+    pub flow_digest: &'a str,
+    /// Tagged inputs, as [`RunStart::inputs`].
+    pub inputs: &'a Value,
+    /// The variables the run is given.
+    pub env: &'a Value,
+    /// The run's logical time (Unix ms).
+    pub clock_ms: i64,
+    /// When it is queued (Unix ms).
+    pub enqueued_at_ms: i64,
+    /// Every step's identity, fixed now: a claim of a changed flow is a divergence.
+    pub plan: &'a [StepIdentity],
+    /// Where its flow is.
+    pub origin: &'a QueueOrigin,
 }
 
 /// The start of a new run.

@@ -137,3 +137,44 @@ fn a_browserflow_schema_of_someone_else_is_refused_and_left_alone() {
         "left as it was"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_1_database_migrates_to_the_queue_on_open_for_writing() {
+    let Some(cluster) = cluster() else { return };
+    let server = crate::server::Server::start();
+    let text = cluster.fresh_database();
+    let location = JournalLocation::parse(&text).unwrap();
+    let plan = crate::journal_suite::lease::one_post_plan(&server);
+    let run_id = {
+        let rider = crate::tools::quick_rider_at(crate::tools::registry(), &location);
+        rider
+            .run(&plan, std::collections::BTreeMap::new())
+            .await
+            .unwrap()
+            .run_id
+    };
+    // Back to version 1, as the browserflow before the queue left it.
+    sql(
+        &text,
+        "DROP TABLE browserflow.run_queue; DROP INDEX browserflow.runs_by_status;
+         ALTER TABLE browserflow.runs DROP COLUMN cancel_requested_at_ms;
+         UPDATE browserflow.journal_meta SET schema_version = 1;",
+    );
+    let read = location.open_read_only().unwrap();
+    assert_eq!(read.schema_version().unwrap(), 1, "a read does not migrate");
+    let entries = read.run_entries(5).unwrap();
+    assert_eq!(entries.len(), 1);
+    assert!(!entries[0].queued);
+    assert!(!read.cancel_requested(&run_id).unwrap());
+    drop(read);
+    let rider = crate::tools::quick_rider_at(crate::tools::registry(), &location);
+    assert_eq!(rider.journal().schema_version().unwrap(), PG_SCHEMA_VERSION);
+    let origin = browserflow_rider::QueueOrigin {
+        flow_file: "/f.json".into(),
+        tools: vec![],
+    };
+    let queued = rider
+        .enqueue(&plan, std::collections::BTreeMap::new(), &origin)
+        .unwrap();
+    assert_eq!(rider.journal().show(&queued).unwrap().status, "queued");
+}

@@ -1,6 +1,6 @@
 //! The SQLite backend's own promises. Read paths never write: a foreign SQLite file is
 //! refused without a byte changed, a missing file is not created; journals of versions 1
-//! and 2 still open, migrate and resume.
+//! and 2 still open, migrate and resume; one of version 5 migrates to the queue.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -234,4 +234,44 @@ async fn a_version_2_journal_gets_lease_epochs_and_a_run_it_held_resumes_fenced(
     let outcome = rider.resume(&run_id, &plan).await.unwrap();
     assert_eq!(outcome.steps_replayed, 1);
     assert_eq!(rider.journal().show(&run_id).unwrap().sessions, 2);
+}
+
+#[tokio::test]
+async fn a_version_5_journal_migrates_to_the_queue_on_open_for_writing() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("j.sqlite");
+    let plan = crate::journal_suite::lease::one_post_plan(&server);
+    let run_id = {
+        let rider = quick_rider(registry(), &path);
+        rider.run(&plan, BTreeMap::new()).await.unwrap().run_id
+    };
+    // Back to version 5, as the browserflow before the queue left it.
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "DROP TABLE run_queue; DROP INDEX runs_by_status;
+             ALTER TABLE runs DROP COLUMN cancel_requested_at_ms;
+             PRAGMA user_version = 5;",
+        )
+        .unwrap();
+    }
+    let read = SqliteJournal::open_read_only(&path).unwrap();
+    assert_eq!(read.schema_version().unwrap(), 5, "a read does not migrate");
+    let entries = read.run_entries(5).unwrap();
+    assert_eq!((entries.len(), entries[0].queued), (1, false));
+    assert!(!read.cancel_requested(&run_id).unwrap());
+    drop(read);
+    let rider = quick_rider(registry(), &path);
+    assert_eq!(rider.journal().schema_version().unwrap(), SCHEMA_VERSION);
+    let origin = browserflow_rider::QueueOrigin {
+        flow_file: "/f.json".into(),
+        tools: vec![],
+    };
+    let queued = rider.enqueue(&plan, BTreeMap::new(), &origin).unwrap();
+    assert_eq!(rider.journal().show(&queued).unwrap().status, "queued");
+    assert_eq!(
+        rider.journal().request_cancel(&queued, 1).unwrap(),
+        browserflow_rider::CancelAnswer::Dequeued
+    );
 }

@@ -209,7 +209,7 @@ pub(super) fn release(
 }
 
 /// The lease of `run_id`; the inner error says what of a row does not read back.
-fn read_holder(
+pub(super) fn read_holder(
     client: &mut impl GenericClient,
     run_id: &str,
 ) -> Result<Option<Result<LeaseHolder, String>>, postgres::Error> {

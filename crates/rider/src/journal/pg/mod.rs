@@ -21,6 +21,7 @@
 //! latest row version after a concurrent takeover.
 
 mod lease;
+mod queue;
 mod report;
 mod schedules;
 mod write;
@@ -34,8 +35,10 @@ use postgres::{Client, Config, NoTls};
 use serde_json::Value;
 
 use super::lease::{Fence, LeaseAnswer, LeaseHolder, LeaseOwner};
+use super::queue::{CancelAnswer, Claim, RunEntry};
 use super::store::{
-    Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, RunEnd, RunRecord, RunStart,
+    Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, QueuedStart, RunEnd,
+    RunRecord, RunStart,
 };
 use super::{JournalError, RunReport, RunSummary};
 use crate::redact::Redactor;
@@ -51,8 +54,10 @@ const MIGRATION_LOCK: i64 = 0x6266_6a6c;
 
 /// The migrations, in order: version `i + 1` is `PG_MIGRATIONS[i]`. Version 1 holds what
 /// SQLite's version 5 holds (runs, steps, attempts, effects, plan rows, leases with their
-/// epochs, step warnings, schedules and their firings).
-pub const PG_MIGRATIONS: [&str; 1] = ["
+/// epochs, step warnings, schedules and their firings); version 2 adds the run queue
+/// (`run_queue`, `runs.cancel_requested_at_ms`), as SQLite's version 6.
+pub const PG_MIGRATIONS: [&str; 2] = [
+    "
 CREATE TABLE browserflow.runs (
     run_id TEXT PRIMARY KEY,
     flow TEXT NOT NULL,
@@ -159,7 +164,20 @@ CREATE TABLE browserflow.schedule_firings (
     manual BOOLEAN NOT NULL DEFAULT FALSE,
     PRIMARY KEY (schedule, slot_ms)
 );
-"];
+",
+    "
+ALTER TABLE browserflow.runs ADD COLUMN cancel_requested_at_ms BIGINT;
+CREATE INDEX runs_by_status ON browserflow.runs(status);
+CREATE TABLE browserflow.run_queue (
+    run_id TEXT PRIMARY KEY,
+    flow_file TEXT NOT NULL,
+    tools TEXT NOT NULL,
+    enqueued_at_ms BIGINT NOT NULL,
+    worker TEXT,
+    claimed_at_ms BIGINT
+);
+",
+];
 
 /// The schema version this program writes: the number of [`PG_MIGRATIONS`].
 pub const PG_SCHEMA_VERSION: i64 = PG_MIGRATIONS.len() as i64;
@@ -605,5 +623,40 @@ impl JournalStore for PgJournal {
 
     fn runs(&self, limit: usize) -> Result<Vec<RunSummary>, JournalError> {
         self.read_runs(limit)
+    }
+
+    fn enqueue_run(&self, run: &QueuedStart<'_>) -> Result<(), JournalError> {
+        self.write_enqueue(run)
+    }
+
+    fn claim_queued(
+        &self,
+        owner: &LeaseOwner,
+        worker: &str,
+        now_ms: i64,
+    ) -> Result<Option<Claim>, JournalError> {
+        self.write_claim(owner, worker, now_ms)
+    }
+
+    fn requeue(&self, run_id: &str, fence: &Fence) -> Result<bool, JournalError> {
+        self.write_requeue(run_id, fence)
+    }
+
+    fn request_cancel(&self, run_id: &str, now_ms: i64) -> Result<CancelAnswer, JournalError> {
+        self.write_cancel(run_id, now_ms)
+    }
+
+    fn cancel_requested(&self, run_id: &str) -> Result<bool, JournalError> {
+        self.read_cancel_requested(run_id)
+    }
+
+    fn run_entries(&self, limit: usize) -> Result<Vec<RunEntry>, JournalError> {
+        self.read_run_entries(limit, None)
+    }
+
+    fn run_entry(&self, run_id: &str) -> Result<RunEntry, JournalError> {
+        self.read_run_entries(1, Some(run_id))?
+            .pop()
+            .ok_or_else(|| self.unknown_run(run_id))
     }
 }

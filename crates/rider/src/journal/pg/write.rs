@@ -67,7 +67,7 @@ impl PgJournal {
         })
     }
 
-    fn write_plan(
+    pub(super) fn write_plan(
         &self,
         tx: &mut Transaction<'_>,
         run_id: &str,

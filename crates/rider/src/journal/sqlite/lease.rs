@@ -176,7 +176,7 @@ pub(super) fn release(conn: &Connection, run_id: &str, fence: &Fence) -> rusqlit
 }
 
 /// The lease of `run_id`; `with_epoch` false for a version-2 file, whose leases have none.
-fn read_holder(
+pub(super) fn read_holder(
     conn: &Connection,
     run_id: &str,
     with_epoch: bool,

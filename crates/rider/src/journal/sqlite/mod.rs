@@ -15,7 +15,8 @@
 //! (`runs.lease_epoch`, the last epoch granted, and `leases.epoch`, the holder's), which
 //! fences every write; 4 adds `steps.warnings` (what a person should know of a step that
 //! succeeded: a page drifting from its recording); 5 adds `schedules` and
-//! `schedule_firings` (see [`ScheduleBook`](super::ScheduleBook)). Opening an older journal for writing migrates it in one write
+//! `schedule_firings` (see [`ScheduleBook`](super::ScheduleBook)); 6 adds the run queue
+//! (`run_queue`, and `runs.cancel_requested_at_ms`; see [`queue`](super::queue)). Opening an older journal for writing migrates it in one write
 //! transaction that reads the version under the write lock (two processes opening it at once
 //! migrate it once); its runs of version 1 have no plan rows and are resumed with the
 //! step-by-step checks alone.
@@ -26,6 +27,7 @@
 
 mod lease;
 mod plan;
+mod queue;
 mod report;
 mod schedules;
 mod write;
@@ -38,8 +40,10 @@ use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
 use super::lease::{Fence, LeaseAnswer, LeaseHolder, LeaseOwner};
+use super::queue::{CancelAnswer, Claim, RunEntry};
 use super::store::{
-    Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, RunEnd, RunRecord, RunStart,
+    Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, QueuedStart, RunEnd,
+    RunRecord, RunStart,
 };
 use super::{JournalError, RunReport, RunSummary};
 use crate::redact::Redactor;
@@ -53,7 +57,7 @@ pub struct JournalOptions {
 }
 
 /// The schema version written to `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// `PRAGMA application_id` of a journal (`bfjl`), so a journal is recognised as one.
 pub const APPLICATION_ID: i32 = 0x6266_6a6c;
@@ -169,14 +173,24 @@ CREATE TABLE IF NOT EXISTS schedule_firings (
     manual INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (schedule, slot_ms)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS run_queue (
+    run_id TEXT PRIMARY KEY,
+    flow_file TEXT NOT NULL,
+    tools TEXT NOT NULL,
+    enqueued_at_ms INTEGER NOT NULL,
+    worker TEXT,
+    claimed_at_ms INTEGER
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);
 ";
 
 /// Columns added to tables of older versions (`ALTER TABLE … ADD COLUMN`, when missing):
-/// the lease epoch of version 3, the step warnings of version 4.
-const ADDED_COLUMNS: [(&str, &str, &str); 3] = [
+/// the lease epoch of version 3, the step warnings of version 4, the cancel requests of 6.
+const ADDED_COLUMNS: [(&str, &str, &str); 4] = [
     ("runs", "lease_epoch", "INTEGER NOT NULL DEFAULT 0"),
     ("leases", "epoch", "INTEGER NOT NULL DEFAULT 0"),
     ("steps", "warnings", "TEXT"),
+    ("runs", "cancel_requested_at_ms", "INTEGER"),
 ];
 
 /// Whether `table` has `column` (a journal opened read-only may be of an older version).
@@ -474,6 +488,41 @@ impl JournalStore for SqliteJournal {
 
     fn runs(&self, limit: usize) -> Result<Vec<RunSummary>, JournalError> {
         self.read_runs(limit)
+    }
+
+    fn enqueue_run(&self, run: &QueuedStart<'_>) -> Result<(), JournalError> {
+        self.write_enqueue(run)
+    }
+
+    fn claim_queued(
+        &self,
+        owner: &LeaseOwner,
+        worker: &str,
+        now_ms: i64,
+    ) -> Result<Option<Claim>, JournalError> {
+        self.write_claim(owner, worker, now_ms)
+    }
+
+    fn requeue(&self, run_id: &str, fence: &Fence) -> Result<bool, JournalError> {
+        self.write_requeue(run_id, fence)
+    }
+
+    fn request_cancel(&self, run_id: &str, now_ms: i64) -> Result<CancelAnswer, JournalError> {
+        self.write_cancel(run_id, now_ms)
+    }
+
+    fn cancel_requested(&self, run_id: &str) -> Result<bool, JournalError> {
+        self.read_cancel_requested(run_id)
+    }
+
+    fn run_entries(&self, limit: usize) -> Result<Vec<RunEntry>, JournalError> {
+        self.read_run_entries(limit, None)
+    }
+
+    fn run_entry(&self, run_id: &str) -> Result<RunEntry, JournalError> {
+        self.read_run_entries(1, Some(run_id))?
+            .pop()
+            .ok_or_else(|| self.unknown_run(run_id))
     }
 }
 

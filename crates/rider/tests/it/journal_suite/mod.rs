@@ -1,5 +1,5 @@
 //! The journal's test suite, written against [`JournalStore`] alone and instantiated once per
-//! backend: plan identity, leases, fencing and crash resume. Each backend implements
+//! backend: plan identity, leases, fencing, crash resume and the run queue. Each backend implements
 //! [`Backend`] and has one line at the bottom of this file; every test runs against each
 //! unchanged, as `journal_suite::sqlite::<test>` and `journal_suite::postgres::<test>`.
 //!
@@ -10,6 +10,7 @@ pub mod crash;
 pub mod fencing;
 pub mod lease;
 pub mod plan_change;
+pub mod queue;
 
 use browserflow_rider::JournalLocation;
 
@@ -138,6 +139,11 @@ macro_rules! journal_suite {
                 plan_change::a_when_removed_is_refused,
                 plan_change::a_changed_pin_is_refused,
                 plan_change::a_step_appended_after_the_last_recorded_one_may_run,
+                queue::of_many_claimers_at_once_each_queued_run_goes_to_exactly_one,
+                queue::a_claimed_run_runs_once_and_a_gone_workers_run_is_taken_over,
+                queue::a_queued_run_whose_flow_changed_is_refused_before_any_effect,
+                queue::a_cancelled_queued_run_never_starts_and_a_running_one_stops,
+                queue::a_run_put_back_by_a_stopping_worker_is_claimed_again,
             );
             journal_suite!(@sync $backend;
                 crash::killed_before_the_effect_resumes_with_one_call,
