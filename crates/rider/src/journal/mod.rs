@@ -25,6 +25,7 @@
 
 pub mod lease;
 mod location;
+mod new_run;
 mod pg;
 pub mod queue;
 mod report;

@@ -3,10 +3,11 @@
 //! first — so claimers on any number of hosts pass over each other's candidates instead of
 //! waiting, and take the lease in the transaction that picked the run.
 
+use super::PgJournal;
 use super::lease::{read_holder, release, write_lease};
-use super::{PgJournal, is_unique_violation};
 use crate::journal::JournalError;
 use crate::journal::lease::{Fence, LeaseOwner};
+use crate::journal::new_run::{NewRunRow, RunRowStatus};
 use crate::journal::queue::{CancelAnswer, Claim, QueueOrigin, RunEntry};
 use crate::journal::store::{JournalStore, QueuedStart};
 
@@ -22,31 +23,20 @@ impl PgJournal {
             let mut tx = client
                 .transaction()
                 .map_err(self.pg_error("cannot start a transaction"))?;
-            tx.execute(
-                "INSERT INTO runs (run_id, flow, flow_digest, status, inputs, env, clock_ms,
-                     started_at_ms, sessions)
-                 VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, 0)",
-                &[
-                    &run.run_id,
-                    &run.flow,
-                    &run.flow_digest,
-                    &self.json_text(run.inputs),
-                    &self.json_text(run.env),
-                    &run.clock_ms,
-                    &run.enqueued_at_ms,
-                ],
-            )
-            .map_err(|e| {
-                if is_unique_violation(&e) {
-                    JournalError::RunExists {
-                        journal: self.describe(),
-                        run_id: run.run_id.to_owned(),
-                    }
-                } else {
-                    self.pg_error("cannot record the queued run")(e)
-                }
-            })?;
-            self.write_plan(&mut tx, run.run_id, run.plan)?;
+            self.insert_run(
+                &mut tx,
+                &NewRunRow {
+                    run_id: run.run_id,
+                    flow: run.flow,
+                    flow_digest: run.flow_digest,
+                    inputs: run.inputs,
+                    env: run.env,
+                    clock_ms: run.clock_ms,
+                    at_ms: run.enqueued_at_ms,
+                    plan: run.plan,
+                    status: RunRowStatus::Queued,
+                },
+            )?;
             let tools = serde_json::to_string(&run.origin.tools).unwrap_or_else(|_| "[]".into());
             tx.execute(
                 "INSERT INTO run_queue (run_id, flow_file, tools, enqueued_at_ms)

@@ -10,6 +10,7 @@ use super::lease::{release, write_lease};
 use super::{PgJournal, is_unique_violation};
 use crate::journal::JournalError;
 use crate::journal::lease::Fence;
+use crate::journal::new_run::{NewRunRow, RunRowStatus};
 use crate::journal::store::{
     Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, RecordedStep, RunEnd,
     RunRecord, RunStart,
@@ -24,31 +25,20 @@ impl PgJournal {
             let mut tx = client
                 .transaction()
                 .map_err(self.pg_error("cannot start a transaction"))?;
-            tx.execute(
-                "INSERT INTO runs (run_id, flow, flow_digest, status, inputs, env, clock_ms,
-                     started_at_ms, sessions)
-                 VALUES ($1, $2, $3, 'running', $4, $5, $6, $7, 1)",
-                &[
-                    &run.run_id,
-                    &run.flow,
-                    &run.flow_digest,
-                    &self.json_text(run.inputs),
-                    &self.json_text(run.env),
-                    &run.clock_ms,
-                    &run.started_at_ms,
-                ],
-            )
-            .map_err(|e| {
-                if is_unique_violation(&e) {
-                    JournalError::RunExists {
-                        journal: self.describe(),
-                        run_id: run.run_id.to_owned(),
-                    }
-                } else {
-                    self.pg_error("cannot record the run start")(e)
-                }
-            })?;
-            self.write_plan(&mut tx, run.run_id, run.plan)?;
+            self.insert_run(
+                &mut tx,
+                &NewRunRow {
+                    run_id: run.run_id,
+                    flow: run.flow,
+                    flow_digest: run.flow_digest,
+                    inputs: run.inputs,
+                    env: run.env,
+                    clock_ms: run.clock_ms,
+                    at_ms: run.started_at_ms,
+                    plan: run.plan,
+                    status: RunRowStatus::Running,
+                },
+            )?;
             let fence = Fence {
                 owner: run.owner.owner.clone(),
                 epoch: 1,
@@ -65,6 +55,43 @@ impl PgJournal {
                 .map_err(self.pg_error("cannot commit the run start"))?;
             Ok(fence)
         })
+    }
+
+    /// Inserts a new run's row and its plan in `tx`: a run id already recorded is
+    /// [`JournalError::RunExists`].
+    pub(super) fn insert_run(
+        &self,
+        tx: &mut Transaction<'_>,
+        row: &NewRunRow<'_>,
+    ) -> Result<(), JournalError> {
+        let (status, sessions) = row.status.column_and_sessions();
+        tx.execute(
+            "INSERT INTO runs (run_id, flow, flow_digest, status, inputs, env, clock_ms,
+                 started_at_ms, sessions)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            &[
+                &row.run_id,
+                &row.flow,
+                &row.flow_digest,
+                &status,
+                &self.json_text(row.inputs),
+                &self.json_text(row.env),
+                &row.clock_ms,
+                &row.at_ms,
+                &sessions,
+            ],
+        )
+        .map_err(|e| {
+            if is_unique_violation(&e) {
+                JournalError::RunExists {
+                    journal: self.describe(),
+                    run_id: row.run_id.to_owned(),
+                }
+            } else {
+                self.pg_error(row.status.recording())(e)
+            }
+        })?;
+        self.write_plan(tx, row.run_id, row.plan)
     }
 
     pub(super) fn write_plan(

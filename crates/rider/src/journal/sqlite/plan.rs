@@ -1,4 +1,5 @@
-//! The `plan_steps` rows: each step's identity, written with the run's start.
+//! A new run's row, and its `plan_steps` rows: each step's identity, written with the run's
+//! start (or its enqueueing).
 
 use std::collections::BTreeMap;
 
@@ -6,9 +7,45 @@ use rusqlite::{Connection, Transaction, params};
 
 use super::SqliteJournal;
 use crate::journal::JournalError;
+use crate::journal::new_run::NewRunRow;
+use crate::journal::store::JournalStore;
 use crate::plan_identity::StepIdentity;
 
 impl SqliteJournal {
+    /// Inserts a new run's row and its plan in `tx`: a run id already recorded is
+    /// [`JournalError::RunExists`].
+    pub(crate) fn insert_run(
+        &self,
+        tx: &Transaction<'_>,
+        row: &NewRunRow<'_>,
+    ) -> Result<(), JournalError> {
+        let (status, sessions) = row.status.column_and_sessions();
+        tx.execute(
+            "INSERT INTO runs (run_id, flow, flow_digest, status, inputs, env, clock_ms,
+                 started_at_ms, sessions)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                row.run_id,
+                row.flow,
+                row.flow_digest,
+                status,
+                self.json_text(row.inputs),
+                self.json_text(row.env),
+                row.clock_ms,
+                row.at_ms,
+                sessions
+            ],
+        )
+        .map_err(|e| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::ConstraintViolation) => JournalError::RunExists {
+                journal: self.describe(),
+                run_id: row.run_id.to_owned(),
+            },
+            _ => self.sqlite_error(row.status.recording())(e),
+        })?;
+        self.write_plan(tx, row.run_id, row.plan)
+    }
+
     pub(crate) fn write_plan(
         &self,
         tx: &Transaction<'_>,

@@ -7,6 +7,7 @@ use super::SqliteJournal;
 use super::lease::{read_holder, release, write_lease};
 use crate::journal::JournalError;
 use crate::journal::lease::{Fence, LeaseOwner};
+use crate::journal::new_run::{NewRunRow, RunRowStatus};
 use crate::journal::queue::{CancelAnswer, Claim, QueueOrigin, RunEntry};
 use crate::journal::store::{JournalStore, QueuedStart};
 
@@ -19,28 +20,20 @@ impl SqliteJournal {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.sqlite_error("cannot start a transaction"))?;
-        tx.execute(
-            "INSERT INTO runs (run_id, flow, flow_digest, status, inputs, env, clock_ms,
-                 started_at_ms, sessions)
-             VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, 0)",
-            params![
-                run.run_id,
-                run.flow,
-                run.flow_digest,
-                self.json_text(run.inputs),
-                self.json_text(run.env),
-                run.clock_ms,
-                run.enqueued_at_ms
-            ],
-        )
-        .map_err(|e| match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::ConstraintViolation) => JournalError::RunExists {
-                journal: self.describe(),
-                run_id: run.run_id.to_owned(),
+        self.insert_run(
+            &tx,
+            &NewRunRow {
+                run_id: run.run_id,
+                flow: run.flow,
+                flow_digest: run.flow_digest,
+                inputs: run.inputs,
+                env: run.env,
+                clock_ms: run.clock_ms,
+                at_ms: run.enqueued_at_ms,
+                plan: run.plan,
+                status: RunRowStatus::Queued,
             },
-            _ => self.sqlite_error("cannot record the queued run")(e),
-        })?;
-        self.write_plan(&tx, run.run_id, run.plan)?;
+        )?;
         tx.execute(
             "INSERT INTO run_queue (run_id, flow_file, tools, enqueued_at_ms)
              VALUES (?1, ?2, ?3, ?4)",

@@ -9,9 +9,9 @@ use super::SqliteJournal;
 use super::lease::{release, write_lease};
 use crate::journal::JournalError;
 use crate::journal::lease::Fence;
+use crate::journal::new_run::{NewRunRow, RunRowStatus};
 use crate::journal::store::{
-    Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, RecordedStep, RunEnd,
-    RunRecord, RunStart,
+    Attempt, AttemptOutcome, EffectStart, PendingStep, RecordedStep, RunEnd, RunRecord, RunStart,
 };
 
 impl SqliteJournal {
@@ -22,27 +22,20 @@ impl SqliteJournal {
         let tx = conn
             .transaction()
             .map_err(self.sqlite_error("cannot start a transaction"))?;
-        tx.execute(
-            "INSERT INTO runs (run_id, flow, flow_digest, status, inputs, env, clock_ms, started_at_ms, sessions)
-             VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?6, ?7, 1)",
-            params![
-                run.run_id,
-                run.flow,
-                run.flow_digest,
-                self.json_text(run.inputs),
-                self.json_text(run.env),
-                run.clock_ms,
-                run.started_at_ms
-            ],
-        )
-        .map_err(|e| match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::ConstraintViolation) => JournalError::RunExists {
-                journal: self.describe(),
-                run_id: run.run_id.to_owned(),
+        self.insert_run(
+            &tx,
+            &NewRunRow {
+                run_id: run.run_id,
+                flow: run.flow,
+                flow_digest: run.flow_digest,
+                inputs: run.inputs,
+                env: run.env,
+                clock_ms: run.clock_ms,
+                at_ms: run.started_at_ms,
+                plan: run.plan,
+                status: RunRowStatus::Running,
             },
-            _ => self.sqlite_error("cannot record the run start")(e),
-        })?;
-        self.write_plan(&tx, run.run_id, run.plan)?;
+        )?;
         let fence = Fence {
             owner: run.owner.owner.clone(),
             epoch: 1,
