@@ -23,6 +23,8 @@
 //! # let _ = (plan, tools);
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod batch_view;
 pub mod flow_view;
 mod holdings;

@@ -53,6 +53,8 @@
 //! # }
 //! ```
 
+#![deny(missing_docs)]
+
 mod actions;
 mod checks;
 mod classify;

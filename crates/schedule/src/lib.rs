@@ -9,6 +9,8 @@
 //! assert_eq!(next.to_string(), "2026-12-03T07:00:00Z");
 //! ```
 
+#![deny(missing_docs)]
+
 mod book;
 mod flow_run;
 mod health;
