@@ -520,3 +520,49 @@ fn a_worker_stopped_with_a_run_in_hand_puts_it_back_in_the_queue_for_another() {
         per_key.values().collect::<Vec<_>>()
     );
 }
+
+/// A run started at once (not queued) is seen by `runs list` and `runs show` like a queued one,
+/// with the journal named by `BROWSERFLOW_JOURNAL` instead of `--journal`; a read through the
+/// variable never writes either.
+#[test]
+fn a_run_started_at_once_is_listed_and_shown_with_the_journal_from_the_environment() {
+    let setup = Setup::new(None, Duration::ZERO);
+    let flow = setup.write_flow("direct", "hello");
+    let run = setup
+        .command(&["flow", "run", &flow, "--input", "n=1"])
+        .env("BROWSERFLOW_JOURNAL", &setup.journal)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}{}", stdout(&run), stderr(&run));
+    let from_env = |args: &[&str]| {
+        let output = setup
+            .command(args)
+            .env("BROWSERFLOW_JOURNAL", &setup.journal)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "bflow {args:?}: {}{}",
+            stdout(&output),
+            stderr(&output)
+        );
+        stdout(&output)
+    };
+    let journal = PathBuf::from(&setup.journal);
+    let bytes = std::fs::read(&journal).unwrap();
+    let listed: Vec<Value> = from_env(&["runs", "list", "--json"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(listed.len(), 1, "{listed:#?}");
+    assert_eq!(listed[0]["status"], "succeeded", "{listed:#?}");
+    let run_id = listed[0]["run_id"].as_str().unwrap().to_owned();
+    let shown: Value =
+        serde_json::from_str(&from_env(&["runs", "show", &run_id, "--json"])).unwrap();
+    assert_eq!(shown["status"], "succeeded", "{shown:#}");
+    assert_eq!(shown["run_id"], run_id.as_str(), "{shown:#}");
+    let table = from_env(&["runs", "show", &run_id]);
+    assert!(table.contains("ping") && table.contains("done"), "{table}");
+    assert_eq!(std::fs::read(&journal).unwrap(), bytes, "reads never write");
+    assert_eq!(setup.webhook.received().len(), 2, "one post per step");
+}
