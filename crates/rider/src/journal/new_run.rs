@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::journal::store::{QueuedStart, RunStart};
 use crate::plan_identity::StepIdentity;
 
 /// The `runs` row of a new run and the plan recorded with it.
@@ -18,6 +19,38 @@ pub(crate) struct NewRunRow<'a> {
     pub at_ms: i64,
     pub plan: &'a [StepIdentity],
     pub status: RunRowStatus,
+}
+
+impl<'a> NewRunRow<'a> {
+    /// The row of a run that starts now.
+    pub(crate) fn started(run: &RunStart<'a>) -> Self {
+        NewRunRow {
+            run_id: run.run_id,
+            flow: run.flow,
+            flow_digest: run.flow_digest,
+            inputs: run.inputs,
+            env: run.env,
+            clock_ms: run.clock_ms,
+            at_ms: run.started_at_ms,
+            plan: run.plan,
+            status: RunRowStatus::Running,
+        }
+    }
+
+    /// The row of a run that waits in the queue.
+    pub(crate) fn queued(run: &QueuedStart<'a>) -> Self {
+        NewRunRow {
+            run_id: run.run_id,
+            flow: run.flow,
+            flow_digest: run.flow_digest,
+            inputs: run.inputs,
+            env: run.env,
+            clock_ms: run.clock_ms,
+            at_ms: run.enqueued_at_ms,
+            plan: run.plan,
+            status: RunRowStatus::Queued,
+        }
+    }
 }
 
 /// How a new run begins.

@@ -7,7 +7,7 @@ use super::PgJournal;
 use super::lease::{read_holder, release, write_lease};
 use crate::journal::JournalError;
 use crate::journal::lease::{Fence, LeaseOwner};
-use crate::journal::new_run::{NewRunRow, RunRowStatus};
+use crate::journal::new_run::NewRunRow;
 use crate::journal::queue::{CancelAnswer, Claim, QueueOrigin, RunEntry};
 use crate::journal::store::{JournalStore, QueuedStart};
 
@@ -23,20 +23,7 @@ impl PgJournal {
             let mut tx = client
                 .transaction()
                 .map_err(self.pg_error("cannot start a transaction"))?;
-            self.insert_run(
-                &mut tx,
-                &NewRunRow {
-                    run_id: run.run_id,
-                    flow: run.flow,
-                    flow_digest: run.flow_digest,
-                    inputs: run.inputs,
-                    env: run.env,
-                    clock_ms: run.clock_ms,
-                    at_ms: run.enqueued_at_ms,
-                    plan: run.plan,
-                    status: RunRowStatus::Queued,
-                },
-            )?;
+            self.insert_run(&mut tx, &NewRunRow::queued(run))?;
             let tools = serde_json::to_string(&run.origin.tools).unwrap_or_else(|_| "[]".into());
             tx.execute(
                 "INSERT INTO run_queue (run_id, flow_file, tools, enqueued_at_ms)

@@ -10,7 +10,7 @@ use super::lease::{release, write_lease};
 use super::{PgJournal, is_unique_violation};
 use crate::journal::JournalError;
 use crate::journal::lease::Fence;
-use crate::journal::new_run::{NewRunRow, RunRowStatus};
+use crate::journal::new_run::NewRunRow;
 use crate::journal::store::{
     Attempt, AttemptOutcome, EffectStart, JournalStore, PendingStep, RecordedStep, RunEnd,
     RunRecord, RunStart,
@@ -25,20 +25,7 @@ impl PgJournal {
             let mut tx = client
                 .transaction()
                 .map_err(self.pg_error("cannot start a transaction"))?;
-            self.insert_run(
-                &mut tx,
-                &NewRunRow {
-                    run_id: run.run_id,
-                    flow: run.flow,
-                    flow_digest: run.flow_digest,
-                    inputs: run.inputs,
-                    env: run.env,
-                    clock_ms: run.clock_ms,
-                    at_ms: run.started_at_ms,
-                    plan: run.plan,
-                    status: RunRowStatus::Running,
-                },
-            )?;
+            self.insert_run(&mut tx, &NewRunRow::started(run))?;
             let fence = Fence {
                 owner: run.owner.owner.clone(),
                 epoch: 1,

@@ -7,7 +7,7 @@ use super::SqliteJournal;
 use super::lease::{read_holder, release, write_lease};
 use crate::journal::JournalError;
 use crate::journal::lease::{Fence, LeaseOwner};
-use crate::journal::new_run::{NewRunRow, RunRowStatus};
+use crate::journal::new_run::NewRunRow;
 use crate::journal::queue::{CancelAnswer, Claim, QueueOrigin, RunEntry};
 use crate::journal::store::{JournalStore, QueuedStart};
 
@@ -20,20 +20,7 @@ impl SqliteJournal {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(self.sqlite_error("cannot start a transaction"))?;
-        self.insert_run(
-            &tx,
-            &NewRunRow {
-                run_id: run.run_id,
-                flow: run.flow,
-                flow_digest: run.flow_digest,
-                inputs: run.inputs,
-                env: run.env,
-                clock_ms: run.clock_ms,
-                at_ms: run.enqueued_at_ms,
-                plan: run.plan,
-                status: RunRowStatus::Queued,
-            },
-        )?;
+        self.insert_run(&tx, &NewRunRow::queued(run))?;
         tx.execute(
             "INSERT INTO run_queue (run_id, flow_file, tools, enqueued_at_ms)
              VALUES (?1, ?2, ?3, ?4)",

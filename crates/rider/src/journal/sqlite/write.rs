@@ -9,7 +9,7 @@ use super::SqliteJournal;
 use super::lease::{release, write_lease};
 use crate::journal::JournalError;
 use crate::journal::lease::Fence;
-use crate::journal::new_run::{NewRunRow, RunRowStatus};
+use crate::journal::new_run::NewRunRow;
 use crate::journal::store::{
     Attempt, AttemptOutcome, EffectStart, PendingStep, RecordedStep, RunEnd, RunRecord, RunStart,
 };
@@ -22,20 +22,7 @@ impl SqliteJournal {
         let tx = conn
             .transaction()
             .map_err(self.sqlite_error("cannot start a transaction"))?;
-        self.insert_run(
-            &tx,
-            &NewRunRow {
-                run_id: run.run_id,
-                flow: run.flow,
-                flow_digest: run.flow_digest,
-                inputs: run.inputs,
-                env: run.env,
-                clock_ms: run.clock_ms,
-                at_ms: run.started_at_ms,
-                plan: run.plan,
-                status: RunRowStatus::Running,
-            },
-        )?;
+        self.insert_run(&tx, &NewRunRow::started(run))?;
         let fence = Fence {
             owner: run.owner.owner.clone(),
             epoch: 1,
