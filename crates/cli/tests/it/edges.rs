@@ -3,6 +3,10 @@
 //! the instant its Chromium starts leaves no profile folder behind once the next one starts;
 //! link-local and cloud-metadata addresses are refused unless a tool names them (a listener
 //! on `169.254.169.254` in a network namespace of the test's own).
+//!
+//! One file (over 800 lines) because the address tests share one network-namespace harness
+//! (namespace, listeners, its DNS server, a Chromium inside it) defined here; the other edges
+//! are short. Split it with the harness moved to its own module when another file needs it.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;

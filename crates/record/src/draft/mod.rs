@@ -1,5 +1,9 @@
 //! A finished recording being edited: remove and move steps, mark inputs and outputs, then
 //! build the tool file (contract checked by the contract rules, steps by the step rules).
+//!
+//! The `Draft` type and its editing API stay in this one file (just over 800 lines): each edit
+//! keeps the steps, inputs and outputs consistent with the others. The parts that stand alone
+//! are submodules: `fills` (merging a field's edits), `marks`, `reliance`.
 
 use std::collections::BTreeSet;
 
